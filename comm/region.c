@@ -1,0 +1,207 @@
+/* Collective regions: shared-memory window for node-local peers + RMA window for everyone. */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "rmci.h"
+
+static void region_release(struct rmc_region *r)
+{
+    free(r->sizes);
+    free(r->bases);
+    free(r->lptr);
+    free(r->cs);
+    free(r);
+}
+
+/* Agrees on a status across ranks: the worst (most negative) wins. */
+static rmc_status_t agree(rmc_status_t st)
+{
+    int v = (int)st;
+    if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, rmci.comm) != MPI_SUCCESS)
+        return RMC_ERR_MPI;
+    return (rmc_status_t)v;
+}
+
+rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
+{
+    RMCI_CHECK_INIT();
+    int n = rmci.nranks;
+    rmc_status_t st = RMC_OK;
+    if (!region)
+        st = RMC_ERR_ARG;
+    else
+        *region = NULL;
+    if (size > (size_t)PTRDIFF_MAX / 2)
+        st = RMC_ERR_NOMEM;
+    struct rmc_region *r = calloc(1, sizeof(*r));
+    if (r) {
+        r->sizes = malloc((size_t)n * sizeof(size_t));
+        r->bases = malloc((size_t)n * sizeof(uintptr_t));
+        r->lptr = calloc((size_t)n, sizeof(char *));
+        r->cs = calloc((size_t)n, 1);
+    }
+    if (!r || !r->sizes || !r->bases || !r->lptr || !r->cs)
+        st = RMC_ERR_NOMEM;
+    st = agree(st);
+    if (st != RMC_OK) {
+        if (r)
+            region_release(r);
+        return st;
+    }
+
+    /* Node-local shared memory. Round up so every rank's part stays 64-byte aligned. */
+    size_t alloc = (size + 63) & ~(size_t)63;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    char *base = NULL;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)alloc, 1, info, rmci.node_comm, &base, &r->shm_win);
+    MPI_Info_free(&info);
+    st = agree(rc == MPI_SUCCESS ? RMC_OK : RMC_ERR_NOMEM);
+    if (st != RMC_OK) {
+        if (rc == MPI_SUCCESS)
+            MPI_Win_free(&r->shm_win);
+        region_release(r);
+        return st;
+    }
+    if (size == 0)
+        base = NULL;
+    else
+        memset(base, 0, size);
+
+    /* Every rank's base and size. */
+    unsigned long long mine[2] = {(unsigned long long)(uintptr_t)base, (unsigned long long)size};
+    unsigned long long *all = malloc((size_t)n * 2 * sizeof(unsigned long long));
+    rc = all ? MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, rmci.comm)
+             : MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        MPI_Win_free(&r->shm_win);
+        region_release(r);
+        return RMC_ERR_MPI;
+    }
+    for (int i = 0; i < n; i++) {
+        r->bases[i] = (uintptr_t)all[2 * i];
+        r->sizes[i] = (size_t)all[2 * i + 1];
+    }
+    free(all);
+
+    /* Local mappings of node-local peers. */
+    for (int i = 0; i < n; i++) {
+        int li = rmci.local_index[i];
+        if (li < 0 || r->sizes[i] == 0)
+            continue;
+        if (i == rmci.rank) {
+            r->lptr[i] = base;
+            continue;
+        }
+        MPI_Aint qs;
+        int du;
+        char *p = NULL;
+        MPI_Win_shared_query(r->shm_win, li, &qs, &du, &p);
+        r->lptr[i] = p;
+    }
+
+    /* RMA window over the same memory, for peers that are not node-local (and for MPI atomics). */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "same_disp_unit", "true");
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    rc = MPI_Win_create(base, (MPI_Aint)size, 1, info, rmci.comm, &r->win);
+    MPI_Info_free(&info);
+    if (rc == MPI_SUCCESS) {
+        MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
+        rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
+    }
+    st = agree(rc == MPI_SUCCESS ? RMC_OK : RMC_ERR_MPI);
+    if (st == RMC_OK)
+        st = agree(rmci_xlate_insert(&rmci.xlate, r, n, r->bases, r->sizes));
+    if (st != RMC_OK) {
+        rmci_xlate_remove(&rmci.xlate, r);
+        if (rc == MPI_SUCCESS) {
+            MPI_Win_unlock_all(r->win);
+            MPI_Win_free(&r->win);
+        }
+        MPI_Win_free(&r->shm_win);
+        region_release(r);
+        return st;
+    }
+
+    r->magic = RMCI_REGION_MAGIC;
+    r->id = rmci.next_region_id++;
+    r->next = rmci.regions;
+    if (rmci.regions)
+        rmci.regions->prev = r;
+    rmci.regions = r;
+    rmci.nregions++;
+    if (bases)
+        for (int i = 0; i < n; i++)
+            bases[i] = (void *)r->bases[i];
+    *region = r;
+    return RMC_OK;
+}
+
+/* Is `h` a live region? Walks the list and moves a hit to the front, so repeated queries of the
+ * same region are O(1); a freed handle is never dereferenced. */
+static int region_live(rmc_region_h h)
+{
+    for (struct rmc_region *r = rmci.regions; r; r = r->next)
+        if (r == h) {
+            if (r != rmci.regions) {
+                r->prev->next = r->next;
+                if (r->next)
+                    r->next->prev = r->prev;
+                r->prev = NULL;
+                r->next = rmci.regions;
+                rmci.regions->prev = r;
+                rmci.regions = r;
+            }
+            return 1;
+        }
+    return 0;
+}
+
+rmc_status_t rmc_region_free(rmc_region_h r)
+{
+    RMCI_CHECK_INIT();
+    if (!r || !region_live(r))
+        return RMC_ERR_HANDLE;
+    rmci_dirty_forget(r);
+    rmc_status_t st = RMC_OK;
+    if (MPI_Win_unlock_all(r->win) != MPI_SUCCESS)
+        st = RMC_ERR_MPI;
+    /* everyone's operations on this region are complete before memory goes away */
+    MPI_Barrier(rmci.comm);
+    MPI_Win_free(&r->win);
+    MPI_Win_free(&r->shm_win);
+    rmci_xlate_remove(&rmci.xlate, r);
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        rmci.regions = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    rmci.nregions--;
+    if (r->ext_free)
+        r->ext_free(r);
+    r->magic = 0;
+    region_release(r);
+    return st;
+}
+
+rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size)
+{
+    RMCI_CHECK_INIT();
+    RMCI_CHECK_RANK(rank);
+    if (!r || !region_live(r))
+        return RMC_ERR_HANDLE;
+    if (base)
+        *base = (void *)r->bases[rank];
+    if (size)
+        *size = r->sizes[rank];
+    return RMC_OK;
+}
+
+size_t rmc_region_count(void)
+{
+    return rmci.initialized ? rmci.nregions : 0;
+}

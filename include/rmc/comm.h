@@ -1,0 +1,155 @@
+/* RMC comm core: initialization, topology, collective regions and contiguous one-sided RMA.
+ *
+ * Memory model (location consistency, as ARMCI):
+ *  - Operations from one origin to the same (region, target) location are observed in issue order
+ *    by that origin: a get issued after a put (blocking or completed non-blocking) to an
+ *    overlapping range of the same target returns the put's data, without an explicit fence.
+ *  - A put is visible to OTHER ranks only after the origin has called rmc_fence(target),
+ *    rmc_fence_all() or rmc_barrier().
+ *  - rmc_barrier() completes every outstanding operation of every rank, then synchronizes.
+ * Node-local peers are accessed with loads/stores through shared memory; other peers through an
+ * MPI-3 RMA window (passive target, locked once). RMC_NODE_SIZE=k emulates nodes of k ranks.
+ */
+#ifndef RMC_COMM_H
+#define RMC_COMM_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include <rmc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------- lifecycle --- */
+
+/* Collective over `comm`. Initializes MPI (MPI_THREAD_MULTIPLE) if the application has not, in which
+ * case rmc_finalize finalizes it. RMC works on a private duplicate of `comm`.
+ * Errors: RMC_ERR_ALREADY_INIT, RMC_ERR_ARG (comm is MPI_COMM_NULL), RMC_ERR_MPI. */
+rmc_status_t rmc_init(MPI_Comm comm);
+
+/* Collective. Completes all outstanding operations, frees every region still alive, frees the
+ * duplicated communicator and finalizes MPI if rmc_init initialized it. Errors: RMC_ERR_NOT_INIT. */
+rmc_status_t rmc_finalize(void);
+
+/* 1 between rmc_init and rmc_finalize, else 0. */
+int rmc_initialized(void);
+
+/* Rank / size in RMC's communicator; -1 when not initialized. */
+int rmc_rank(void);
+int rmc_nranks(void);
+/* Rank within this rank's (possibly emulated) node and that node's size; -1 when not initialized. */
+int rmc_node_rank(void);
+int rmc_node_size(void);
+/* Number of (possibly emulated) nodes; -1 when not initialized. */
+int rmc_node_count(void);
+/* 1 when `rank` is on this rank's node (reached by loads/stores), 0 if not, -1 on bad rank / not init. */
+int rmc_same_node(int rank);
+
+/* Topology as RMC sees it (local, no communication). */
+typedef struct rmc_topology {
+    int rank, nranks;        /* in RMC's communicator */
+    int node_rank, node_size;/* within this rank's (possibly emulated) node */
+    int node_id, node_count; /* this node's index in [0, node_count) and the number of nodes */
+    int emulated;            /* RMC_NODE_SIZE value in force (0 = real nodes) */
+    int hw_cores, hw_pus;    /* cores / processing units of this machine (hwloc) */
+    int hw_bound_pus;        /* PUs in this rank's CPU binding (hwloc); hw_pus when unbound */
+} rmc_topology_t;
+
+/* Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (t NULL). */
+rmc_status_t rmc_topology(rmc_topology_t *t);
+
+/* Collective. Completes all outstanding operations of the caller (locally and at their targets),
+ * waits for every rank to do the same, then returns: afterwards every rank sees every put issued
+ * by any rank before the barrier. */
+rmc_status_t rmc_barrier(void);
+
+/* ------------------------------------------------------------------------ regions --- */
+
+typedef struct rmc_region *rmc_region_h;
+
+/* Collective. Allocates `size` bytes on the calling rank (sizes may differ per rank, 0 included)
+ * and fills bases[0..nranks-1] with every rank's base address (in that rank's address space; NULL
+ * where that rank gave 0). `bases` may be NULL if the caller does not need them (rmc_region_base).
+ * Memory is zero-filled and 64-byte aligned. On error no region is created on any rank.
+ * Errors: RMC_ERR_NOT_INIT, RMC_ERR_NOMEM, RMC_ERR_MPI. */
+rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region);
+
+/* Collective. Completes outstanding operations on the region, then frees it. Addresses inside it
+ * become invalid (RMC_ERR_NOT_REGION). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or freed). */
+rmc_status_t rmc_region_free(rmc_region_h region);
+
+/* Base address and size of `rank`'s part of a region (local, no communication). */
+rmc_status_t rmc_region_base(rmc_region_h region, int rank, void **base, size_t *size);
+
+/* Number of live regions (local). */
+size_t rmc_region_count(void);
+
+/* ------------------------------------------------------------- contiguous RMA --- */
+
+/* Blocking put of `bytes` from local `src` to address `dst` in `rank`'s part of a region.
+ * Returns when `src` may be reused. Visible to the origin's later gets at once; to other ranks after
+ * rmc_fence(rank) / rmc_fence_all() / rmc_barrier(). bytes == 0 is a no-op (pointers unchecked).
+ * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL src), RMC_ERR_NOT_REGION, RMC_ERR_BOUNDS. */
+rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank);
+
+/* Blocking get of `bytes` from address `src` in `rank`'s part of a region into local `dst`.
+ * Returns when the data has arrived in `dst`. Sees every earlier put of this origin to that range.
+ * Errors as rmc_put. */
+rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank);
+
+/* ----------------------------------------------------------------- non-blocking --- */
+
+typedef struct rmc_request *rmc_request_h;
+#define RMC_REQUEST_NULL ((rmc_request_h)0)
+
+/* Non-blocking forms. `*req` receives a request (RMC_REQUEST_NULL when the operation completed
+ * immediately, e.g. node-local). `req` may be NULL: the operation is then completed implicitly by
+ * rmc_fence / rmc_fence_all / rmc_barrier ("implicit handle").
+ * put_nb: `src` must not be modified until the request completes; get_nb: `dst` holds the data only
+ * after the request completes. A completed put is visible at the target after a fence.
+ * Errors as the blocking forms; on error nothing was issued and *req is RMC_REQUEST_NULL. */
+rmc_status_t rmc_put_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
+rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
+
+/* Waits for *req to complete locally (put: buffer reusable; get: data arrived), releases it and sets
+ * *req = RMC_REQUEST_NULL. Waiting on RMC_REQUEST_NULL returns RMC_OK at once.
+ * Errors: RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request), RMC_ERR_NOT_INIT. */
+rmc_status_t rmc_wait(rmc_request_h *req);
+
+/* Tests *req: *done = 1 and the request is released (*req = RMC_REQUEST_NULL) when complete,
+ * else *done = 0. Errors as rmc_wait. */
+rmc_status_t rmc_test(rmc_request_h *req, int *done);
+
+/* Waits for every request in reqs[0..n-1] (RMC_REQUEST_NULL entries are skipped). */
+rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n);
+
+/* Completes, at the target, every operation this rank issued to `rank` (including implicit-handle
+ * non-blocking ones): afterwards their data is visible to every rank. Flushes only the regions
+ * with outstanding writes to that target. Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK. */
+rmc_status_t rmc_fence(int rank);
+
+/* rmc_fence for every target; only (region, target) pairs with outstanding operations are flushed. */
+rmc_status_t rmc_fence_all(void);
+
+/* ---------------------------------------------------------------- introspection --- */
+
+/* Counters for tests and tuning (per rank, since rmc_init). */
+typedef struct rmc_comm_stats {
+    unsigned long long flushes;       /* MPI_Win_flush calls issued (conflicts + fences) */
+    unsigned long long conflict_flushes; /* flushes forced by a get after an outstanding write */
+    unsigned long long local_ops;     /* operations served by loads/stores */
+    unsigned long long remote_ops;    /* operations issued through MPI RMA */
+    unsigned long long xlate_lookups; /* translation-cache lookups */
+    unsigned long long xlate_mru_hits;/* of which hit the MRU front */
+} rmc_comm_stats_t;
+
+rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);
+
+/* RMC version string "MAJOR.MINOR.PATCH". */
+const char *rmc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
