@@ -7,6 +7,7 @@
 #include "rmci.h"
 
 rmci_state_t rmci;
+void (*rmci_poll_hook)(void);
 
 #define RMCI_MAX_HOOKS 8
 static rmci_finalize_hook_t hooks[RMCI_MAX_HOOKS];
@@ -229,6 +230,7 @@ rmc_status_t rmc_topology(rmc_topology_t *t)
 rmc_status_t rmc_barrier(void)
 {
     RMCI_CHECK_INIT();
+    RMCI_POLL();
     rmc_status_t st = rmci_fence(-1);
     if (st != RMC_OK)
         return st;

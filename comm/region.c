@@ -9,6 +9,7 @@ static void region_release(struct rmc_region *r)
     free(r->sizes);
     free(r->bases);
     free(r->lptr);
+    free(r->hdr);
     free(r->cs);
     free(r);
 }
@@ -38,9 +39,10 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         r->sizes = malloc((size_t)n * sizeof(size_t));
         r->bases = malloc((size_t)n * sizeof(uintptr_t));
         r->lptr = calloc((size_t)n, sizeof(char *));
+        r->hdr = calloc((size_t)n, sizeof(char *));
         r->cs = calloc((size_t)n, 1);
     }
-    if (!r || !r->sizes || !r->bases || !r->lptr || !r->cs)
+    if (!r || !r->sizes || !r->bases || !r->lptr || !r->hdr || !r->cs)
         st = RMC_ERR_NOMEM;
     st = agree(st);
     if (st != RMC_OK) {
@@ -49,8 +51,9 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         return st;
     }
 
-    /* Node-local shared memory. Round up so every rank's part stays 64-byte aligned. */
-    size_t alloc = (size + 63) & ~(size_t)63;
+    /* Node-local shared memory: a zeroed header, then the user part. Round up so every rank's part
+     * stays 64-byte aligned. */
+    size_t alloc = RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
@@ -64,10 +67,9 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         region_release(r);
         return st;
     }
-    if (size == 0)
-        base = NULL;
-    else
-        memset(base, 0, size);
+    memset(base, 0, alloc);
+    r->hdr[rmci.rank] = base;
+    base = size ? base + RMCI_REGION_HDR : NULL;
 
     /* Every rank's base and size. */
     unsigned long long mine[2] = {(unsigned long long)(uintptr_t)base, (unsigned long long)size};
@@ -89,7 +91,7 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
     /* Local mappings of node-local peers. */
     for (int i = 0; i < n; i++) {
         int li = rmci.local_index[i];
-        if (li < 0 || r->sizes[i] == 0)
+        if (li < 0)
             continue;
         if (i == rmci.rank) {
             r->lptr[i] = base;
@@ -99,7 +101,8 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         int du;
         char *p = NULL;
         MPI_Win_shared_query(r->shm_win, li, &qs, &du, &p);
-        r->lptr[i] = p;
+        r->hdr[i] = p;
+        r->lptr[i] = (p && r->sizes[i]) ? p + RMCI_REGION_HDR : NULL;
     }
 
     /* RMA window over the same memory, for peers that are not node-local (and for MPI atomics). */

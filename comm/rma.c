@@ -77,6 +77,7 @@ void rmci_dirty_forget(struct rmc_region *r)
 rmc_status_t rmc_fence(int rank)
 {
     RMCI_CHECK_INIT();
+    RMCI_POLL();
     RMCI_CHECK_RANK(rank);
     return rmci_fence(rank);
 }
@@ -84,6 +85,7 @@ rmc_status_t rmc_fence(int rank)
 rmc_status_t rmc_fence_all(void)
 {
     RMCI_CHECK_INIT();
+    RMCI_POLL();
     return rmci_fence(-1);
 }
 
@@ -163,6 +165,7 @@ rmc_status_t rmc_wait(rmc_request_h *req)
         return RMC_OK;
     if (q->magic != RMCI_REQ_MAGIC)
         return RMC_ERR_HANDLE;
+    RMCI_POLL();
     rmc_status_t st = RMC_OK;
     MPI_Status sts[2];
     if (q->nmpi > 0 && MPI_Waitall(q->nmpi, q->mpi, sts) != MPI_SUCCESS)
@@ -185,6 +188,7 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
     }
     if (q->magic != RMCI_REQ_MAGIC)
         return RMC_ERR_HANDLE;
+    RMCI_POLL();
     int flag = 1;
     MPI_Status sts[2];
     if (q->nmpi > 0 && MPI_Testall(q->nmpi, q->mpi, &flag, sts) != MPI_SUCCESS)
@@ -216,6 +220,7 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
 static inline rmc_status_t check_args(const void *local, size_t bytes, int rank)
 {
     RMCI_CHECK_INIT();
+    RMCI_POLL();
     RMCI_CHECK_RANK(rank);
     if (RMCI_UNLIKELY(!local && bytes))
         return RMC_ERR_ARG;

@@ -29,6 +29,7 @@ enum {
 };
 
 #define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
+#define RMCI_REGION_HDR 64            /* bytes of zeroed per-rank header in shared memory */
 
 struct rmc_region {
     uint32_t magic;
@@ -36,6 +37,9 @@ struct rmc_region {
     size_t *sizes;          /* [nranks] bytes per rank */
     uintptr_t *bases;       /* [nranks] base address in the owner's address space (0 for size 0) */
     char **lptr;            /* [nranks] local mapping of node-local peers, NULL for others */
+    char **hdr;             /* [nranks] local mapping of node-local peers' RMCI_REGION_HDR-byte header
+                             * (lock words for sub-layers, e.g. accumulate), NULL for others. The header
+                             * lies just below the user part and is never reachable by user addresses. */
     uint8_t *cs;            /* [nranks] conflict status */
     MPI_Win shm_win;        /* node-local shared window */
     MPI_Win win;            /* RMA window over the same memory, lock_all held */
@@ -73,6 +77,15 @@ typedef struct rmci_state {
 } rmci_state_t;
 
 extern rmci_state_t rmci;
+
+/* Progress hook: the progress layer installs a poll function that every comm entry point calls
+ * (RMCI_POLL) so active messages advance inside comm calls. NULL when there is nothing to poll. */
+extern void (*rmci_poll_hook)(void);
+#define RMCI_POLL()                          \
+    do {                                     \
+        if (RMCI_UNLIKELY(rmci_poll_hook))   \
+            rmci_poll_hook();                \
+    } while (0)
 
 /* Error / argument helpers ------------------------------------------------------------------- */
 #define RMCI_CHECK_INIT()                                   \
