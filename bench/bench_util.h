@@ -1,0 +1,165 @@
+/* Shared benchmark infrastructure: timer, repetition statistics, command line, header line, and a
+ * result table printed as aligned text (rank 0), written as CSV and plotted with gnuplot.
+ *
+ * Typical use (see bench/bench_contig.c):
+ *
+ *     bench_opts_t o;
+ *     int rc = bench_parse(argc, argv, "bench_x", 8, 4 << 20, &o);   // before or after MPI_Init
+ *     if (rc != 0) return rc < 0;                                     // --help (0) / bad usage (1)
+ *     ... MPI_Init_thread, rmc_init ...
+ *     bench_header(&o, "contiguous put/get", "ARMCI-MPI 0.3.1 (ARMCI_USE_WIN_ALLOCATE=0), MPI");
+ *     bench_table_t *t = bench_table_new("latency", "op", "8-byte latency, us (median of 7)");
+ *     int c_rmc = bench_table_col(t, "RMC", "us");
+ *     int c_mpi = bench_table_col(t, "MPI", "us");
+ *     bench_table_ratio(t, "RMC/MPI speedup", c_mpi, c_rmc, BENCH_RATIO_X);   // MPI / RMC
+ *     int row = bench_table_row(t, "put", NAN);
+ *     double s[BENCH_MAX_REPS];
+ *     for (int r = 0; r < o.reps; r++) { uint64_t t0 = bench_now_ns(); ...; s[r] = ...; }
+ *     bench_table_set(t, row, c_rmc, bench_median(s, o.reps));
+ *     bench_finish(&o, (bench_table_t *[]){t}, 1);   // print + CSV + PNG on rank 0, frees tables
+ *
+ * Everything here is local (no communication); printing / files happen only on MPI_COMM_WORLD
+ * rank 0 (rank 0 is also assumed when MPI is not initialized). The functions abort with a
+ * message on allocation failure: a benchmark has nothing sensible to do then.
+ */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <math.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------- timing --- */
+
+/* Monotonic time in nanoseconds (clock_gettime(CLOCK_MONOTONIC)). */
+uint64_t bench_now_ns(void);
+
+/* Largest repetition count accepted by --reps (so callers can use fixed arrays). */
+#define BENCH_MAX_REPS 101
+
+/* Median of v[0..n-1] (v is not modified; n <= BENCH_MAX_REPS is not required). NAN when n == 0.
+ * Even n: mean of the two middle values. */
+double bench_median(const double *v, size_t n);
+/* Minimum / maximum of v[0..n-1]; NAN when n == 0. */
+double bench_min(const double *v, size_t n);
+double bench_max(const double *v, size_t n);
+
+/* ------------------------------------------------------------------ command line --- */
+
+typedef struct bench_opts {
+    const char *prog;    /* benchmark name (for default file names and messages) */
+    int reps;            /* repetitions per measurement; the median is reported (default 7, quick 3) */
+    long iters;          /* --iters N: iterations per repetition, 0 = the benchmark's own default */
+    int quick;           /* --quick: CI-sized run (fewer reps and iterations, sizes capped at 1 MiB
+                          * unless --sizes is given) */
+    const char *csv;     /* --csv FILE, else $RMC_BENCH_CSV/<prog>.<mode>.csv when that env var
+                          * names a directory, else NULL (resolved by bench_header) */
+    const char *png;     /* --png FILE or NULL */
+    size_t min_size;     /* --sizes MIN:MAX (bytes; suffixes K, M, G = 2^10, 2^20, 2^30) */
+    size_t max_size;
+    int verbose;         /* --verbose: benchmarks may print extra diagnostics */
+    char csv_buf[512];   /* storage for a derived csv path */
+} bench_opts_t;
+
+/* Parses the common options:
+ *   --reps N  --iters N  --quick  --csv FILE  --png FILE  --sizes MIN:MAX  --verbose  --help
+ * def_min/def_max: default size range. Unknown options are an error. Call on every rank (it does
+ * no communication and may be called before MPI_Init). Returns 0 to run, 1 after a usage error
+ * (message on stderr), -1 after --help (usage on stdout): callers then exit with status rc > 0. */
+int bench_parse(int argc, char **argv, const char *prog, size_t def_min, size_t def_max,
+                bench_opts_t *o);
+
+/* Iterations for one repetition: --iters if given, else `def` (divided by 4 with --quick), at
+ * least 1. */
+long bench_iters(const bench_opts_t *o, long def);
+
+/* Iterations for one repetition moving `size` bytes per iteration: about `budget` bytes per
+ * repetition, between `min_it` and `max_it` (--iters overrides; --quick divides by 4). */
+long bench_iters_for_size(const bench_opts_t *o, size_t size, size_t budget, long min_it,
+                          long max_it);
+
+/* Parses "64", "4K", "1M", "2G" into bytes. Returns 0 on success, -1 on bad input. */
+int bench_parse_size(const char *s, size_t *out);
+
+/* Writes a short size label ("8", "64K", "4M", "1536") into buf (>= 16 bytes); returns buf. */
+char *bench_size_label(size_t bytes, char *buf);
+
+/* ------------------------------------------------------------------------ header --- */
+
+/* Node mode string of this run: "real" (RMC_NODE_SIZE unset or 0) or "node<k>". */
+const char *bench_node_mode(void);
+
+/* Prints (rank 0) the header: benchmark title, MPI library, ranks, node mode (RMC_NODE_SIZE and
+ * the topology RMC sees when RMC is initialized), repetitions, and `peers` (free text describing
+ * the peer libraries and their configuration). Also resolves o->csv from $RMC_BENCH_CSV. Call after
+ * MPI (and preferably RMC) initialization. */
+void bench_header(bench_opts_t *o, const char *title, const char *peers);
+
+/* printf on rank 0 only (flushes). */
+void bench_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "bench FAIL: ..." to stderr (any rank) and calls MPI_Abort (exit(2) without MPI). Use it
+ * when a correctness check fails, so a benchmark never reports speed for wrong results. */
+void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ------------------------------------------------------------------------- table --- */
+
+typedef struct bench_table bench_table_t;
+
+/* New empty table. name: short identifier used in CSV and file names ("latency", "bw_put");
+ * row_label: heading of the label column ("size", "op"); title: one line printed above it. */
+bench_table_t *bench_table_new(const char *name, const char *row_label, const char *title);
+void bench_table_free(bench_table_t *t);
+
+/* Adds a measured column; returns its index. unit is printed in the heading ("us", "GB/s"). */
+int bench_table_col(bench_table_t *t, const char *name, const char *unit);
+
+/* Ratio column: value(num) / value(den) per row, computed when printed. Returns its index (ratio
+ * columns share the index space of measured ones and can be targets of bench_table_target). */
+enum { BENCH_RATIO_X = 0,   /* printed as "2.35x" */
+       BENCH_RATIO_PCT = 1  /* printed as "87%" (ratio * 100) */ };
+int bench_table_ratio(bench_table_t *t, const char *name, int num, int den, int fmt);
+
+/* Declares a target for column `col`: rows whose x lies in [x_lo, x_hi] (NAN bounds = all rows)
+ * should have value >= min_value. Misses are marked with '!' in the text table and listed below
+ * it; the target is stated under the table. Returns the number of targets on the table. */
+int bench_table_target(bench_table_t *t, int col, double min_value, double x_lo, double x_hi,
+                       const char *text);
+
+/* Adds a row; x is its numeric position for plots (e.g. the size in bytes) or NAN for categorical
+ * rows (plotted as bar groups). Returns the row index. */
+int bench_table_row(bench_table_t *t, const char *label, double x);
+
+/* Stores a measured value (NAN = not measured, printed "-"). */
+void bench_table_set(bench_table_t *t, int row, int col, double value);
+/* Value of a measured or ratio column (ratios computed); NAN when missing. */
+double bench_table_get(const bench_table_t *t, int row, int col);
+
+/* Plot settings: log-scale axes and the y-axis label (default: unit of the first column). */
+void bench_table_plot(bench_table_t *t, int logx, int logy, const char *ylabel);
+
+/* Free-text note printed under the table (may be called several times). */
+void bench_table_note(bench_table_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Number of target misses on the table (after all values are set). */
+int bench_table_misses(const bench_table_t *t);
+
+/* Prints the table as aligned text on rank 0 (no files). */
+void bench_table_print(const bench_table_t *t, FILE *f);
+
+/* Rank 0: prints every table, writes o->csv (one long-format CSV for all tables: columns
+ * bench,mode,ranks,table,row,x,column,unit,value) and, with o->png, a gnuplot script
+ * <png minus .png>.gp with the data inline, rendered to o->png (one panel per table) when gnuplot
+ * is installed. Frees the tables (all ranks). Returns the total number of target misses (rank 0;
+ * 0 elsewhere). */
+int bench_finish(const bench_opts_t *o, bench_table_t **tables, int ntables);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine, builds RMC and runs the whole test suite:
+#   1. installs the Debian dependencies (scripts/install-deps.sh; root or sudo),
+#   2. builds in build/check and runs `make check` (unit tests + every MPI test at 2 ranks in the
+#      real node mode and with RMC_NODE_SIZE=1, a subset at 3 and 4 ranks, 4 ranks as 2 emulated nodes),
+#   3. the same under AddressSanitizer in build/asan (skip with RMC_CHECK_ASAN=0).
+# Ends with one line "tests: N passed, N failed". Exit status 0 only if everything passed.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+cd "$src"
+bash scripts/install-deps.sh || exit 1
+./autogen.sh >/dev/null 2>&1 || { echo "autogen failed"; exit 1; }
+
+pass=0; fail=0; rc=0
+run_suite() { # name dir [configure args]
+  local name=$1 dir=$2; shift 2
+  echo "=== $name: build in $dir"
+  bash scripts/build.sh "$dir" "$@" || { echo "=== $name: BUILD FAILED"; fail=$((fail + 1)); rc=1; return; }
+  echo "=== $name: make check"
+  local t0=$SECONDS
+  (cd "$dir" && make -j"$(nproc)" -s check TESTS= >/dev/null && make -s check) > "$dir/check.out" 2>&1
+  local r=$?
+  grep -E '^(PASS|FAIL|XPASS|ERROR|SKIP)' "$dir/check.out" | sed 's/^/  /'
+  if [ $r -ne 0 ]; then
+    rc=1
+    echo "=== $name: FAILURES; logs of the failed runs:"
+    for log in $(grep -lE '^:test-result: (FAIL|ERROR)' $(find "$dir/tests" -name '*.trs') 2>/dev/null); do
+      echo "--- ${log%.trs}.log"; tail -40 "${log%.trs}.log"
+    done
+  fi
+  local p f
+  p=$(grep -hE '^# PASS:' "$dir/test-suite.log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
+  f=$(grep -hE '^# (FAIL|ERROR|XPASS):' "$dir/test-suite.log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
+  [ -f "$dir/test-suite.log" ] || { f=$((f + 1)); }
+  pass=$((pass + p)); fail=$((fail + f))
+  echo "=== $name: $p passed, $f failed ($((SECONDS - t0)) s)"
+}
+
+run_suite "tests" build/check
+if [ "${RMC_CHECK_ASAN:-1}" != 0 ]; then
+  ASAN_OPTIONS=detect_leaks=0 run_suite "tests under AddressSanitizer" build/asan --enable-asan
+fi
+echo "tests: $pass passed, $fail failed"
+[ $fail -eq 0 ] || rc=1
+exit $rc
