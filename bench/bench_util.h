@@ -60,14 +60,15 @@ typedef struct bench_opts {
     const char *csv;     /* --csv FILE, else $RMC_BENCH_CSV/<prog>.<mode>.csv when that env var
                           * names a directory, else NULL (resolved by bench_header) */
     const char *png;     /* --png FILE or NULL */
-    size_t min_size;     /* --sizes MIN:MAX (bytes; suffixes K, M, G = 2^10, 2^20, 2^30) */
+    size_t min_size;     /* --sizes MIN:MAX[:FACTOR] (bytes; suffixes K, M, G = 2^10, 2^20, 2^30) */
     size_t max_size;
+    size_t size_factor;  /* FACTOR of --sizes (default 2): iterate with bench_next_size */
     int verbose;         /* --verbose: benchmarks may print extra diagnostics */
     char csv_buf[512];   /* storage for a derived csv path */
 } bench_opts_t;
 
 /* Parses the common options:
- *   --reps N  --iters N  --quick  --csv FILE  --png FILE  --sizes MIN:MAX  --verbose  --help
+ *   --reps N  --iters N  --quick  --csv FILE  --png FILE  --sizes MIN:MAX[:FACTOR]  --verbose  --help
  * def_min/def_max: default size range. Unknown options are an error. Call on every rank (it does
  * no communication and may be called before MPI_Init). Returns 0 to run, 1 after a usage error
  * (message on stderr), -1 after --help (usage on stdout): callers then exit with status rc > 0. */
@@ -83,10 +84,16 @@ long bench_iters(const bench_opts_t *o, long def);
 long bench_iters_for_size(const bench_opts_t *o, size_t size, size_t budget, long min_it,
                           long max_it);
 
+/* Message sizes: for (size_t n = o.min_size; n; n = bench_next_size(&o, n)) visits MIN, MIN*FACTOR,
+ * ... up to MAX (inclusive); returns 0 after the last one. */
+size_t bench_next_size(const bench_opts_t *o, size_t n);
+
 /* Parses "64", "4K", "1M", "2G" into bytes. Returns 0 on success, -1 on bad input. */
 int bench_parse_size(const char *s, size_t *out);
 
-/* Writes a short size label ("8", "64K", "4M", "1536") into buf (>= 16 bytes); returns buf. */
+/* Writes a short size label ("8", "64K", "4M", "1536") into buf (>= BENCH_LABEL_LEN bytes);
+ * returns buf. */
+#define BENCH_LABEL_LEN 24
 char *bench_size_label(size_t bytes, char *buf);
 
 /* ------------------------------------------------------------------------ header --- */

@@ -8,6 +8,7 @@
 
 rmci_state_t rmci;
 void (*rmci_poll_hook)(void);
+rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes, int rank);
 
 #define RMCI_MAX_HOOKS 8
 static rmci_finalize_hook_t hooks[RMCI_MAX_HOOKS];
@@ -158,6 +159,12 @@ rmc_status_t rmc_init(MPI_Comm comm)
     hw_probe();
     rmci_xlate_init(&rmci.xlate);
     rmci.initialized = 1;
+    /* amo/progress layer (collective; on failure it has cleaned up after itself) */
+    st = rmci_progress_init();
+    if (st != RMC_OK) {
+        rmc_finalize();
+        return st;
+    }
     return RMC_OK;
 }
 
@@ -235,7 +242,19 @@ rmc_status_t rmc_barrier(void)
     if (st != RMC_OK)
         return st;
     atomic_thread_fence(memory_order_seq_cst);
-    RMCI_MPI(MPI_Barrier(rmci.comm));
+    if (rmci_poll_hook) {
+        /* attentive barrier: keep serving active messages (a peer may wait for one before it enters) */
+        MPI_Request rq;
+        RMCI_MPI(MPI_Ibarrier(rmci.comm, &rq));
+        for (int done = 0;;) {
+            RMCI_MPI(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
+            if (done)
+                break;
+            rmci_poll_hook();
+        }
+    } else {
+        RMCI_MPI(MPI_Barrier(rmci.comm));
+    }
     atomic_thread_fence(memory_order_seq_cst);
     return RMC_OK;
 }

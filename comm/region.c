@@ -2,6 +2,7 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rmci.h"
 
 static void region_release(struct rmc_region *r)
@@ -12,6 +13,18 @@ static void region_release(struct rmc_region *r)
     free(r->hdr);
     free(r->cs);
     free(r);
+}
+
+/* Physical memory of this machine. A part larger than that cannot be backed by shared memory,
+ * and MPICH does not fail such an allocation quickly (it maps and probes it page by page). */
+static size_t phys_bytes(void)
+{
+    static size_t cached;
+    if (!cached) {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        cached = (pages > 0 && psz > 0) ? (size_t)pages * (size_t)psz : SIZE_MAX;
+    }
+    return cached;
 }
 
 /* Agrees on a status across ranks: the worst (most negative) wins. */
@@ -32,7 +45,7 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         st = RMC_ERR_ARG;
     else
         *region = NULL;
-    if (size > (size_t)PTRDIFF_MAX / 2)
+    if (size > (size_t)PTRDIFF_MAX / 2 || size > phys_bytes())
         st = RMC_ERR_NOMEM;
     struct rmc_region *r = calloc(1, sizeof(*r));
     if (r) {
@@ -52,8 +65,10 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
     }
 
     /* Node-local shared memory: a zeroed header, then the user part. Round up so every rank's part
-     * stays 64-byte aligned. */
-    size_t alloc = RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
+     * stays 64-byte aligned. MPI only guarantees a small alignment of the segment (a node of one
+     * rank gets plain heap memory, 16-byte aligned), so 64 bytes of slack let the header start at
+     * the next 64-byte boundary; the padding is published so node-local peers find the header. */
+    size_t alloc = 64 + RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
@@ -68,13 +83,17 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         return st;
     }
     memset(base, 0, alloc);
+    size_t pad = (64 - ((uintptr_t)base & 63)) & 63;
+    base += pad;
     r->hdr[rmci.rank] = base;
     base = size ? base + RMCI_REGION_HDR : NULL;
 
-    /* Every rank's base and size. */
-    unsigned long long mine[2] = {(unsigned long long)(uintptr_t)base, (unsigned long long)size};
-    unsigned long long *all = malloc((size_t)n * 2 * sizeof(unsigned long long));
-    rc = all ? MPI_Allgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, rmci.comm)
+    /* Every rank's base, size and header padding. */
+    unsigned long long mine[3] = {(unsigned long long)(uintptr_t)base, (unsigned long long)size,
+                                  (unsigned long long)pad};
+    unsigned long long *all = malloc((size_t)n * 3 * sizeof(unsigned long long));
+    rc = all ? MPI_Allgather(mine, 3, MPI_UNSIGNED_LONG_LONG, all, 3, MPI_UNSIGNED_LONG_LONG,
+                             rmci.comm)
              : MPI_ERR_NO_MEM;
     if (rc != MPI_SUCCESS) {
         free(all);
@@ -83,10 +102,9 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         return RMC_ERR_MPI;
     }
     for (int i = 0; i < n; i++) {
-        r->bases[i] = (uintptr_t)all[2 * i];
-        r->sizes[i] = (size_t)all[2 * i + 1];
+        r->bases[i] = (uintptr_t)all[3 * i];
+        r->sizes[i] = (size_t)all[3 * i + 1];
     }
-    free(all);
 
     /* Local mappings of node-local peers. */
     for (int i = 0; i < n; i++) {
@@ -101,9 +119,12 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         int du;
         char *p = NULL;
         MPI_Win_shared_query(r->shm_win, li, &qs, &du, &p);
+        if (p)
+            p += all[3 * i + 2];
         r->hdr[i] = p;
         r->lptr[i] = (p && r->sizes[i]) ? p + RMCI_REGION_HDR : NULL;
     }
+    free(all);
 
     /* RMA window over the same memory, for peers that are not node-local (and for MPI atomics). */
     MPI_Info_create(&info);

@@ -217,6 +217,59 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
 
 /* ------------------------------------------------------------------- put / get --- */
 
+/* MPI counts are int: a transfer beyond 2 GiB goes as 1 MiB blocks of a contiguous datatype plus a
+ * byte remainder, i.e. at most two MPI operations. */
+#define RMCI_BIG_BLOCK ((size_t)1 << 20)
+static MPI_Datatype big_block = MPI_DATATYPE_NULL;
+
+static void big_block_free(void)
+{
+    if (big_block != MPI_DATATYPE_NULL)
+        MPI_Type_free(&big_block);
+}
+
+/* Issues put (kind RMCI_CS_WRITE: local -> target) or get of `bytes` at `disp` on `rank`. With `reqs`
+ * request-based operations fill reqs[0..ret-1]. Returns the number of MPI operations (0..2) or a
+ * negative rmc_status_t. */
+static int issue_contig(int kind, void *local, MPI_Aint disp, size_t bytes, int rank, MPI_Win win,
+                        MPI_Request *reqs)
+{
+    size_t nblk = 0, rest = bytes;
+    if (RMCI_UNLIKELY(bytes > (size_t)INT_MAX)) {
+        nblk = bytes / RMCI_BIG_BLOCK;
+        rest = bytes % RMCI_BIG_BLOCK;
+        if (nblk > (size_t)INT_MAX)
+            return RMC_ERR_TOO_BIG;
+        if (big_block == MPI_DATATYPE_NULL) {
+            if (MPI_Type_contiguous((int)RMCI_BIG_BLOCK, MPI_BYTE, &big_block) != MPI_SUCCESS ||
+                MPI_Type_commit(&big_block) != MPI_SUCCESS)
+                return RMC_ERR_MPI;
+            rmci_at_finalize(big_block_free);
+        }
+    }
+    int nops = 0;
+    for (int part = 0; part < 2; part++) {
+        int cnt = part == 0 ? (int)nblk : (int)rest;
+        if (cnt == 0)
+            continue;
+        MPI_Datatype dt = part == 0 ? big_block : MPI_BYTE;
+        size_t off = part == 0 ? 0 : nblk * RMCI_BIG_BLOCK;
+        char *l = (char *)local + off;
+        MPI_Aint d = disp + (MPI_Aint)off;
+        int rc;
+        if (reqs)
+            rc = kind == RMCI_CS_WRITE ? MPI_Rput(l, cnt, dt, rank, d, cnt, dt, win, &reqs[nops])
+                                       : MPI_Rget(l, cnt, dt, rank, d, cnt, dt, win, &reqs[nops]);
+        else
+            rc = kind == RMCI_CS_WRITE ? MPI_Put(l, cnt, dt, rank, d, cnt, dt, win)
+                                       : MPI_Get(l, cnt, dt, rank, d, cnt, dt, win);
+        if (rc != MPI_SUCCESS)
+            return RMC_ERR_MPI;
+        nops++;
+    }
+    return nops;
+}
+
 static inline rmc_status_t check_args(const void *local, size_t bytes, int rank)
 {
     RMCI_CHECK_INIT();
@@ -239,8 +292,14 @@ static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, 
         return st;
     rmci_target_t t;
     st = rmci_resolve(rank, remote, bytes, &t);
-    if (RMCI_UNLIKELY(st != RMC_OK))
+    if (RMCI_UNLIKELY(st != RMC_OK)) {
+        /* not a region: dynamically registered memory is served by the progress layer (completed
+         * before returning, so a non-blocking form hands back RMC_REQUEST_NULL) */
+        if (st == RMC_ERR_NOT_REGION && rmci_fallback_hook)
+            return rmci_fallback_hook(kind, remote, kind == RMCI_CS_WRITE ? (void *)local_ro : local_rw,
+                                      bytes, rank);
         return st;
+    }
     if (t.local) {
         rmci.stats.local_ops++;
         if (kind == RMCI_CS_WRITE)
@@ -254,30 +313,25 @@ static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, 
     st = rmci_order(r, rank, (unsigned)kind);
     if (RMCI_UNLIKELY(st != RMC_OK))
         return st;
-    if (bytes > (size_t)INT_MAX)
-        return RMC_ERR_TOO_BIG; /* MPI counts are int; large-count path not needed below 2 GiB */
-    int n = (int)bytes;
     if (mode == 1) {
         struct rmc_request *q = rmci_req_alloc();
         if (!q)
             return RMC_ERR_NOMEM;
-        int rc = kind == RMCI_CS_WRITE
-                     ? MPI_Rput(local_ro, n, MPI_BYTE, rank, t.disp, n, MPI_BYTE, r->win, &q->mpi[0])
-                     : MPI_Rget(local_rw, n, MPI_BYTE, rank, t.disp, n, MPI_BYTE, r->win, &q->mpi[0]);
-        if (rc != MPI_SUCCESS) {
+        int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes, rank,
+                                r->win, q->mpi);
+        if (nops < 0) {
             rmci_req_release(q);
-            return RMC_ERR_MPI;
+            return (rmc_status_t)nops;
         }
-        q->nmpi = 1;
+        q->nmpi = nops;
         rmci_mark(r, rank, (unsigned)kind);
         *req = q;
         return RMC_OK;
     }
-    int rc = kind == RMCI_CS_WRITE
-                 ? MPI_Put(local_ro, n, MPI_BYTE, rank, t.disp, n, MPI_BYTE, r->win)
-                 : MPI_Get(local_rw, n, MPI_BYTE, rank, t.disp, n, MPI_BYTE, r->win);
-    if (rc != MPI_SUCCESS)
-        return RMC_ERR_MPI;
+    int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes, rank, r->win,
+                            NULL);
+    if (nops < 0)
+        return (rmc_status_t)nops;
     if (mode == 2) {
         rmci_mark(r, rank, (unsigned)kind);
         return RMC_OK;

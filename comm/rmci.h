@@ -87,6 +87,17 @@ extern void (*rmci_poll_hook)(void);
             rmci_poll_hook();                \
     } while (0)
 
+/* Fall-back of rmc_put/rmc_get when the remote address lies in no region of `rank` (rmci_resolve
+ * returned RMC_ERR_NOT_REGION): the progress layer serves dynamically registered memory through active
+ * messages. kind: RMCI_CS_WRITE (put: local -> remote) or RMCI_CS_READ (get: remote -> local). Completes
+ * the transfer (at the target) before returning. NULL: no fall-back (RMC_ERR_NOT_REGION). */
+extern rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
+                                          int rank);
+
+/* Collective initialization of the amo/progress layer (comm/progress/am.c), run at the end of
+ * rmc_init; its shutdown is an rmci_at_finalize hook. */
+rmc_status_t rmci_progress_init(void);
+
 /* Error / argument helpers ------------------------------------------------------------------- */
 #define RMCI_CHECK_INIT()                                   \
     do {                                                    \

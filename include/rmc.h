@@ -4,4 +4,7 @@
 #include <rmc/status.h>
 #include <rmc/env.h>
 #include <rmc/comm.h>
+#include <rmc/strided.h>
+#include <rmc/amo.h>
+#include <rmc/progress.h>
 #endif

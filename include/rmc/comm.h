@@ -25,7 +25,8 @@ extern "C" {
 
 /* Collective over `comm`. Initializes MPI (MPI_THREAD_MULTIPLE) if the application has not, in which
  * case rmc_finalize finalizes it. RMC works on a private duplicate of `comm`.
- * Errors: RMC_ERR_ALREADY_INIT, RMC_ERR_ARG (comm is MPI_COMM_NULL), RMC_ERR_MPI. */
+ * Errors: RMC_ERR_ALREADY_INIT, RMC_ERR_ARG (comm is MPI_COMM_NULL), RMC_ERR_NOT_INIT (MPI was
+ * already finalized and cannot be initialized again), RMC_ERR_MPI. */
 rmc_status_t rmc_init(MPI_Comm comm);
 
 /* Collective. Completes all outstanding operations, frees every region still alive, frees the
@@ -90,6 +91,11 @@ size_t rmc_region_count(void);
 /* Blocking put of `bytes` from local `src` to address `dst` in `rank`'s part of a region.
  * Returns when `src` may be reused. Visible to the origin's later gets at once; to other ranks after
  * rmc_fence(rank) / rmc_fence_all() / rmc_barrier(). bytes == 0 is a no-op (pointers unchecked).
+ * Any size is accepted (transfers beyond 2 GiB are split into at most two MPI operations).
+ * A remote address outside every region of `rank` may be memory `rank` registered with
+ * rmc_register (rmc/progress.h): it is then served by an active message at the target, which also
+ * answers RMC_ERR_NOT_REGION for unregistered memory — so that error arrives once the target makes
+ * progress (inside any RMC call, or at once when its progress thread runs).
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL src), RMC_ERR_NOT_REGION, RMC_ERR_BOUNDS. */
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank);
 

@@ -1,0 +1,644 @@
+/* ARMCI on RMC: one-sided operations (contiguous, strided, vector, values), their non-blocking
+ * forms, completion (Wait / Test / WaitProc / WaitAll) and synchronization (Fence / AllFence /
+ * Barrier).
+ *
+ * Mapping (comm's mechanisms, no re-implementation):
+ *   Put / Get / Acc          rmc_put / rmc_get / rmc_acc
+ *   PutS / GetS / AccS       rmc_put_strided / rmc_get_strided / rmc_acc_strided (same descriptor)
+ *   PutV / GetV / AccV       rmc_put_vector / rmc_get_vector / rmc_acc_vector
+ *   Nb*                      the _nb forms: with a handle their requests are recorded on it (nb.c),
+ *                            with a NULL handle they are implicit (req NULL), completed by a fence
+ *   Fence / AllFence         rmc_fence / rmc_fence_all (after the handles' requests to the target)
+ *   Barrier                  rmc_barrier
+ * ARMCI's completion semantics are RMC's: blocking put / acc return when the source may be reused,
+ * a get when the data has arrived; location consistency for the origin; Fence completes at the
+ * target. Zero-size transfers (size 0, a count of 0, empty vectors) do nothing, as in ARMCI.
+ */
+#include "config.h"
+#include <stdlib.h>
+#include <string.h>
+#include "armci_impl.h"
+
+/* Records an issued non-blocking operation (so `proc` was valid): its request on the handle, or
+ * (NULL handle) that an implicit operation to `proc` is outstanding. */
+static inline void nb_issued(armci_hdl_t *h, rmc_request_h req, int proc)
+{
+    if (h) {
+        h->target = proc;
+        if (req != RMC_REQUEST_NULL)
+            rmca_nb_add(h, req, proc);
+    } else {
+        RMCA_REQUIRE_INIT("ARMCI non-blocking operation");
+        rmca.impl_pending[proc] = 1;
+        rmca.any_impl = 1;
+    }
+}
+
+static inline void nb_check(const char *fn, int proc)
+{
+    RMCA_REQUIRE_INIT(fn);
+    if (RMCA_UNLIKELY(proc < 0 || proc >= rmca.nranks))
+        rmca_error("%s: process %d out of range [0, %d)", fn, proc, rmca.nranks);
+}
+
+static void clear_implicit(void)
+{
+    if (rmca.any_impl) {
+        memset(rmca.impl_pending, 0, (size_t)rmca.nranks);
+        rmca.any_impl = 0;
+    }
+}
+
+/* --------------------------------------------------------------------- contiguous --- */
+
+static inline int bad_size(const char *fn, int size)
+{
+    if (RMCA_UNLIKELY(size < 0))
+        rmca_error("%s: negative size (%d bytes)", fn, size);
+    return size == 0;
+}
+
+int PARMCI_Put(void *src, void *dst, int size, int proc)
+{
+    if (bad_size("ARMCI_Put", size))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
+    RMCA_CHECK(g ? rmca_gmem_put(g, src, dst, (size_t)size, proc)
+                 : rmc_put(src, dst, (size_t)size, proc),
+               "ARMCI_Put(src=%p, dst=%p, %d bytes, proc %d)", src, dst, size, proc);
+    return 0;
+}
+
+int PARMCI_Get(void *src, void *dst, int size, int proc)
+{
+    if (bad_size("ARMCI_Get", size))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src);
+    RMCA_CHECK(g ? rmca_gmem_get(g, src, dst, (size_t)size, proc)
+                 : rmc_get(src, dst, (size_t)size, proc),
+               "ARMCI_Get(src=%p, dst=%p, %d bytes, proc %d)", src, dst, size, proc);
+    return 0;
+}
+
+int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_Acc");
+    if (bad_size("ARMCI_Acc", bytes))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
+    RMCA_CHECK(g ? rmca_gmem_acc(g, t, scale, src, dst, (size_t)bytes, proc)
+                 : rmc_acc(t, scale, src, dst, (size_t)bytes, proc),
+               "ARMCI_Acc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
+    return 0;
+}
+
+int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
+{
+    if (bad_size("ARMCI_NbPut", bytes))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_put(g, src, dst, (size_t)bytes, proc)
+                 : rmc_put_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+               "ARMCI_NbPut(src=%p, dst=%p, %d bytes, proc %d)", src, dst, bytes, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
+{
+    if (bad_size("ARMCI_NbGet", bytes))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_get(g, src, dst, (size_t)bytes, proc)
+                 : rmc_get_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+               "ARMCI_NbGet(src=%p, dst=%p, %d bytes, proc %d)", src, dst, bytes, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int proc,
+                 armci_hdl_t *hdl)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_NbAcc");
+    if (bad_size("ARMCI_NbAcc", bytes))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_acc(g, t, scale, src, dst, (size_t)bytes, proc)
+                 : rmc_acc_nb(t, scale, src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+               "ARMCI_NbAcc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ strided --- */
+
+static int no_strides[RMC_STRIDE_LEVELS_MAX];
+
+/* Returns 1 when the patch is empty (a count of 0: nothing to do). Substitutes stride arrays for
+ * NULL ones of a 0-level (contiguous) descriptor. RMC validates everything else. */
+static inline int strided_empty(const char *fn, int **ss, int **ds, const int *count, int levels)
+{
+    if (RMCA_UNLIKELY(!count || levels < 0))
+        rmca_error("%s: invalid stride descriptor (count %p, %d levels)", fn, (void *)count,
+                   levels);
+    if (levels == 0) {
+        if (!*ss)
+            *ss = no_strides;
+        if (!*ds)
+            *ds = no_strides;
+    }
+    for (int i = 0; i <= levels && i <= RMC_STRIDE_LEVELS_MAX; i++)
+        if (count[i] == 0)
+            return 1;
+    return 0;
+}
+
+#define STRIDED_MSG(fn) fn "(src=%p, dst=%p, count[0]=%d, %d levels, proc %d)"
+
+int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
+                int stride_levels, int proc)
+{
+    if (strided_empty("ARMCI_PutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 0, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                   stride_levels, proc),
+               STRIDED_MSG("ARMCI_PutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    return 0;
+}
+
+int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[], int count[],
+                int stride_levels, int proc)
+{
+    if (strided_empty("ARMCI_GetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src_ptr);
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 1, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                   stride_levels, proc),
+               STRIDED_MSG("ARMCI_GetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    return 0;
+}
+
+int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
+                int dst_stride_ar[], int count[], int stride_levels, int proc)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_AccS");
+    if (strided_empty("ARMCI_AccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 2, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_acc_strided(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                   stride_levels, proc),
+               STRIDED_MSG("ARMCI_AccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    return 0;
+}
+
+int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                  int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+{
+    if (strided_empty("ARMCI_NbPutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 0, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_put_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                      stride_levels, proc, hdl ? &r : NULL),
+               STRIDED_MSG("ARMCI_NbPutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                  int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+{
+    if (strided_empty("ARMCI_NbGetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src_ptr);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 1, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_get_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                      stride_levels, proc, hdl ? &r : NULL),
+               STRIDED_MSG("ARMCI_NbGetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], void *dst_ptr,
+                  int dst_stride_ar[], int count[], int stride_levels, int proc, armci_hdl_t *hdl)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_NbAccS");
+    if (strided_empty("ARMCI_NbAccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
+        return 0;
+    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
+    rmc_request_h r = RMC_REQUEST_NULL;
+    RMCA_CHECK(g ? rmca_gmem_strided(g, 2, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                     count, stride_levels, proc)
+                 : rmc_acc_strided_nb(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
+                                      count, stride_levels, proc, hdl ? &r : NULL),
+               STRIDED_MSG("ARMCI_NbAccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_Put_flag(void *src, void *dst, int size, int *flag, int value, int proc)
+{
+    PARMCI_Put(src, dst, size, proc);
+    PARMCI_Fence(proc);
+    PARMCI_Put(&value, flag, (int)sizeof(int), proc);
+    PARMCI_Fence(proc);
+    return 0;
+}
+
+int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_stride_ar[],
+                     int count[], int stride_levels, int *flag, int value, int proc)
+{
+    PARMCI_PutS(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc);
+    PARMCI_Fence(proc);
+    PARMCI_Put(&value, flag, (int)sizeof(int), proc);
+    PARMCI_Fence(proc);
+    return 0;
+}
+
+/* Local strided pack / unpack. */
+static void strided_copy(char *strided, int levels, const int *stride, const int *count, char *buf,
+                         int pack)
+{
+    if (levels < 0 || levels > RMC_STRIDE_LEVELS_MAX || !count || (levels > 0 && !stride))
+        rmca_error("armci_%s_strided: invalid stride descriptor (%d levels)",
+                   pack ? "write" : "read", levels);
+    for (int i = 0; i <= levels; i++)
+        if (count[i] <= 0)
+            return;
+    int idx[RMC_STRIDE_LEVELS_MAX + 1] = {0};
+    size_t chunk = (size_t)count[0];
+    for (;;) {
+        size_t off = 0;
+        for (int l = 1; l <= levels; l++)
+            off += (size_t)idx[l] * (size_t)stride[l - 1];
+        if (pack)
+            memcpy(buf, strided + off, chunk);
+        else
+            memcpy(strided + off, buf, chunk);
+        buf += chunk;
+        int l = 1;
+        while (l <= levels && ++idx[l] == count[l])
+            idx[l++] = 0;
+        if (l > levels)
+            break;
+    }
+}
+
+void armci_write_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
+{
+    strided_copy(ptr, stride_levels, stride_arr, count, buf, 1);
+}
+
+void armci_read_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)
+{
+    strided_copy(ptr, stride_levels, stride_arr, count, buf, 0);
+}
+
+/* ------------------------------------------------------------------------- vector --- */
+
+#define IOV_STACK 16
+typedef struct iovbuf {
+    rmc_iov_t *v;
+    int n;
+    rmc_iov_t stack[IOV_STACK];
+} iovbuf_t;
+
+/* ARMCI's giov array to RMC's, dropping empty descriptors. Returns the number kept. */
+static int iov_conv(const char *fn, const armci_giov_t *iov, int len, iovbuf_t *b)
+{
+    if (len < 0 || (len > 0 && !iov))
+        rmca_error("%s: invalid I/O vector (%p, %d descriptors)", fn, (const void *)iov, len);
+    b->v = len <= IOV_STACK ? b->stack : malloc((size_t)len * sizeof(rmc_iov_t));
+    if (!b->v)
+        rmca_error("%s: out of memory", fn);
+    int n = 0;
+    for (int i = 0; i < len; i++) {
+        if (iov[i].ptr_array_len < 0 || iov[i].bytes < 0)
+            rmca_error("%s: descriptor %d has %d segments of %d bytes", fn, i, iov[i].ptr_array_len,
+                       iov[i].bytes);
+        if (iov[i].ptr_array_len == 0 || iov[i].bytes == 0)
+            continue;
+        if (!iov[i].src_ptr_array || !iov[i].dst_ptr_array)
+            rmca_error("%s: descriptor %d has a NULL address array", fn, i);
+        b->v[n].src = iov[i].src_ptr_array;
+        b->v[n].dst = iov[i].dst_ptr_array;
+        b->v[n].count = iov[i].ptr_array_len;
+        b->v[n].bytes = (size_t)iov[i].bytes;
+        n++;
+    }
+    b->n = n;
+    return n;
+}
+
+static void iov_done(iovbuf_t *b)
+{
+    if (b->v != b->stack)
+        free(b->v);
+}
+
+/* Vector operation on group memory: segment by segment (kind 0 put, 1 get, 2 acc). */
+static rmc_status_t gmem_vector(int kind, rmc_acc_type_t t, const void *scale, const iovbuf_t *b,
+                                int proc)
+{
+    for (int i = 0; i < b->n; i++)
+        for (int s = 0; s < b->v[i].count; s++) {
+            void *src = b->v[i].src[s], *dst = b->v[i].dst[s];
+            rmca_alloc_t *g = rmca_gmem_find(proc, kind == 1 ? src : dst);
+            if (!g)
+                return RMC_ERR_NOT_REGION;
+            size_t n = b->v[i].bytes;
+            rmc_status_t st = kind == 0   ? rmca_gmem_put(g, src, dst, n, proc)
+                              : kind == 1 ? rmca_gmem_get(g, src, dst, n, proc)
+                                          : rmca_gmem_acc(g, t, scale, src, dst, n, proc);
+            if (st != RMC_OK)
+                return st;
+        }
+    return RMC_OK;
+}
+
+static inline int vec_is_gmem(const iovbuf_t *b, int proc, int remote_is_src)
+{
+    if (RMCA_LIKELY(rmca.ngmem == 0))
+        return 0;
+    const rmc_iov_t *v = &b->v[0];
+    return rmca_gmem_find(proc, remote_is_src ? v->src[0] : v->dst[0]) != NULL;
+}
+
+#define VEC_MSG(fn) fn "(%d descriptors, proc %d)"
+
+int PARMCI_PutV(armci_giov_t *iov, int iov_len, int proc)
+{
+    iovbuf_t b;
+    if (iov_conv("ARMCI_PutV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(0, 0, NULL, &b, proc)
+                                               : rmc_put_vector(b.v, b.n, proc);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_PutV"), iov_len, proc);
+    return 0;
+}
+
+int PARMCI_GetV(armci_giov_t *iov, int iov_len, int proc)
+{
+    iovbuf_t b;
+    if (iov_conv("ARMCI_GetV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_status_t st = vec_is_gmem(&b, proc, 1) ? gmem_vector(1, 0, NULL, &b, proc)
+                                               : rmc_get_vector(b.v, b.n, proc);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_GetV"), iov_len, proc);
+    return 0;
+}
+
+int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_AccV");
+    iovbuf_t b;
+    if (iov_conv("ARMCI_AccV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(2, t, scale, &b, proc)
+                                               : rmc_acc_vector(t, scale, b.v, b.n, proc);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_AccV"), iov_len, proc);
+    return 0;
+}
+
+int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl)
+{
+    iovbuf_t b;
+    if (iov_conv("ARMCI_NbPutV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_request_h r = RMC_REQUEST_NULL;
+    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(0, 0, NULL, &b, proc)
+                                               : rmc_put_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_NbPutV"), iov_len, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl)
+{
+    iovbuf_t b;
+    if (iov_conv("ARMCI_NbGetV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_request_h r = RMC_REQUEST_NULL;
+    rmc_status_t st = vec_is_gmem(&b, proc, 1) ? gmem_vector(1, 0, NULL, &b, proc)
+                                               : rmc_get_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_NbGetV"), iov_len, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int proc,
+                  armci_hdl_t *hdl)
+{
+    rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_NbAccV");
+    iovbuf_t b;
+    if (iov_conv("ARMCI_NbAccV", iov, iov_len, &b) == 0)
+        return iov_done(&b), 0;
+    rmc_request_h r = RMC_REQUEST_NULL;
+    rmc_status_t st = vec_is_gmem(&b, proc, 0)
+                          ? gmem_vector(2, t, scale, &b, proc)
+                          : rmc_acc_vector_nb(t, scale, b.v, b.n, proc, hdl ? &r : NULL);
+    iov_done(&b);
+    RMCA_CHECK(st, VEC_MSG("ARMCI_NbAccV"), iov_len, proc);
+    nb_issued(hdl, r, proc);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- values --- */
+
+int PARMCI_PutValueInt(int src, void *dst, int proc)
+{
+    return PARMCI_Put(&src, dst, (int)sizeof(src), proc);
+}
+int PARMCI_PutValueLong(long src, void *dst, int proc)
+{
+    return PARMCI_Put(&src, dst, (int)sizeof(src), proc);
+}
+int PARMCI_PutValueFloat(float src, void *dst, int proc)
+{
+    return PARMCI_Put(&src, dst, (int)sizeof(src), proc);
+}
+int PARMCI_PutValueDouble(double src, void *dst, int proc)
+{
+    return PARMCI_Put(&src, dst, (int)sizeof(src), proc);
+}
+
+/* The source is an argument (gone on return), so the value is put before returning: the handle
+ * has nothing left to complete. */
+#define NB_VALUE(Name, T)                                                                          \
+    int PARMCI_NbPutValue##Name(T src, void *dst, int proc, armci_hdl_t *hdl)                      \
+    {                                                                                              \
+        PARMCI_Put(&src, dst, (int)sizeof(src), proc);                                             \
+        if (hdl)                                                                                   \
+            hdl->target = proc;                                                                    \
+        return 0;                                                                                  \
+    }
+NB_VALUE(Int, int)
+NB_VALUE(Long, long)
+NB_VALUE(Float, float)
+NB_VALUE(Double, double)
+
+int PARMCI_GetValueInt(void *src, int proc)
+{
+    int v;
+    PARMCI_Get(src, &v, (int)sizeof(v), proc);
+    return v;
+}
+long PARMCI_GetValueLong(void *src, int proc)
+{
+    long v;
+    PARMCI_Get(src, &v, (int)sizeof(v), proc);
+    return v;
+}
+float PARMCI_GetValueFloat(void *src, int proc)
+{
+    float v;
+    PARMCI_Get(src, &v, (int)sizeof(v), proc);
+    return v;
+}
+double PARMCI_GetValueDouble(void *src, int proc)
+{
+    double v;
+    PARMCI_Get(src, &v, (int)sizeof(v), proc);
+    return v;
+}
+
+/* ----------------------------------------------------------------- completion --- */
+
+void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
+{
+    if (!hdl)
+        return;
+    hdl->target = -1;
+    hdl->aggregate = 0;
+}
+
+void ARMCI_SET_AGGREGATE_HANDLE(armci_hdl_t *handle)
+{
+    if (handle)
+        handle->aggregate = 1;
+}
+
+void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
+{
+    if (handle)
+        handle->aggregate = 0;
+}
+
+int PARMCI_Wait(armci_hdl_t *hdl)
+{
+    return hdl && rmca_nb_live ? rmca_nb_wait(hdl) : 0;
+}
+
+int PARMCI_Test(armci_hdl_t *hdl)
+{
+    return hdl && rmca_nb_live ? rmca_nb_test(hdl) : 0;
+}
+
+int PARMCI_WaitProc(int proc)
+{
+    nb_check("ARMCI_WaitProc", proc);
+    rmca_nb_wait_proc(proc);
+    if (rmca.impl_pending[proc]) {
+        RMCA_CHECK(rmc_fence(proc), "ARMCI_WaitProc(%d)", proc);
+        rmca.impl_pending[proc] = 0;
+    }
+    return 0;
+}
+
+int PARMCI_WaitAll(void)
+{
+    RMCA_REQUIRE_INIT("ARMCI_WaitAll");
+    rmca_nb_wait_proc(-1);
+    if (rmca.any_impl) {
+        RMCA_CHECK(rmc_fence_all(), "ARMCI_WaitAll");
+        clear_implicit();
+    }
+    return 0;
+}
+
+void PARMCI_Fence(int proc)
+{
+    nb_check("ARMCI_Fence", proc);
+    rmca_nb_wait_proc(proc);
+    RMCA_CHECK(rmc_fence(proc), "ARMCI_Fence(%d)", proc);
+    rmca.impl_pending[proc] = 0;
+}
+
+void PARMCI_AllFence(void)
+{
+    RMCA_REQUIRE_INIT("ARMCI_AllFence");
+    rmca_nb_wait_proc(-1);
+    RMCA_CHECK(rmc_fence_all(), "ARMCI_AllFence");
+    clear_implicit();
+}
+
+void PARMCI_Barrier(void)
+{
+    RMCA_REQUIRE_INIT("ARMCI_Barrier");
+    rmca_nb_wait_proc(-1);
+    if (RMCA_UNLIKELY(rmca.ngmem))
+        rmca_gmem_sync_all();
+    RMCA_CHECK(rmc_barrier(), "ARMCI_Barrier");
+    if (RMCA_UNLIKELY(rmca.ngmem))
+        rmca_gmem_sync_all();
+    clear_implicit();
+}
+
+RMCA_ALIAS(Put);
+RMCA_ALIAS(Get);
+RMCA_ALIAS(Acc);
+RMCA_ALIAS(NbPut);
+RMCA_ALIAS(NbGet);
+RMCA_ALIAS(NbAcc);
+RMCA_ALIAS(PutS);
+RMCA_ALIAS(GetS);
+RMCA_ALIAS(AccS);
+RMCA_ALIAS(NbPutS);
+RMCA_ALIAS(NbGetS);
+RMCA_ALIAS(NbAccS);
+RMCA_ALIAS(Put_flag);
+RMCA_ALIAS(PutS_flag);
+RMCA_ALIAS(PutV);
+RMCA_ALIAS(GetV);
+RMCA_ALIAS(AccV);
+RMCA_ALIAS(NbPutV);
+RMCA_ALIAS(NbGetV);
+RMCA_ALIAS(NbAccV);
+RMCA_ALIAS(PutValueInt);
+RMCA_ALIAS(PutValueLong);
+RMCA_ALIAS(PutValueFloat);
+RMCA_ALIAS(PutValueDouble);
+RMCA_ALIAS(NbPutValueInt);
+RMCA_ALIAS(NbPutValueLong);
+RMCA_ALIAS(NbPutValueFloat);
+RMCA_ALIAS(NbPutValueDouble);
+RMCA_ALIAS(GetValueInt);
+RMCA_ALIAS(GetValueLong);
+RMCA_ALIAS(GetValueFloat);
+RMCA_ALIAS(GetValueDouble);
+RMCA_ALIAS(Wait);
+RMCA_ALIAS(Test);
+RMCA_ALIAS(WaitProc);
+RMCA_ALIAS(WaitAll);
+RMCA_ALIAS(Fence);
+RMCA_ALIAS(AllFence);
+RMCA_ALIAS(Barrier);

@@ -1,0 +1,261 @@
+/* Mutexes (include/rmc/amo.h): a ticket lock per mutex, one 64-bit word in a region (one cache line per
+ * mutex): high 32 bits = next ticket, low 32 bits = ticket now served.
+ *   lock:    t = fetch_add(word, 1 << 32); wait until low32(word) == high32(t)   (FIFO: fair)
+ *   unlock:  add 1 to the low half without carrying into the high half: the holder knows the served
+ *            value (its ticket), so at the wrap (0xffffffff) it adds 1 - 2^32 instead of 1.
+ *   trylock: compare-and-swap from a free state (low == high) to high + 1.
+ * Waiters poll the word with the AMOs of the mode in force, backing off exponentially (spinning briefly
+ * for node-local words) and serving active messages between polls, so a waiter never blocks the
+ * progress of others. Which mutexes this rank holds (and with which ticket) is tracked locally: unlock
+ * of a mutex the caller does not hold is refused (RMC_ERR_STATE) without touching the word. */
+#define _GNU_SOURCE
+#include "config.h"
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "../progress/progress_internal.h"
+
+#define MUTEX_MAGIC 0x4d555458u
+#define MUTEX_STRIDE 64
+#define TICKET ((uint64_t)1 << 32)
+
+struct rmc_mutex {
+    uint32_t magic;
+    rmc_region_h region;
+    int *count;           /* [nranks] mutexes hosted by each rank */
+    char **base;          /* [nranks] their words' base address */
+    size_t *first;        /* [nranks] index of rank's first mutex in held/ticket */
+    uint8_t *held;        /* held by this rank */
+    uint32_t *ticket;     /* this rank's ticket of a held mutex */
+    struct rmc_mutex *next;
+};
+
+static struct rmc_mutex *live;
+
+static void mutex_release(struct rmc_mutex *m)
+{
+    free(m->count);
+    free(m->base);
+    free(m->first);
+    free(m->held);
+    free(m->ticket);
+    m->magic = 0;
+    free(m);
+}
+
+/* Is m a live set? Compares pointers only: a destroyed handle is never dereferenced. */
+static int mutex_live(rmc_mutex_h m)
+{
+    for (struct rmc_mutex *p = live; p; p = p->next)
+        if (p == m)
+            return 1;
+    return 0;
+}
+
+rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
+{
+    RMCI_CHECK_INIT();
+    if (out)
+        *out = NULL;
+    int n = rmci.nranks;
+    rmc_status_t st = (count < 0 || !out) ? RMC_ERR_ARG : RMC_OK;
+    struct rmc_mutex *m = calloc(1, sizeof(*m));
+    if (m) {
+        m->count = calloc((size_t)n, sizeof(int));
+        m->base = calloc((size_t)n, sizeof(char *));
+        m->first = calloc((size_t)n + 1, sizeof(size_t));
+    }
+    if (!m || !m->count || !m->base || !m->first)
+        st = st == RMC_OK ? RMC_ERR_NOMEM : st;
+    st = rmci_am_agree(st);
+    if (st != RMC_OK) {
+        if (m)
+            mutex_release(m);
+        return st;
+    }
+    void **bases = malloc((size_t)n * sizeof(void *));
+    size_t bytes = (size_t)count * MUTEX_STRIDE;
+    st = rmci_am_agree(bases ? RMC_OK : RMC_ERR_NOMEM);
+    if (st == RMC_OK)
+        st = rmc_region_alloc(bytes, bases, &m->region);
+    if (st != RMC_OK) {
+        free(bases);
+        mutex_release(m);
+        return st;
+    }
+    for (int r = 0; r < n; r++) {
+        size_t sz = 0;
+        rmc_region_base(m->region, r, NULL, &sz);
+        m->count[r] = (int)(sz / MUTEX_STRIDE);
+        m->base[r] = bases[r];
+        m->first[r + 1] = m->first[r] + (size_t)m->count[r];
+    }
+    free(bases);
+    size_t total = m->first[n];
+    m->held = calloc(total ? total : 1, 1);
+    m->ticket = calloc(total ? total : 1, sizeof(uint32_t));
+    st = rmci_am_agree((m->held && m->ticket) ? RMC_OK : RMC_ERR_NOMEM);
+    if (st != RMC_OK) {
+        rmc_region_free(m->region);
+        mutex_release(m);
+        return st;
+    }
+    m->magic = MUTEX_MAGIC;
+    m->next = live;
+    live = m;
+    *out = m;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
+{
+    RMCI_CHECK_INIT();
+    rmc_status_t st = RMC_OK;
+    if (!m || !mutex_live(m))
+        st = RMC_ERR_HANDLE;
+    else
+        for (size_t i = 0; i < m->first[rmci.nranks]; i++)
+            if (m->held[i])
+                st = RMC_ERR_STATE;
+    st = rmci_am_agree(st);
+    if (st != RMC_OK)
+        return st;
+    for (struct rmc_mutex **pp = &live; *pp; pp = &(*pp)->next)
+        if (*pp == m) {
+            *pp = m->next;
+            break;
+        }
+    st = rmc_region_free(m->region);
+    mutex_release(m);
+    return st;
+}
+
+static rmc_status_t check(rmc_mutex_h m, int idx, int rank, size_t *slot)
+{
+    RMCI_CHECK_INIT();
+    if (!m || !mutex_live(m))
+        return RMC_ERR_HANDLE;
+    RMCI_CHECK_RANK(rank);
+    if (idx < 0 || idx >= m->count[rank])
+        return RMC_ERR_ARG;
+    *slot = m->first[rank] + (size_t)idx;
+    return RMC_OK;
+}
+
+static inline void *word_of(rmc_mutex_h m, int idx, int rank)
+{
+    return m->base[rank] + (size_t)idx * MUTEX_STRIDE;
+}
+
+/* One back-off step of a waiter: short spins for node-local words in thread mode, then sleeps growing
+ * to 64 us; active messages are served in between. */
+static void backoff(unsigned *k, int cheap)
+{
+    unsigned s = (*k)++;
+    rmci_am_poll();
+    if (cheap && s < 6) {
+        for (int i = 0; i < (1 << s); i++)
+            __builtin_ia32_pause();
+        return;
+    }
+    if (cheap && s < 10) {
+        sched_yield();
+        return;
+    }
+    unsigned e = cheap ? s - 10 : s;
+    long ns = e >= 6 ? 64000 : 1000L << e;
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
+{
+    size_t slot;
+    rmc_status_t st = check(m, idx, rank, &slot);
+    if (st != RMC_OK)
+        return st;
+    if (m->held[slot])
+        return RMC_ERR_STATE;
+    void *w = word_of(m, idx, rank);
+    int64_t old;
+    st = rmc_amo_fetch_add_i64(w, (int64_t)TICKET, &old, rank);
+    if (st != RMC_OK)
+        return st;
+    uint32_t mine = (uint32_t)((uint64_t)old >> 32);
+    int cheap = rmc_amo_mode() == RMC_AMO_MODE_THREAD && rmc_same_node(rank) == 1;
+    unsigned k = 0;
+    while ((uint32_t)(uint64_t)old != mine) {
+        backoff(&k, cheap);
+        st = rmc_amo_load_i64(w, &old, rank);
+        if (st != RMC_OK)
+            return st; /* cannot happen once the fetch-add succeeded, short of an MPI failure */
+    }
+    m->held[slot] = 1;
+    m->ticket[slot] = mine;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return RMC_OK;
+}
+
+rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
+{
+    if (acquired)
+        *acquired = 0;
+    size_t slot;
+    rmc_status_t st = check(m, idx, rank, &slot);
+    if (st != RMC_OK)
+        return st;
+    if (!acquired)
+        return RMC_ERR_ARG;
+    if (m->held[slot])
+        return RMC_ERR_STATE;
+    void *w = word_of(m, idx, rank);
+    int64_t cur, old;
+    st = rmc_amo_load_i64(w, &cur, rank);
+    if (st != RMC_OK)
+        return st;
+    uint64_t u = (uint64_t)cur;
+    if ((uint32_t)u != (uint32_t)(u >> 32))
+        return RMC_OK; /* held or queued */
+    st = rmc_amo_cas_i64(w, cur, (int64_t)(u + TICKET), &old, rank);
+    if (st != RMC_OK)
+        return st;
+    if (old == cur) {
+        m->held[slot] = 1;
+        m->ticket[slot] = (uint32_t)(u >> 32);
+        *acquired = 1;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
+{
+    size_t slot;
+    rmc_status_t st = check(m, idx, rank, &slot);
+    if (st != RMC_OK)
+        return st;
+    if (!m->held[slot])
+        return RMC_ERR_STATE;
+    /* release: everything done in the critical section is complete before the next holder enters */
+    st = rmc_fence_all();
+    if (st != RMC_OK)
+        return st;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    uint64_t inc = m->ticket[slot] == UINT32_MAX ? (uint64_t)1 - TICKET : 1;
+    st = rmc_amo_add_i64(word_of(m, idx, rank), (int64_t)inc, rank);
+    if (st != RMC_OK)
+        return st;
+    m->held[slot] = 0;
+    return RMC_OK;
+}
+
+void rmci_mutex_shutdown(void)
+{
+    /* the regions go with rmc_finalize's sweep */
+    while (live) {
+        struct rmc_mutex *m = live;
+        live = m->next;
+        mutex_release(m);
+    }
+}

@@ -1,0 +1,384 @@
+/* Dynamic registration: memory exposed with rmc_register is served by the target through active
+ * messages (seed 004 eq. 8 fall-back protocol). The origin caches descriptors of peers' registrations
+ * (regcache.c, LFU) so that later accesses name the registration by id; the target checks every access
+ * against its live registrations under a lock, so a stale descriptor or an unregistered address never
+ * touches memory (RMC_ERR_NOT_REGION), and rmc_deregister returns only after any access in progress. */
+#include "config.h"
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "progress_internal.h"
+#include "regcache.h"
+
+typedef struct reg {
+    uintptr_t lo, hi;
+    uint64_t id;
+} reg_t;
+
+static struct {
+    int up;
+    pthread_mutex_t lock;  /* guards v/n (the progress thread reads them) */
+    reg_t *v;              /* sorted by lo, non-overlapping */
+    size_t n, cap;
+    uint64_t next_id;
+    rmci_regcache_t cache; /* descriptors of peers' registrations (main thread only) */
+} rg;
+
+/* Wire formats. */
+typedef struct {
+    uint64_t addr, len, id; /* id 0: find by address */
+    uint64_t total;         /* bytes the whole transfer covers from addr (>= len): checked first, so
+                             * an out-of-bounds transfer changes nothing */
+} xfer_req_t;
+
+typedef struct {
+    uint64_t lo, hi, id;
+} xfer_rep_t;
+
+typedef struct {
+    uint64_t addr;
+    uint32_t op, width;
+    uint64_t a, b;
+} amo_req_t;
+
+/* Index of the registration containing addr, or -1. Caller holds the lock. */
+static long find_reg(uintptr_t addr)
+{
+    size_t lo = 0, hi = rg.n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (addr < rg.v[mid].lo)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    if (lo == 0)
+        return -1;
+    const reg_t *r = &rg.v[lo - 1];
+    return (addr >= r->lo && addr < r->hi) ? (long)(lo - 1) : -1;
+}
+
+/* Checks [addr, addr+len) against the registrations (id != 0: must be that registration). Caller holds
+ * the lock. */
+static rmc_status_t check_range(uintptr_t addr, size_t len, uint64_t id, const reg_t **out)
+{
+    long i = find_reg(addr);
+    if (i < 0 || (id && rg.v[i].id != id))
+        return RMC_ERR_NOT_REGION;
+    if (len > rg.v[i].hi - addr)
+        return RMC_ERR_BOUNDS;
+    *out = &rg.v[i];
+    return RMC_OK;
+}
+
+/* ---------------------------------------------------------------------- target side --- */
+
+static rmc_status_t h_get(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                          size_t *rlen, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    xfer_req_t q;
+    if (len != sizeof(q))
+        return RMC_ERR_ARG;
+    memcpy(&q, payload, sizeof(q));
+    if (q.len > cap - sizeof(xfer_rep_t) || cap < sizeof(xfer_rep_t))
+        return RMC_ERR_TOO_BIG;
+    if (q.total < q.len)
+        return RMC_ERR_ARG;
+    pthread_mutex_lock(&rg.lock);
+    const reg_t *r;
+    rmc_status_t st = check_range((uintptr_t)q.addr, (size_t)q.total, q.id, &r);
+    if (st == RMC_OK) {
+        xfer_rep_t d = {r->lo, r->hi, r->id};
+        memcpy(reply, &d, sizeof(d));
+        memcpy((char *)reply + sizeof(d), (const void *)(uintptr_t)q.addr, (size_t)q.len);
+        *rlen = sizeof(d) + (size_t)q.len;
+        RMCI_PSTAT_ADD(fallback_ops, 1);
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+static rmc_status_t h_put(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                          size_t *rlen, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    xfer_req_t q;
+    if (len < sizeof(q) || cap < sizeof(xfer_rep_t))
+        return RMC_ERR_ARG;
+    memcpy(&q, payload, sizeof(q));
+    if (q.len != len - sizeof(q) || q.total < q.len)
+        return RMC_ERR_ARG;
+    pthread_mutex_lock(&rg.lock);
+    const reg_t *r;
+    rmc_status_t st = check_range((uintptr_t)q.addr, (size_t)q.total, q.id, &r);
+    if (st == RMC_OK) {
+        memcpy((void *)(uintptr_t)q.addr, (const char *)payload + sizeof(q), (size_t)q.len);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        xfer_rep_t d = {r->lo, r->hi, r->id};
+        memcpy(reply, &d, sizeof(d));
+        *rlen = sizeof(d);
+        RMCI_PSTAT_ADD(fallback_ops, 1);
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                          size_t *rlen, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    amo_req_t q;
+    if (len != sizeof(q) || cap < 8)
+        return RMC_ERR_ARG;
+    memcpy(&q, payload, sizeof(q));
+    if ((q.width != 4 && q.width != 8) || q.addr % q.width)
+        return RMC_ERR_ALIGN;
+    pthread_mutex_lock(&rg.lock);
+    const reg_t *r;
+    rmc_status_t st = check_range((uintptr_t)q.addr, q.width, 0, &r);
+    if (st == RMC_OK) {
+        uint64_t old = rmci_cpu_amo((void *)(uintptr_t)q.addr, (int)q.op, (int)q.width, q.a, q.b);
+        memcpy(reply, &old, 8);
+        *rlen = 8;
+        RMCI_PSTAT_ADD(fallback_ops, 1);
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+/* ----------------------------------------------------------------------- origin side --- */
+
+static void store_fetched(void *p, int width, uint64_t v)
+{
+    if (!p)
+        return;
+    if (width == 4) {
+        uint32_t x = (uint32_t)v;
+        memcpy(p, &x, 4);
+    } else {
+        memcpy(p, &v, 8);
+    }
+}
+
+static rmc_status_t fin_amo(rmc_status_t st, const void *reply, size_t len, void *ptr, uint64_t width)
+{
+    if (st == RMC_OK) {
+        if (len != 8)
+            return RMC_ERR_INTERNAL;
+        uint64_t v;
+        memcpy(&v, reply, 8);
+        store_fetched(ptr, (int)width, v);
+    }
+    return st;
+}
+
+rmc_status_t rmci_reg_amo(int op, int width, void *dst, uint64_t a, uint64_t b, void *fetched, int rank,
+                          rmc_request_h *req)
+{
+    if (!rg.up)
+        return RMC_ERR_NOT_REGION;
+    if (rank == rmci.rank) {
+        pthread_mutex_lock(&rg.lock);
+        const reg_t *r;
+        rmc_status_t st = check_range((uintptr_t)dst, (size_t)width, 0, &r);
+        if (st == RMC_OK)
+            store_fetched(fetched, width, rmci_cpu_amo(dst, op, width, a, b));
+        pthread_mutex_unlock(&rg.lock);
+        return st;
+    }
+    amo_req_t q = {(uint64_t)(uintptr_t)dst, (uint32_t)op, (uint32_t)width, a, b};
+    if (req)
+        return rmci_am_call_nb(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, 8, fin_amo, fetched,
+                               (uint64_t)width, req);
+    uint64_t old = 0;
+    size_t rlen = 0;
+    rmc_status_t st = rmci_am_call(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, &old, 8, &rlen);
+    if (st == RMC_OK)
+        store_fetched(fetched, width, old);
+    return st;
+}
+
+/* One chunk to/from a peer. id 0: by address (learns the descriptor into *d). */
+static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n, size_t total, int rank,
+                               uint64_t id, xfer_rep_t *d, char *scratch)
+{
+    xfer_req_t q = {(uint64_t)raddr, (uint64_t)n, id, (uint64_t)total};
+    size_t rlen = 0;
+    rmc_status_t st;
+    if (kind == RMCI_CS_WRITE) {
+        st = rmci_am_call(rank, RMCI_AM_ID_REG_PUT, &q, sizeof(q), local, n, d, sizeof(*d), &rlen);
+        if (st == RMC_OK && rlen != sizeof(*d))
+            st = RMC_ERR_INTERNAL;
+    } else {
+        st = rmci_am_call(rank, RMCI_AM_ID_REG_GET, &q, sizeof(q), NULL, 0, scratch, sizeof(*d) + n,
+                          &rlen);
+        if (st == RMC_OK && rlen != sizeof(*d) + n)
+            st = RMC_ERR_INTERNAL;
+        if (st == RMC_OK) {
+            memcpy(d, scratch, sizeof(*d));
+            memcpy(local, scratch + sizeof(*d), n);
+        }
+    }
+    return st;
+}
+
+rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t bytes, int rank)
+{
+    if (!rg.up)
+        return RMC_ERR_NOT_REGION;
+    uintptr_t addr = (uintptr_t)remote;
+    if (rank == rmci.rank) {
+        pthread_mutex_lock(&rg.lock);
+        const reg_t *r;
+        rmc_status_t st = check_range(addr, bytes, 0, &r);
+        if (st == RMC_OK) {
+            if (kind == RMCI_CS_WRITE)
+                memmove((void *)addr, local, bytes);
+            else
+                memmove(local, (const void *)addr, bytes);
+        }
+        pthread_mutex_unlock(&rg.lock);
+        return st;
+    }
+    size_t chunk = rmci_am_max_payload() - sizeof(xfer_req_t); /* request and reply fit */
+    char *scratch = NULL;
+    if (kind != RMCI_CS_WRITE) {
+        scratch = malloc(sizeof(xfer_rep_t) + (bytes < chunk ? bytes : chunk));
+        if (!scratch)
+            return RMC_ERR_NOMEM;
+    }
+    uint64_t id = 0;
+    rmci_rc_ent_t *e = rmci_rc_find(&rg.cache, rank, addr);
+    if (e && bytes <= e->hi - addr) {
+        id = e->id;
+        RMCI_PSTAT_ADD(cache_hits, 1);
+    } else {
+        if (e) /* the cached range is too short: maybe stale, ask the target */
+            rmci_rc_remove(&rg.cache, rank, addr);
+        RMCI_PSTAT_ADD(cache_misses, 1);
+    }
+    rmc_status_t st = RMC_OK;
+    size_t done = 0;
+    int retried = 0;
+    while (done < bytes) {
+        size_t n = bytes - done < chunk ? bytes - done : chunk;
+        xfer_rep_t d;
+        st = xfer_chunk(kind, addr + done, (char *)local + done, n, bytes - done, rank, id, &d,
+                        scratch);
+        if (st == RMC_ERR_NOT_REGION && id != 0 && !retried) {
+            /* stale descriptor: the peer deregistered (and maybe re-registered) the range */
+            rmci_rc_remove(&rg.cache, rank, addr);
+            RMCI_PSTAT_ADD(cache_stale, 1);
+            id = 0;
+            retried = 1;
+            continue;
+        }
+        if (st != RMC_OK)
+            break;
+        if (id == 0) {
+            unsigned long long ev = rg.cache.evictions;
+            if (rmci_rc_insert(&rg.cache, rank, (uintptr_t)d.lo, (uintptr_t)d.hi, d.id))
+                id = d.id;
+            RMCI_PSTAT_ADD(cache_evictions, rg.cache.evictions - ev);
+        }
+        done += n;
+    }
+    free(scratch);
+    return st;
+}
+
+/* ------------------------------------------------------------------------- public API --- */
+
+rmc_status_t rmc_register(void *ptr, size_t len)
+{
+    RMCI_CHECK_INIT();
+    if (!rg.up)
+        return RMC_ERR_UNSUPPORTED;
+    RMCI_POLL();
+    if (!ptr || len == 0)
+        return RMC_ERR_ARG;
+    uintptr_t lo = (uintptr_t)ptr;
+    if (len > UINTPTR_MAX - lo)
+        return RMC_ERR_ARG;
+    uintptr_t hi = lo + len;
+    for (struct rmc_region *r = rmci.regions; r; r = r->next) {
+        uintptr_t b = r->bases[rmci.rank];
+        size_t s = r->sizes[rmci.rank];
+        if (s && lo < b + s && b < hi)
+            return RMC_ERR_STATE;
+    }
+    pthread_mutex_lock(&rg.lock);
+    rmc_status_t st = RMC_OK;
+    size_t at = 0;
+    while (at < rg.n && rg.v[at].lo < lo)
+        at++;
+    if ((at > 0 && rg.v[at - 1].hi > lo) || (at < rg.n && rg.v[at].lo < hi))
+        st = RMC_ERR_STATE;
+    if (st == RMC_OK && rg.n == rg.cap) {
+        size_t cap = rg.cap ? 2 * rg.cap : 16;
+        reg_t *v = realloc(rg.v, cap * sizeof(*v));
+        if (!v)
+            st = RMC_ERR_NOMEM;
+        else {
+            rg.v = v;
+            rg.cap = cap;
+        }
+    }
+    if (st == RMC_OK) {
+        memmove(&rg.v[at + 1], &rg.v[at], (rg.n - at) * sizeof(*rg.v));
+        rg.v[at].lo = lo;
+        rg.v[at].hi = hi;
+        rg.v[at].id = ++rg.next_id;
+        rg.n++;
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+rmc_status_t rmc_deregister(void *ptr)
+{
+    RMCI_CHECK_INIT();
+    if (!rg.up)
+        return RMC_ERR_UNSUPPORTED;
+    RMCI_POLL();
+    pthread_mutex_lock(&rg.lock);
+    long i = ptr ? find_reg((uintptr_t)ptr) : -1;
+    rmc_status_t st = RMC_ERR_NOT_FOUND;
+    if (i >= 0 && rg.v[i].lo == (uintptr_t)ptr) {
+        memmove(&rg.v[i], &rg.v[i + 1], (rg.n - (size_t)i - 1) * sizeof(*rg.v));
+        rg.n--;
+        st = RMC_OK;
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+rmc_status_t rmci_reg_init(void)
+{
+    memset(&rg, 0, sizeof(rg));
+    long cap = rmci_env_long("RMC_REGION_CACHE"); /* validated by rmci_progress_init */
+    if (cap < 1)
+        cap = 1;
+    if (rmci_rc_init(&rg.cache, (size_t)cap) != 0)
+        return RMC_ERR_NOMEM;
+    pthread_mutex_init(&rg.lock, NULL);
+    rmci_am_set_internal(RMCI_AM_ID_REG_GET, h_get, NULL);
+    rmci_am_set_internal(RMCI_AM_ID_REG_PUT, h_put, NULL);
+    rmci_am_set_internal(RMCI_AM_ID_REG_AMO, h_amo, NULL);
+    rg.up = 1;
+    return RMC_OK;
+}
+
+void rmci_reg_shutdown(void)
+{
+    if (!rg.up)
+        return;
+    rmci_rc_destroy(&rg.cache);
+    pthread_mutex_destroy(&rg.lock);
+    free(rg.v);
+    memset(&rg, 0, sizeof(rg));
+}

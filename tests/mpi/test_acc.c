@@ -1,0 +1,270 @@
+/* Typed accumulate: every type, scale 1 and a non-trivial scale (complex scales for the complex
+ * types), strided (random 1..7-level patches, offsets, strides), 2-D, vector and contiguous forms,
+ * blocking / nb with request / nb implicit, every strided method forced in turn, against a local
+ * reference (mirror of the target kept by its only writer). A get right after an accumulate (no
+ * fence) sees it; after a barrier the target's own memory equals the mirror. Values are small
+ * integers, so float results are exact too. */
+#include "mpitest.h"
+#include "test_strided_util.h"
+
+#define REG (32 * 1024)
+#define LB  (32 * 1024)
+
+static const rmc_strided_method_t methods[] = {RMC_STRIDED_AUTO, RMC_STRIDED_DATATYPE,
+                                               RMC_STRIDED_LIST, RMC_STRIDED_PACK};
+static int me, np;
+
+static int setup(void **state)
+{
+    me = mpitest_rank_;
+    np = mpitest_nranks_;
+    return mpitest_setup_rmc(state);
+}
+
+static int note(int *ok, const char *what, rmc_acc_type_t t, int which, int m, int it)
+{
+    if (*ok)
+        fprintf(stderr, "[rank %d] acc %s: type %d scale#%d method %s iteration %d\n", me, what,
+                (int)t, which, rmc_strided_method_name((rmc_strided_method_t)m), it);
+    *ok = 0;
+    return 0;
+}
+
+/* Completes an op issued in `mode` (0 blocking, 1 request, 2 implicit). */
+static rmc_status_t finish(int mode, rmc_request_h *q, int tgt)
+{
+    if (mode == 1)
+        return rmc_wait(q);
+    if (mode == 2)
+        return rmc_fence(tgt);
+    return RMC_OK;
+}
+
+static void run_acc(int shift)
+{
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(REG, bases, &reg));
+    int tgt = (me + shift) % np, from = (me - shift % np + np) % np;
+    char *mirror = calloc(1, REG), *src = aligned_alloc(64, LB), *whole = aligned_alloc(64, REG);
+    int ok = 1;
+    trng_t r;
+    trng_seed(&r, 31u + (unsigned)me * 7u + (unsigned)shift);
+    int nit = np <= 2 ? 5 : 2;
+    for (int ti = 0; ti < TACC_NTYPES; ti++) {
+        rmc_acc_type_t t = tacc_types[ti];
+        size_t es = rmc_acc_type_size(t), al = tacc_align(t);
+        for (int which = 0; which < 2; which++) {
+            const void *scale = tscale(t, which);
+            for (int mi = 0; mi < 4; mi++) {
+                MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+                for (int it = 0; it < nit && ok; it++) {
+                    int levels = 1 + (it + mi + ti) % 7;
+                    int mode = (it + which) % 3;
+                    tdesc_t td;
+                    tdesc_random(&r, levels, es, al, REG / 2, &td);
+                    tfill_values(t, src, LB, &r);
+                    size_t soff = al * (size_t)trng_range(&r, 0, (long)((LB - td.sext) / al));
+                    size_t doff = al * (size_t)trng_range(&r, 0, (long)((REG - td.dext) / al));
+                    rmc_request_h q = RMC_REQUEST_NULL;
+                    rmc_status_t st;
+                    char *rd = (char *)bases[tgt] + doff;
+                    if (mode == 0)
+                        st = rmc_acc_strided(t, which ? scale : NULL, src + soff, td.sstr, rd,
+                                             td.dstr, td.count, levels, tgt);
+                    else
+                        st = rmc_acc_strided_nb(t, scale, src + soff, td.sstr, rd, td.dstr,
+                                                td.count, levels, tgt, mode == 1 ? &q : NULL);
+                    if (st == RMC_OK)
+                        st = finish(mode, &q, tgt);
+                    if (st != RMC_OK) {
+                        fprintf(stderr, "[rank %d] %s\n", me, rmc_status_string(st));
+                        note(&ok, "strided status", t, which, methods[mi], it);
+                    }
+                    tref_acc(t, scale, mirror + doff, src + soff, &td);
+                    memset(src, 0x7f, LB);
+
+                    /* contiguous accumulate of a random range */
+                    size_t n = (size_t)trng_range(&r, 1, 300);
+                    size_t coff = al * (size_t)trng_range(&r, 0, (long)((REG - n * es) / al));
+                    tfill_values(t, src, n * es, &r);
+                    if (it % 2)
+                        st = rmc_acc(t, scale, src, (char *)bases[tgt] + coff, n * es, tgt);
+                    else {
+                        st = rmc_acc_nb(t, scale, src, (char *)bases[tgt] + coff, n * es, tgt, &q);
+                        if (st == RMC_OK)
+                            st = rmc_wait(&q);
+                    }
+                    if (st != RMC_OK)
+                        note(&ok, "contiguous status", t, which, methods[mi], it);
+                    for (size_t i = 0; i < n; i++)
+                        tref_acc_elem(t, scale, mirror + coff + i * es, src + i * es);
+
+                    /* a get right after (no fence) sees both */
+                    if (rmc_get(bases[tgt], whole, REG, tgt) != RMC_OK ||
+                        !values_equal(t, whole, mirror, REG))
+                        note(&ok, "get after acc", t, which, methods[mi], it);
+                }
+            }
+        }
+        /* after a barrier the owner sees every update; then the owner clears its memory so the
+         * next type starts from zero */
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_Sendrecv(mirror, REG, MPI_BYTE, tgt, 9, whole, REG, MPI_BYTE, from, 9, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        MPI_CHECK_ALL(values_equal(t, whole, bases[me], REG));
+        memset(bases[me], 0, REG);
+        memset(mirror, 0, REG);
+        MPI_CHECK_OK(rmc_barrier());
+    }
+    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_region_free(reg));
+    free(mirror);
+    free(src);
+    free(whole);
+}
+
+static void test_acc_neighbor(void **s)
+{
+    (void)s;
+    run_acc(1);
+}
+
+static void test_acc_self(void **s)
+{
+    (void)s;
+    run_acc(np);
+}
+
+/* 2-D and vector accumulate of doubles and complex floats, every method; then visible to the owner
+ * after a barrier. */
+static void test_acc_2d_vector(void **s)
+{
+    (void)s;
+    enum { N = 48 };
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(N * N * 16, bases, &reg));
+    int tgt = (me + 1) % np, from = (me - 1 + np) % np;
+    char *mirror = calloc(N * N, 16), *src = aligned_alloc(64, N * N * 16);
+    char *whole = aligned_alloc(64, N * N * 16);
+    int ok = 1;
+    trng_t r;
+    trng_seed(&r, 4242u + (unsigned)me);
+    static const rmc_acc_type_t types[2] = {RMC_ACC_DOUBLE, RMC_ACC_COMPLEX_FLOAT};
+    for (int ti = 0; ti < 2; ti++) {
+        rmc_acc_type_t t = types[ti];
+        size_t es = rmc_acc_type_size(t);
+        const void *scale = tscale(t, 1);
+        for (int mi = 0; mi < 4; mi++) {
+            MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+            for (int it = 0; it < (np <= 2 ? 6 : 2); it++) {
+                size_t rows = (size_t)trng_range(&r, 1, N), cols = (size_t)trng_range(&r, 1, N);
+                size_t r0 = (size_t)trng_range(&r, 0, (long)(N - rows));
+                size_t c0 = (size_t)trng_range(&r, 0, (long)(N - cols));
+                tfill_values(t, src, rows * cols * es, &r);
+                char *rp = (char *)bases[tgt] + (r0 * N + c0) * es;
+                rmc_request_h q = RMC_REQUEST_NULL;
+                rmc_status_t st;
+                if (it % 2)
+                    st = rmc_acc_2d(t, scale, src, cols * es, rp, N * es, rows, cols * es, tgt);
+                else {
+                    st = rmc_acc_2d_nb(t, scale, src, cols * es, rp, N * es, rows, cols * es, tgt,
+                                       &q);
+                    if (st == RMC_OK)
+                        st = rmc_wait(&q);
+                }
+                if (st != RMC_OK)
+                    note(&ok, "2d status", t, 1, methods[mi], it);
+                for (size_t i = 0; i < rows; i++)
+                    for (size_t j = 0; j < cols; j++)
+                        tref_acc_elem(t, scale, mirror + ((r0 + i) * N + c0 + j) * es,
+                                      src + (i * cols + j) * es);
+                /* vector: every other element of a few rows, as segments of 1..3 elements */
+                int nseg = (int)trng_range(&r, 1, 40);
+                size_t segel = (size_t)trng_range(&r, 1, 3);
+                void *sp[40], *dp[40];
+                tfill_values(t, src, (size_t)nseg * segel * es, &r);
+                for (int i = 0; i < nseg; i++) {
+                    sp[i] = src + (size_t)i * segel * es;
+                    dp[i] = (char *)bases[tgt] + (size_t)i * (segel + 1 + (size_t)(it % 3)) * es;
+                }
+                rmc_iov_t iov = {sp, dp, nseg, segel * es};
+                if (it % 3 == 0)
+                    st = rmc_acc_vector(t, scale, &iov, 1, tgt);
+                else {
+                    st = rmc_acc_vector_nb(t, scale, &iov, 1, tgt, it % 3 == 1 ? &q : NULL);
+                    if (st == RMC_OK)
+                        st = it % 3 == 1 ? rmc_wait(&q) : rmc_fence(tgt);
+                }
+                if (st != RMC_OK)
+                    note(&ok, "vector status", t, 1, methods[mi], it);
+                for (int i = 0; i < nseg; i++)
+                    for (size_t e = 0; e < segel; e++)
+                        tref_acc_elem(t, scale,
+                                      mirror + ((char *)dp[i] - (char *)bases[tgt]) + e * es,
+                                      (char *)sp[i] + e * es);
+                if (rmc_get(bases[tgt], whole, N * N * 16, tgt) != RMC_OK ||
+                    !values_equal(t, whole, mirror, N * N * 16))
+                    note(&ok, "get after 2d/vector acc", t, 1, methods[mi], it);
+            }
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_Sendrecv(mirror, N * N * 16, MPI_BYTE, tgt, 10, whole, N * N * 16, MPI_BYTE, from, 10,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_CHECK_ALL(values_equal(t, whole, bases[me], N * N * 16));
+        MPI_CHECK_OK(rmc_barrier());
+        memset(mirror, 0, N * N * 16);
+        memset(bases[me], 0, N * N * 16);
+        MPI_CHECK_OK(rmc_barrier());
+    }
+    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_region_free(reg));
+    free(mirror);
+    free(src);
+    free(whole);
+}
+
+/* The accumulate mechanism in force (lock vs MPI) matches the node layout, and the counters say
+ * which served the operations. */
+static void test_acc_mechanism(void **s)
+{
+    (void)s;
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(1024, bases, &reg));
+    int tgt = (me + 1) % np;
+    double v[16];
+    for (int i = 0; i < 16; i++)
+        v[i] = 1.0;
+    rmc_strided_stats_t a, b;
+    MPI_CHECK_OK(rmc_strided_stats(&a));
+    MPI_CHECK_OK(rmc_acc(RMC_ACC_DOUBLE, NULL, v, bases[tgt], sizeof v, tgt));
+    MPI_CHECK_OK(rmc_acc(RMC_ACC_DOUBLE, NULL, v, bases[me], sizeof v, me));
+    MPI_CHECK_OK(rmc_strided_stats(&b));
+    if (rmc_node_count() == 1)
+        MPI_CHECK_ALL(b.lock_acc_ops == a.lock_acc_ops + 2 && b.mpi_acc_ops == a.mpi_acc_ops);
+    else
+        MPI_CHECK_ALL(b.mpi_acc_ops == a.mpi_acc_ops + 2 && b.lock_acc_ops == a.lock_acc_ops);
+    MPI_CHECK_OK(rmc_barrier());
+    double *mine = bases[me];
+    int good = 1;
+    for (int i = 0; i < 16; i++)
+        good &= mine[i] == 2.0;
+    MPI_CHECK_ALL(good);
+    MPI_CHECK_ALL(rmc_strided_stats(NULL) == RMC_ERR_ARG);
+    MPI_CHECK_OK(rmc_region_free(reg));
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_acc_neighbor),
+        cmocka_unit_test(test_acc_self),
+        cmocka_unit_test(test_acc_2d_vector),
+        cmocka_unit_test(test_acc_mechanism),
+    };
+    return MPITEST_RUN("typed accumulate", tests, setup, mpitest_teardown_rmc);
+}

@@ -1,0 +1,420 @@
+/* Remote atomics: every operation, all ranks on one word and on many words, blocking and
+ * non-blocking, in every AMO mode / progress-thread configuration (amotest_cfgs); bad input. */
+#include <time.h>
+#include "test_amo_util.h"
+
+#define WORDS 8 /* words per rank in the "many locations" tests (4 above 2 ranks) */
+
+typedef struct layout {
+    rmc_region_h r;
+    void **b; /* per-rank base */
+} layout_t;
+
+static void alloc_region(layout_t *l, size_t bytes)
+{
+    l->b = calloc((size_t)mpitest_nranks_, sizeof(void *));
+    MPI_CHECK_OK(rmc_region_alloc(bytes, l->b, &l->r));
+}
+
+static void free_region(layout_t *l)
+{
+    MPI_CHECK_OK(rmc_region_free(l->r));
+    free(l->b);
+}
+
+static int64_t *w64(layout_t *l, int rank, int i)
+{
+    return (int64_t *)l->b[rank] + i;
+}
+
+/* All ranks fetch-and-add 1 on one word (hosted by each rank in turn): tickets are a permutation and
+ * the final value exact; then the same with int32. */
+static void hammer_one(void)
+{
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    int k = amotest_iters(300);
+    layout_t l;
+    alloc_region(&l, 64);
+    int64_t *tickets = malloc((size_t)k * sizeof(int64_t));
+    for (int host = 0; host < n; host++) {
+        MPI_CHECK_OK(rmc_barrier());
+        rmc_status_t st = RMC_OK;
+        for (int i = 0; i < k && st == RMC_OK; i++)
+            st = rmc_amo_fetch_add_i64(w64(&l, host, 0), 1, &tickets[i], host);
+        /* int32 word next to it, counting down */
+        int32_t f32 = 0, prev = INT32_MAX;
+        int mono = 1;
+        for (int i = 0; i < k && st == RMC_OK; i++) {
+            st = rmc_amo_fetch_add_i32((int32_t *)l.b[host] + 2, -1, &f32, host);
+            if (f32 >= prev) /* this rank's own fetches strictly decrease */
+                mono = 0;
+            prev = f32;
+        }
+        /* without a progress thread, peers are served only inside RMC calls: leave the
+         * communication phase through rmc_barrier before any plain MPI collective (the checks) */
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(st);
+        MPI_CHECK_ALL(mono);
+        MPI_CHECK_ALL(amotest_is_permutation(tickets, k));
+        int64_t fin = -1;
+        int32_t fin32 = 0;
+        st = rmc_amo_load_i64(w64(&l, host, 0), &fin, host);
+        st = rmc_amo_load_i32((int32_t *)l.b[host] + 2, &fin32, host);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(st);
+        MPI_CHECK_ALL(fin == (int64_t)k * n);
+        MPI_CHECK_ALL(fin32 == -k * n);
+        if (me == host)
+            MPI_CHECK_ALL(*w64(&l, host, 0) == (int64_t)k * n);
+        else
+            MPI_CHECK_ALL(1);
+    }
+    free(tickets);
+    free_region(&l);
+}
+
+/* Every rank applies every operation to every word of every rank. */
+static void many_locations(void)
+{
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    layout_t l;
+    /* per rank: WORDS blocks of 8 int64: [0] add, [1] or, [2] and, [3] xor, [4] swap, [5] cas counter,
+     * [6] cas claim, [7] int32 pair (add_i32 in low, xor_u32 in high) */
+    alloc_region(&l, WORDS * 64);
+    for (int w = 0; w < WORDS; w++) {
+        *w64(&l, me, w * 8 + 2) = -1;      /* and: all ones */
+        *w64(&l, me, w * 8 + 6) = -1;      /* cas claim: free */
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    int kc = amotest_iters(12);
+    int64_t *swapped = calloc((size_t)n * WORDS, sizeof(int64_t));
+    int64_t *claims = calloc((size_t)n * WORDS, sizeof(int64_t));
+    rmc_status_t st = RMC_OK;
+    int ok = 1;
+    int words = n <= 2 ? WORDS : WORDS / 2;
+    for (int t0 = 0; t0 < n && st == RMC_OK; t0++) {
+        int t = (t0 + me) % n; /* spread the load */
+        for (int w = 0; w < words && st == RMC_OK; w++) {
+            int64_t *blk = w64(&l, t, w * 8);
+            int64_t f;
+            uint64_t fu;
+            uint32_t fu32;
+            int32_t f32;
+            if ((st = rmc_amo_add_i64(&blk[0], me + 1, t)) != RMC_OK)
+                break;
+            if ((st = rmc_amo_fetch_or_u64(&blk[1], 1ull << (me + 32), &fu, t)) != RMC_OK)
+                break;
+            ok &= !(fu & (1ull << (me + 32)));
+            if ((st = rmc_amo_fetch_and_u64(&blk[2], ~(1ull << me), &fu, t)) != RMC_OK)
+                break;
+            ok &= (fu & (1ull << me)) != 0;
+            if ((st = rmc_amo_fetch_xor_u64(&blk[3], 3ull << (2 * me), &fu, t)) != RMC_OK)
+                break;
+            if ((st = rmc_amo_swap_i64(&blk[4], me + 1, &swapped[t * WORDS + w], t)) != RMC_OK)
+                break;
+            for (int i = 0; i < kc && st == RMC_OK; i++) { /* increment by CAS loop */
+                int64_t cur;
+                st = rmc_amo_load_i64(&blk[5], &cur, t);
+                while (st == RMC_OK) {
+                    st = rmc_amo_cas_i64(&blk[5], cur, cur + 1, &f, t);
+                    if (f == cur)
+                        break;
+                    cur = f;
+                }
+            }
+            if (st != RMC_OK)
+                break;
+            if ((st = rmc_amo_cas_i64(&blk[6], -1, me, &claims[t * WORDS + w], t)) != RMC_OK)
+                break;
+            int32_t *p32 = (int32_t *)&blk[7];
+            if ((st = rmc_amo_add_i32(&p32[0], 2 * (me + 1), t)) != RMC_OK)
+                break;
+            if ((st = rmc_amo_fetch_xor_u32((uint32_t *)&p32[1], 1u << me, &fu32, t)) != RMC_OK)
+                break;
+            ok &= !(fu32 & (1u << me));
+            if ((st = rmc_amo_fetch_add_i32(&p32[0], 0, &f32, t)) != RMC_OK)
+                break;
+            ok &= f32 >= 2 * (me + 1);
+        }
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(st);
+    MPI_CHECK_ALL(ok);
+    /* the host checks its words */
+    int64_t sum = (int64_t)n * (n + 1) / 2;
+    uint64_t ormask = 0, andmask = ~0ull, xormask = 0;
+    uint32_t xor32 = 0;
+    for (int r = 0; r < n; r++) {
+        ormask |= 1ull << (r + 32);
+        andmask &= ~(1ull << r);
+        xormask ^= 3ull << (2 * r);
+        xor32 ^= 1u << r;
+    }
+    ok = 1;
+    for (int w = 0; w < words; w++) {
+        int64_t *blk = w64(&l, me, w * 8);
+        ok &= blk[0] == sum;
+        ok &= (uint64_t)blk[1] == ormask;
+        ok &= (uint64_t)blk[2] == andmask;
+        ok &= (uint64_t)blk[3] == xormask;
+        ok &= blk[5] == (int64_t)kc * n;
+        ok &= blk[6] >= 0 && blk[6] < n;
+        int32_t *p32 = (int32_t *)&blk[7];
+        ok &= p32[0] == 2 * (int32_t)sum;
+        ok &= (uint32_t)p32[1] == xor32;
+    }
+    MPI_CHECK_ALL(ok);
+    /* swap chains: per word, the fetched values of all ranks plus the final value are {0, 1..n};
+     * cas claims: exactly one rank saw -1, and it is the recorded winner */
+    int64_t *allsw = malloc((size_t)n * n * WORDS * sizeof(int64_t));
+    int64_t *allcl = malloc((size_t)n * n * WORDS * sizeof(int64_t));
+    MPI_Allgather(swapped, n * WORDS, MPI_INT64_T, allsw, n * WORDS, MPI_INT64_T, MPI_COMM_WORLD);
+    MPI_Allgather(claims, n * WORDS, MPI_INT64_T, allcl, n * WORDS, MPI_INT64_T, MPI_COMM_WORLD);
+    ok = 1;
+    for (int w = 0; w < words; w++) {
+        int64_t *blk = w64(&l, me, w * 8);
+        int cnt[64] = {0};
+        cnt[blk[4]]++;
+        int winners = 0, winner = -1;
+        for (int r = 0; r < n; r++) {
+            int64_t v = allsw[(size_t)r * n * WORDS + me * WORDS + w];
+            if (v < 0 || v > n)
+                ok = 0;
+            else
+                cnt[v]++;
+            if (allcl[(size_t)r * n * WORDS + me * WORDS + w] == -1) {
+                winners++;
+                winner = r;
+            }
+        }
+        for (int v = 0; v <= n; v++)
+            ok &= cnt[v] == 1;
+        ok &= winners == 1 && blk[6] == winner;
+    }
+    MPI_CHECK_ALL(ok);
+    free(allsw);
+    free(allcl);
+    free(swapped);
+    free(claims);
+    free_region(&l);
+}
+
+/* Non-blocking: many fetch-adds in flight from every rank to every rank, tickets per host form a
+ * permutation; non-blocking cas / swap / add complete with the right results. */
+static void nonblocking(void)
+{
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    int k = amotest_iters(96);
+    layout_t l;
+    alloc_region(&l, 64);
+    int64_t *t = malloc((size_t)k * n * sizeof(int64_t));
+    rmc_request_h *rq = calloc((size_t)k * n, sizeof(rmc_request_h));
+    rmc_status_t st = RMC_OK;
+    for (int i = 0; i < k && st == RMC_OK; i++)
+        for (int h = 0; h < n && st == RMC_OK; h++)
+            st = rmc_amo_fetch_add_i64_nb(w64(&l, h, 0), 1, &t[h * k + i], h, &rq[h * k + i]);
+    rmc_status_t sw = rmc_wait_all(rq, (size_t)k * n);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(st);
+    MPI_CHECK_OK(sw);
+    for (int h = 0; h < n; h++)
+        MPI_CHECK_ALL(amotest_is_permutation(&t[h * k], k));
+    MPI_CHECK_ALL(*w64(&l, me, 0) == (int64_t)k * n);
+    /* other non-blocking forms to the right neighbour */
+    int right = (me + 1) % n;
+    int64_t f1 = 7, f2 = 7;
+    int32_t f3 = 7;
+    uint32_t f4 = 7;
+    rmc_request_h q[5];
+    rmc_status_t s5[5];
+    s5[0] = rmc_amo_swap_i64_nb(w64(&l, right, 1), 100 + me, &f1, right, &q[0]);
+    s5[1] = rmc_amo_cas_i64_nb(w64(&l, right, 2), 0, 200 + me, &f2, right, &q[1]);
+    s5[2] = rmc_amo_cas_i32_nb((int32_t *)w64(&l, right, 3), 5, 9, &f3, right, &q[2]);
+    s5[3] = rmc_amo_fetch_or_u32_nb((uint32_t *)w64(&l, right, 4), 0x10, &f4, right, &q[3]);
+    s5[4] = rmc_amo_add_i64_nb(w64(&l, right, 5), 42, right, &q[4]);
+    int done = 0;
+    rmc_status_t stt = RMC_OK;
+    for (int spins = 0; !done && stt == RMC_OK && spins < 10000000; spins++)
+        stt = rmc_test(&q[0], &done); /* rmc_test keeps serving peers */
+    sw = rmc_wait_all(&q[1], 4);
+    MPI_CHECK_OK(rmc_barrier());
+    for (int i = 0; i < 5; i++)
+        MPI_CHECK_OK(s5[i]);
+    MPI_CHECK_OK(stt);
+    MPI_CHECK_OK(sw);
+    MPI_CHECK_ALL(done && q[0] == RMC_REQUEST_NULL);
+    MPI_CHECK_ALL(f1 == 0 && f2 == 0 && f3 == 0 && f4 == 0);
+    int left = (me + n - 1) % n;
+    MPI_CHECK_ALL(*w64(&l, me, 1) == 100 + left && *w64(&l, me, 2) == 200 + left);
+    MPI_CHECK_ALL(*(int32_t *)w64(&l, me, 3) == 0 && *(uint32_t *)w64(&l, me, 4) == 0x10);
+    MPI_CHECK_ALL(*w64(&l, me, 5) == 42);
+    free(t);
+    free(rq);
+    free_region(&l);
+}
+
+/* One configuration: all ranks on one word, on many words, non-blocking. */
+static void run_cfg(int i)
+{
+    double t0 = MPI_Wtime();
+    amotest_init(&amotest_cfgs[i]);
+    double t1 = MPI_Wtime();
+    hammer_one();
+    double t2 = MPI_Wtime();
+    many_locations();
+    double t3 = MPI_Wtime();
+    nonblocking();
+    double t4 = MPI_Wtime();
+    amotest_done();
+    if (getenv("RMC_TEST_TIMING") && mpitest_rank_ == 0)
+        fprintf(stderr, "cfg %s/%s: init %.2f hammer %.2f many %.2f nb %.2f fin %.2f s\n",
+                amotest_cfgs[i].amo, amotest_cfgs[i].thread, t1 - t0, t2 - t1, t3 - t2, t4 - t3,
+                MPI_Wtime() - t4);
+}
+
+static void test_mpi_nothread(void **state)
+{
+    (void)state;
+    run_cfg(0);
+}
+
+static void test_thread_nothread(void **state)
+{
+    (void)state;
+    run_cfg(1);
+}
+
+static void test_thread_thread(void **state)
+{
+    (void)state;
+    run_cfg(2);
+}
+
+static void test_mpi_thread(void **state)
+{
+    (void)state;
+    if (mpitest_nranks_ <= 2) /* MPI atomics + thread: 2-rank runs only (both node modes) */
+        run_cfg(3);
+}
+
+/* A region created just now is unknown to the target's progress thread until the target's main
+ * thread next enters RMC: the thread hands such requests to the main thread (deferred), which serves
+ * them in its next RMC call. Rank 0 stays out of RMC for 100 ms after the allocation. */
+static void test_deferred(void **state)
+{
+    (void)state;
+    amotest_init(&amotest_cfgs[2]); /* thread mode, progress thread */
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    int remote = rmc_same_node(0) == 0;
+    rmc_progress_stats_t s0, s1;
+    MPI_CHECK_OK(rmc_progress_stats(&s0));
+    layout_t l;
+    l.b = calloc((size_t)n, sizeof(void *));
+    rmc_status_t sa = rmc_region_alloc(64, l.b, &l.r); /* no MPI check here: rank 0 must not poll */
+    rmc_status_t st = RMC_OK;
+    int64_t f = -1;
+    if (me == 0) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    } else if (sa == RMC_OK) {
+        st = rmc_amo_fetch_add_i64(l.b[0], 1, &f, 0);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(sa);
+    MPI_CHECK_OK(st);
+    MPI_CHECK_OK(rmc_progress_stats(&s1));
+    MPI_CHECK_ALL(me != 0 || *w64(&l, 0, 0) == n - 1);
+    /* rank 0 deferred every request of a remote rank (its thread could not know the region) */
+    int remote_peers = 0;
+    for (int r = 1; r < n; r++)
+        remote_peers += rmc_same_node(r) == 0;
+    MPI_CHECK_ALL(me != 0 || s1.am_deferred - s0.am_deferred == (unsigned long long)remote_peers);
+    (void)remote;
+    free_region(&l);
+    amotest_done();
+}
+
+/* Bad input: clear status, nothing changed. */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    for (size_t ci = 0; ci < 2; ci++) {
+        amotest_init(&amotest_cfgs[ci]);
+        int n = mpitest_nranks_, me = mpitest_rank_;
+        int peer = (me + 1) % n;
+        layout_t l;
+        alloc_region(&l, 12); /* 12 bytes: an int64 at +8 crosses the end */
+        *(int32_t *)l.b[me] = 11;
+        *((int32_t *)l.b[me] + 1) = 22;
+        *((int32_t *)l.b[me] + 2) = 33;
+        MPI_CHECK_OK(rmc_barrier());
+        char *pb = l.b[peer];
+        int64_t f = 5;
+        int32_t f32 = 5;
+        int64_t stackword = 0;
+        rmc_request_h rq = (rmc_request_h)0x1;
+        /* collect, then leave the phase through rmc_barrier before the (MPI) checks */
+        int ok = 1;
+        ok &= rmc_amo_fetch_add_i64(pb + 4, 1, &f, peer) == RMC_ERR_ALIGN;
+        ok &= rmc_amo_fetch_add_i32(pb + 2, 1, &f32, peer) == RMC_ERR_ALIGN;
+        ok &= rmc_amo_cas_i64(pb + 1, 0, 1, &f, peer) == RMC_ERR_ALIGN;
+        ok &= rmc_amo_add_i64_nb(pb + 4, 1, peer, &rq) == RMC_ERR_ALIGN;
+        ok &= rq == RMC_REQUEST_NULL;
+        ok &= rmc_amo_fetch_add_i64(pb + 8, 1, &f, peer) == RMC_ERR_BOUNDS;
+        ok &= rmc_amo_fetch_add_i64(pb, 1, NULL, peer) == RMC_ERR_ARG;
+        ok &= rmc_amo_fetch_add_i64_nb(pb, 1, &f, peer, NULL) == RMC_ERR_ARG;
+        ok &= rmc_amo_fetch_add_i64(pb, 1, &f, n) == RMC_ERR_RANK;
+        ok &= rmc_amo_swap_i32(pb, 1, &f32, -1) == RMC_ERR_RANK;
+        int bad1 = rmc_amo_fetch_add_i64(&stackword, 1, &f, peer) == RMC_ERR_NOT_REGION;
+        int bad2 = rmc_amo_fetch_add_i64(&stackword, 1, &f, me) == RMC_ERR_NOT_REGION;
+        int bad3 = rmc_amo_add_i32(NULL, 1, peer) == RMC_ERR_NOT_REGION;
+        rmc_request_h rq2 = (rmc_request_h)0x1;
+        int bad4 = rmc_amo_fetch_add_i64_nb(&stackword, 1, &f, peer, &rq2) == RMC_OK;
+        int bad5 = rmc_wait(&rq2) == RMC_ERR_NOT_REGION && rq2 == RMC_REQUEST_NULL;
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_ALL(bad1 && bad2 && bad3 && bad4 && bad5);
+        MPI_CHECK_ALL(f == 5 && f32 == 5 && stackword == 0);
+        MPI_CHECK_ALL(*(int32_t *)l.b[me] == 11 && *((int32_t *)l.b[me] + 1) == 22 &&
+                      *((int32_t *)l.b[me] + 2) == 33);
+        free_region(&l);
+        amotest_done();
+    }
+    /* not initialized */
+    int64_t f;
+    MPI_CHECK_ALL(rmc_amo_fetch_add_i64(&f, 1, &f, 0) == RMC_ERR_NOT_INIT);
+    MPI_CHECK_ALL(rmc_amo_mode() == RMC_AMO_MODE_NONE);
+}
+
+/* Modes must agree; auto follows its rule; a bad value is refused. */
+static void test_mode_selection(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    setenv("RMC_AMO", mpitest_rank_ == 0 ? "mpi" : "thread", 1);
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized());
+    setenv("RMC_AMO", "bogus", 1);
+    st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized());
+    setenv("RMC_AMO", "auto", 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int thread = rmc_progress_thread_active(), all = 0;
+    MPI_Allreduce(&thread, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    rmc_amo_mode_t want =
+        (rmc_node_count() == 1 || all) ? RMC_AMO_MODE_THREAD : RMC_AMO_MODE_MPI;
+    MPI_CHECK_ALL(rmc_amo_mode() == want);
+    MPI_CHECK_OK(rmc_finalize());
+    unsetenv("RMC_AMO");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mpi_nothread), cmocka_unit_test(test_thread_nothread),
+        cmocka_unit_test(test_thread_thread), cmocka_unit_test(test_mpi_thread),
+        cmocka_unit_test(test_deferred),     cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_mode_selection),
+    };
+    return MPITEST_RUN("amo", tests, NULL, NULL);
+}

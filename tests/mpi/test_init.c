@@ -1,0 +1,324 @@
+/* rmc_init / rmc_finalize, topology (real and emulated nodes), calls before init and after
+ * finalize, re-initialization, sub-communicators. MPI is initialized by the test harness, so
+ * rmc_finalize must leave it running. */
+#include "mpitest.h"
+
+/* Every entry point that needs an initialized RMC says so (and changes nothing). */
+static int check_not_init(void)
+{
+    int ok = 1;
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "[rank %d] not-init check failed: %s\n", mpitest_rank_, #c);           \
+            ok = 0;                                                                                \
+        }                                                                                          \
+    } while (0)
+    char buf[16] = "unchanged-bytes";
+    EXPECT(rmc_initialized() == 0);
+    EXPECT(rmc_rank() == -1);
+    EXPECT(rmc_nranks() == -1);
+    EXPECT(rmc_node_rank() == -1);
+    EXPECT(rmc_node_size() == -1);
+    EXPECT(rmc_node_count() == -1);
+    EXPECT(rmc_same_node(0) == -1);
+    EXPECT(rmc_region_count() == 0);
+    rmc_topology_t t;
+    EXPECT(rmc_topology(&t) == RMC_ERR_NOT_INIT);
+    rmc_comm_stats_t s;
+    EXPECT(rmc_comm_stats(&s) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_barrier() == RMC_ERR_NOT_INIT);
+    rmc_region_h h = (rmc_region_h)buf;
+    void *bases[64];
+    EXPECT(rmc_region_alloc(64, bases, &h) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_region_free(h) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_region_base(h, 0, NULL, NULL) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_put(buf, buf, 8, 0) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_get(buf, buf, 8, 0) == RMC_ERR_NOT_INIT);
+    rmc_request_h q = (rmc_request_h)buf;
+    EXPECT(rmc_put_nb(buf, buf, 8, 0, &q) == RMC_ERR_NOT_INIT);
+    EXPECT(q == RMC_REQUEST_NULL);
+    q = (rmc_request_h)buf;
+    EXPECT(rmc_get_nb(buf, buf, 8, 0, &q) == RMC_ERR_NOT_INIT);
+    EXPECT(q == RMC_REQUEST_NULL);
+    EXPECT(rmc_put_nb(buf, buf, 8, 0, NULL) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_get_nb(buf, buf, 8, 0, NULL) == RMC_ERR_NOT_INIT);
+    q = (rmc_request_h)buf; /* never dereferenced when not initialized */
+    EXPECT(rmc_wait(&q) == RMC_ERR_NOT_INIT);
+    int done = 7;
+    EXPECT(rmc_test(&q, &done) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_wait_all(&q, 1) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_fence(0) == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_fence_all() == RMC_ERR_NOT_INIT);
+    EXPECT(rmc_finalize() == RMC_ERR_NOT_INIT);
+    EXPECT(memcmp(buf, "unchanged-bytes", 16) == 0);
+    EXPECT(rmc_initialized() == 0);
+#undef EXPECT
+    return ok;
+}
+
+/* Ring through a fresh region: each rank puts a pattern into the next rank's part, everyone
+ * checks what arrived and gets its own data back. */
+static void ring_check(unsigned salt)
+{
+    int me = rmc_rank(), n = rmc_nranks();
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+    const size_t len = 300 + salt % 7;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h r;
+    MPI_CHECK_OK(rmc_region_alloc(len, bases, &r));
+    unsigned char src[512], back[512];
+    for (size_t j = 0; j < len; j++)
+        src[j] = mpitest_pat(me, j, salt);
+    MPI_CHECK_OK(rmc_put(src, bases[next], len, next));
+    MPI_CHECK_OK(rmc_barrier());
+    const unsigned char *mine = bases[me];
+    int ok = 1;
+    for (size_t j = 0; j < len; j++)
+        ok &= mine[j] == mpitest_pat(prev, j, salt);
+    MPI_CHECK_ALL(ok);
+    memset(back, 0, sizeof(back));
+    MPI_CHECK_OK(rmc_get(bases[next], back, len, next));
+    MPI_CHECK_ALL(memcmp(back, src, len) == 0);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_region_free(r));
+    free(bases);
+}
+
+/* Topology as seen through the API agrees with MPI's shared-memory split of `comm` and the
+ * RMC_NODE_SIZE emulation (nodes of k consecutive ranks of a real node). */
+static void check_topology(MPI_Comm comm)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    MPI_CHECK_ALL(rmc_rank() == me);
+    MPI_CHECK_ALL(rmc_nranks() == n);
+
+    MPI_Comm real;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &real);
+    int rr, rs, real_leader = me;
+    MPI_Comm_rank(real, &rr);
+    MPI_Comm_size(real, &rs);
+    MPI_Allreduce(MPI_IN_PLACE, &real_leader, 1, MPI_INT, MPI_MIN, real);
+    MPI_Comm_free(&real);
+
+    const char *env = getenv("RMC_NODE_SIZE");
+    int k = (env && *env) ? atoi(env) : 0;
+    int kk = k > 0 ? k : rs; /* nodes of kk ranks within the real node */
+    int exp_rank = rr % kk;
+    int exp_size = (rr / kk + 1) * kk <= rs ? kk : rs - (rr / kk) * kk;
+
+    rmc_topology_t t;
+    MPI_CHECK_OK(rmc_topology(&t));
+    MPI_CHECK_ALL(t.rank == me && t.nranks == n);
+    MPI_CHECK_ALL(t.emulated == (k > 0 ? k : 0));
+    MPI_CHECK_ALL(rmc_node_rank() == exp_rank && t.node_rank == exp_rank);
+    MPI_CHECK_ALL(rmc_node_size() == exp_size && t.node_size == exp_size);
+    MPI_CHECK_ALL(t.node_count == rmc_node_count());
+    MPI_CHECK_ALL(t.node_id >= 0 && t.node_id < t.node_count);
+    MPI_CHECK_ALL(t.hw_cores >= 1 && t.hw_pus >= t.hw_cores);
+    MPI_CHECK_ALL(t.hw_bound_pus >= 1 && t.hw_bound_pus <= t.hw_pus);
+
+    /* node count = number of node leaders; node ids dense and equal exactly within a node */
+    int leaders = t.node_rank == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &leaders, 1, MPI_INT, MPI_SUM, comm);
+    MPI_CHECK_ALL(t.node_count == leaders);
+    int mine[3] = {t.node_id, real_leader, rr / kk};
+    int *all = malloc((size_t)n * 3 * sizeof(int));
+    MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, comm);
+    int ok = 1, members = 0, maxid = -1;
+    for (int r = 0; r < n; r++) {
+        int same = all[3 * r + 1] == real_leader && all[3 * r + 2] == rr / kk;
+        ok &= rmc_same_node(r) == same;
+        ok &= (all[3 * r] == t.node_id) == same;
+        members += same;
+        maxid = all[3 * r] > maxid ? all[3 * r] : maxid;
+    }
+    free(all);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(members == t.node_size);
+    MPI_CHECK_ALL(maxid == t.node_count - 1);
+    MPI_CHECK_ALL(rmc_same_node(me) == 1);
+    MPI_CHECK_ALL(rmc_same_node(-1) == -1 && rmc_same_node(n) == -1);
+    /* the cases the emulation exists for, when every rank shares one machine */
+    int ok2 = 1;
+    if (rs == n) {
+        if (k == 1)
+            ok2 = t.node_count == n && t.node_size == 1;
+        else if (k == 2 && n == 4)
+            ok2 = t.node_count == 2 && t.node_size == 2;
+        else if (k == 0)
+            ok2 = t.node_count == 1 && t.node_size == n;
+    }
+    MPI_CHECK_ALL(ok2);
+}
+
+static void test_before_init(void **state)
+{
+    (void)state;
+    MPI_CHECK_ALL(check_not_init());
+    /* MPI_COMM_NULL is refused and leaves RMC uninitialized */
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(check_not_init());
+}
+
+static void test_init_world(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_ALL(rmc_initialized() == 1);
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ALREADY_INIT);
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_NULL) == RMC_ERR_ALREADY_INIT);
+    MPI_CHECK_ALL(rmc_initialized() == 1);
+    check_topology(MPI_COMM_WORLD);
+    rmc_comm_stats_t s;
+    MPI_CHECK_OK(rmc_comm_stats(&s));
+    MPI_CHECK_ALL(s.flushes == 0 && s.conflict_flushes == 0 && s.local_ops == 0 &&
+                  s.remote_ops == 0 && s.xlate_lookups == 0 && s.xlate_mru_hits == 0);
+    MPI_CHECK_ALL(rmc_region_count() == 0);
+    MPI_CHECK_OK(rmc_barrier());
+    ring_check(1);
+    MPI_CHECK_OK(rmc_finalize());
+    int fin = 1, init = 0;
+    MPI_Finalized(&fin);
+    MPI_Initialized(&init);
+    MPI_CHECK_ALL(fin == 0 && init == 1); /* RMC did not initialize MPI, so it leaves it running */
+    MPI_CHECK_ALL(check_not_init());
+}
+
+/* rmc_finalize frees regions still alive and completes outstanding implicit operations; RMC can
+ * be initialized again afterwards, starting from a clean state. */
+static void test_finalize_cleans_up(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int me = rmc_rank(), n = rmc_nranks(), next = (me + 1) % n;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h a, b, c;
+    MPI_CHECK_OK(rmc_region_alloc(4096, bases, &a));
+    MPI_CHECK_OK(rmc_region_alloc(me % 2 ? 0 : 128, NULL, &b));
+    MPI_CHECK_OK(rmc_region_alloc(77, NULL, &c));
+    MPI_CHECK_ALL(rmc_region_count() == 3);
+    static unsigned char src[4096];
+    memset(src, 0x5a, sizeof(src));
+    MPI_CHECK_OK(rmc_put_nb(src, bases[next], sizeof(src), next, NULL)); /* left to finalize */
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(rmc_region_count() == 0);
+    MPI_CHECK_ALL(check_not_init());
+
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_ALL(rmc_region_count() == 0);
+    rmc_comm_stats_t s;
+    MPI_CHECK_OK(rmc_comm_stats(&s));
+    MPI_CHECK_ALL(s.flushes == 0 && s.local_ops == 0 && s.remote_ops == 0 && s.xlate_lookups == 0);
+    /* an address of a region freed by finalize is no region in the new instance (nothing new is
+     * allocated yet, so it cannot be reused) */
+    rmc_status_t st = rmc_put(src, bases[next], 8, next);
+    MPI_CHECK_OK(rmc_barrier()); /* the target may answer it (registration fallback): stay in RMC */
+    MPI_CHECK_ALL(st == RMC_ERR_NOT_REGION);
+    check_topology(MPI_COMM_WORLD);
+    ring_check(2);
+    if (rmc_nranks() <= 2)
+        ring_check(3); /* a second region after the first was freed */
+    MPI_CHECK_OK(rmc_finalize());
+    free(bases);
+}
+
+/* RMC on a sub-communicator: ranks and topology are relative to it, the world is not involved
+ * (each half works on its own), and RMC keeps working after the application frees its handle of
+ * the communicator (RMC works on a private duplicate). */
+static void run_on_split(int color, int key)
+{
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, &sub);
+    int srank, ssize;
+    MPI_Comm_rank(sub, &srank);
+    MPI_Comm_size(sub, &ssize);
+    MPI_CHECK_OK(rmc_init(sub));
+    check_topology(sub);
+    MPI_Comm_free(&sub);
+    MPI_CHECK_ALL(rmc_rank() == srank && rmc_nranks() == ssize);
+
+    /* which world rank is each RMC rank: a put carries the world rank of the origin */
+    int me = rmc_rank(), n = rmc_nranks(), next = (me + 1) % n, prev = (me + n - 1) % n;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h r;
+    MPI_CHECK_OK(rmc_region_alloc(2 * sizeof(int), bases, &r));
+    int mine[2] = {mpitest_rank_, me};
+    MPI_CHECK_OK(rmc_put(mine, bases[next], sizeof(mine), next));
+    MPI_CHECK_OK(rmc_barrier());
+    int *got = bases[me];
+    /* my predecessor in RMC's numbering, as world rank, from MPI directly */
+    int *world_of = malloc((size_t)mpitest_nranks_ * sizeof(int));
+    int pair[2] = {color, key};
+    int *pairs = malloc((size_t)mpitest_nranks_ * 2 * sizeof(int));
+    MPI_Allgather(pair, 2, MPI_INT, pairs, 2, MPI_INT, MPI_COMM_WORLD);
+    /* sub rank order = order of (key, world rank) among the same color */
+    int cnt = 0;
+    for (int w = 0; w < mpitest_nranks_; w++) {
+        if (pairs[2 * w] != color)
+            continue;
+        int pos = 0;
+        for (int v = 0; v < mpitest_nranks_; v++)
+            if (pairs[2 * v] == color && (pairs[2 * v + 1] < pairs[2 * w + 1] ||
+                                          (pairs[2 * v + 1] == pairs[2 * w + 1] && v < w)))
+                pos++;
+        world_of[pos] = w;
+        cnt++;
+    }
+    MPI_CHECK_ALL(cnt == n);
+    MPI_CHECK_ALL(world_of[me] == mpitest_rank_);
+    MPI_CHECK_ALL(got[0] == world_of[prev] && got[1] == prev);
+    free(pairs);
+    free(world_of);
+    /* ranks outside the sub-communicator do not exist for RMC */
+    MPI_CHECK_ALL(rmc_put(mine, bases[me], sizeof(int), n) == RMC_ERR_RANK);
+    MPI_CHECK_ALL(rmc_same_node(n) == -1);
+    MPI_CHECK_OK(rmc_region_free(r));
+    free(bases);
+    ring_check(4);
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(check_not_init());
+}
+
+static void test_subcomm_halves(void **state)
+{
+    (void)state;
+    int half = mpitest_rank_ < mpitest_nranks_ / 2;
+    run_on_split(half, mpitest_rank_);
+}
+
+static void test_subcomm_reversed(void **state)
+{
+    (void)state;
+    /* every rank, numbered backwards: RMC rank = nranks - 1 - world rank */
+    run_on_split(0, mpitest_nranks_ - mpitest_rank_);
+    /* even and odd ranks, backwards (at 2 ranks: two single-rank instances) */
+    if (mpitest_nranks_ <= 2 || mpitest_nranks_ % 2 == 0)
+        run_on_split(mpitest_rank_ % 2, -mpitest_rank_);
+}
+
+/* Init on a duplicate the application frees at once, while the application keeps using its own
+ * communicator in between RMC calls. */
+static void test_init_on_dup(void **state)
+{
+    (void)state;
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_CHECK_OK(rmc_init(dup));
+    MPI_Comm_free(&dup);
+    check_topology(MPI_COMM_WORLD);
+    ring_check(5);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_before_init),        cmocka_unit_test(test_init_world),
+        cmocka_unit_test(test_finalize_cleans_up), cmocka_unit_test(test_subcomm_halves),
+        cmocka_unit_test(test_subcomm_reversed),   cmocka_unit_test(test_init_on_dup),
+    };
+    return MPITEST_RUN("init", tests, NULL, NULL);
+}
