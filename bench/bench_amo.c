@@ -39,7 +39,7 @@
 #include "bench_util.h"
 
 #define CHUNK_NS 300000L
-#define BUSY_OPS 30
+#define BUSY_OPS 200
 
 enum { C_RMC_MPI, C_RMC_MPI_T, C_RMC_THR, C_RMC_THR_T, C_ARMCI, C_MPI, NCONF };
 static const char *conf_name[NCONF] = {"RMC mpi",   "RMC mpi + thread", "RMC thread",

@@ -656,7 +656,7 @@ void bench_table_print(const bench_table_t *t, FILE *f)
         for (int r = 0; r < t->nrows; r++) {
             char b[W];
             fmt_value(col, bench_table_get(t, r, c), b, sizeof(b));
-            int l = (int)strlen(b) + 1; /* room for a miss marker */
+            int l = (int)strlen(b) + (col->ratio ? 2 : 1); /* room for a miss marker (+digit) */
             if (l > w[c + 1])
                 w[c + 1] = l;
         }
@@ -682,9 +682,14 @@ void bench_table_print(const bench_table_t *t, FILE *f)
         fprintf(f, "%-*s", w[0], t->rows[r].label);
         for (int c = 0; c < t->ncols; c++) {
             char b[W + 2];
-            fmt_value(&t->cols[c], bench_table_get(t, r, c), b, W);
-            if (cell_missed(t, r, c))
+            double v = bench_table_get(t, r, c);
+            fmt_value(&t->cols[c], v, b, W);
+            if (cell_missed(t, r, c)) {
+                /* a miss by less than the printed precision ("1.00x!") gets more digits */
+                if (t->cols[c].ratio && t->cols[c].fmt == BENCH_RATIO_X && !isnan(v) && v < 100)
+                    snprintf(b, W, "%.3fx", v);
                 strcat(b, "!");
+            }
             else if (t->cols[c].ratio)
                 strcat(b, " ");
             fprintf(f, "  %*s", w[c + 1], b);

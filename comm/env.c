@@ -11,10 +11,9 @@ static const rmc_knob_t knobs[] = {
      " | auto (thread on one node or when every rank runs a progress thread, else mpi); same on all ranks"},
     {"RMC_PROGRESS_THREAD", "auto",
      "asynchronous progress thread serving AMs/atomics: 1 | 0 | auto (on with MPI_THREAD_MULTIPLE when"
-     " there is a free PU or more than one node)"},
-    {"RMC_PROGRESS_BACKOFF_US", "100",
-     "longest sleep (us) of an idle progress thread sharing its CPU (exponential back-off from 1 us; 4x"
-     " while the main thread keeps calling RMC and serves requests itself)"},
+     " there is a free PU for it)"},
+    {"RMC_PROGRESS_BACKOFF_US", "200",
+     "longest sleep (us) of an idle progress thread sharing its CPU (exponential back-off from 1 us)"},
     {"RMC_AM_MAX_PAYLOAD", "65536", "largest active-message payload / reply in bytes (256 .. 64 MiB)"},
     {"RMC_REGION_CACHE", "64",
      "descriptors of peers' registered ranges cached per rank (LFU eviction), 1 .. 1048576"},

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <hwloc.h>
 #include "rmci.h"
+#include "rmc/progress.h" /* rmc_progress: attentive barrier */
 
 rmci_state_t rmci;
 void (*rmci_poll_hook)(void);
@@ -250,7 +251,7 @@ rmc_status_t rmc_barrier(void)
             RMCI_MPI(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
             if (done)
                 break;
-            rmci_poll_hook();
+            rmc_progress(); /* full poll (the hook polls the network only every few calls) */
         }
     } else {
         RMCI_MPI(MPI_Barrier(rmci.comm));

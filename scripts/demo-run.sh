@@ -3,8 +3,9 @@
 #   1. examples/hello_rmc at 2 ranks, in the real node mode (neighbour reached through shared
 #      memory) and with RMC_NODE_SIZE=1 (every peer remote, MPI RMA),
 #   2. tools/rmc_info at 2 ranks (version, topology, knobs),
-#   3. a short bench_contig (--quick, sizes 64 B .. 4 MiB in steps of 4) in both node modes:
-#      RMC against ARMCI-MPI, plain MPI RMA and memcpy, with the targets marked.
+#   3. a short bench_contig (--quick, sizes 64 B .. 4 MiB in steps of 4) in both node modes (and
+#      RMC_NODE_SIZE=1 once more without RMC's progress thread): RMC against ARMCI-MPI, plain MPI
+#      RMA and memcpy, with the targets marked.
 # Usage: scripts/demo-run.sh MPIEXEC
 set -uo pipefail
 
@@ -37,6 +38,12 @@ step "bench_contig --quick, real node mode (rank 1 node-local: loads/stores)" \
     env -u RMC_NODE_SIZE timeout 120 $mpiexec -n 2 bench/bench_contig --quick --sizes 64:4M:4
 step "bench_contig --quick, RMC_NODE_SIZE=1 (rank 1 remote: MPI RMA)" \
     env RMC_NODE_SIZE=1 timeout 120 $mpiexec -n 2 bench/bench_contig --quick --sizes 64:4M:4
+# With RMC_NODE_SIZE=1 the default RMC_PROGRESS_THREAD=auto starts a progress thread per rank, which
+# on a 2-core machine competes with both ranks (and slows the peers in the same process as well);
+# the same run without it shows the RMA path alone (docs/benchmarks.md).
+step "bench_contig --quick, RMC_NODE_SIZE=1 RMC_PROGRESS_THREAD=0 (no progress thread)" \
+    env RMC_NODE_SIZE=1 RMC_PROGRESS_THREAD=0 timeout 120 $mpiexec -n 2 bench/bench_contig --quick \
+    --sizes 64:4M:4
 
 echo
 echo "demo: $((SECONDS - t_all)) s, $([ $rc = 0 ] && echo 'all steps succeeded' || echo 'some steps FAILED')"

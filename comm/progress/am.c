@@ -5,12 +5,18 @@
  * The origin posts the receive of the reply (tag unique per outstanding request) before sending, so a
  * reply never waits for buffer space. The target keeps one receive posted for requests (of the largest
  * size) and serves it:
- *  - on the progress thread, when this rank runs one (only the thread touches that receive then);
- *  - otherwise on the main thread, from the comm layer's poll hook (every AM_POLL_INTERVAL comm calls),
- *    from every waiting loop of this layer, rmc_barrier and rmc_progress.
+ *  - on the progress thread, when this rank runs one;
+ *  - and on the main thread: from the comm layer's poll hook (every AM_POLL_INTERVAL comm calls or
+ *    AM_POLL_US microseconds, whichever comes first), from every waiting loop of this layer,
+ *    rmc_barrier and rmc_progress (with a thread: unless the thread is polling at that moment).
  * Non-blocking requests are MPICH generalized requests with a poll function (MPIX_Grequest_start), so
  * rmc_wait / rmc_test on them keep serving AMs: two ranks waiting for each other's requests never
  * deadlock, with or without the thread.
+ *
+ * A thread without a processing unit of its own keeps polling for AM_SPIN_NS after its last request
+ * (a stream of requests is served at once), then sleeps with exponential back-off from 1 us to
+ * RMC_PROGRESS_BACKOFF_US; while the main thread keeps calling RMC (and so serves requests itself) the
+ * thread makes no MPI call, so it does not compete with the main thread for MPICH's lock.
  *
  * The thread never touches rmci state. A handler that needs main-thread state (a region created after
  * the thread's last snapshot) returns RMCI_AM_DEFER and the request is queued for the main thread.
@@ -26,15 +32,19 @@
 #include <time.h>
 #include <sys/prctl.h>
 #include <hwloc.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 #include "progress_internal.h"
 
 #define AM_TAG_REQ 1
 #define AM_TAG_FIRST_REPLY 2
-#define AM_POLL_INTERVAL 16   /* comm calls between two request polls (no thread) */
-#define AM_SPIN_POLLS 32      /* immediate re-polls of the thread after activity before sleeping */
+#define AM_POLL_INTERVAL 16   /* comm calls between two request polls of the main thread ... */
+#define AM_POLL_US 20         /* ... or this much time, whichever comes first */
+#define AM_SPIN_NS 20000      /* the thread keeps polling this long after its last request (20 us)
+                               * before it starts sleeping: a stream of requests is served at once */
 #define AM_BACKOFF_MIN_NS 1000
-#define AM_ATTENTIVE_CALLS 4  /* main-thread polls during one sleep that make it count as attentive */
-#define AM_ATTENTIVE_FACTOR 4 /* sleep multiplier while the main thread is attentive */
+#define AM_ATTENTIVE_CALLS 4  /* main-thread polls since the thread last looked: main is attentive */
 
 typedef struct am_hdr {
     uint32_t id;
@@ -113,11 +123,39 @@ static struct {
     /* origin side */
     am_op_t *ops;                  /* outstanding (and non-blocking not yet waited) */
     unsigned poll_count;
+    uint64_t last_poll;            /* ticks() of the main thread's last request poll */
+    uint64_t poll_ticks;           /* AM_POLL_US in ticks() */
     unsigned long main_calls;      /* main-thread polls (written by main only, read by the thread) */
 } am;
 
 rmc_progress_stats_t rmci_pstats;
 static __thread int am_is_thread;
+
+/* A cheap clock for the poll hook (every comm call): the TSC where there is one. */
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+#endif
+}
+
+/* ticks() per AM_POLL_US, measured over ~100 us. */
+static uint64_t calibrate_poll_ticks(void)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = ticks(), ns;
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+    } while (ns < 100000);
+    uint64_t per_us = (ticks() - t0) / (ns / 1000);
+    return (per_us ? per_us : 1) * AM_POLL_US;
+}
 
 int rmci_am_on_thread(void)
 {
@@ -344,6 +382,8 @@ static void serve_deferred(void)
 /* Main thread: serves the posted receive unless the progress thread is doing so right now. */
 static void main_incoming(void)
 {
+    am.poll_count = 0;
+    am.last_poll = ticks();
     if (!am.thread_on) {
         poll_incoming(&am.srv_main);
         return;
@@ -394,10 +434,8 @@ static void poll_hook(void)
         rmci_amo_sync();
     if (RMCI_UNLIKELY(__atomic_load_n(&am.ndeferred, __ATOMIC_ACQUIRE)))
         serve_deferred();
-    if (++am.poll_count >= AM_POLL_INTERVAL) {
-        am.poll_count = 0;
+    if (++am.poll_count >= AM_POLL_INTERVAL || ticks() - am.last_poll > am.poll_ticks)
         main_incoming();
-    }
 }
 
 static int op_progress(am_op_t *op);
@@ -743,11 +781,19 @@ rmc_status_t rmc_progress_stats(rmc_progress_stats_t *s)
 
 /* -------------------------------------------------------------------- progress thread --- */
 
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static void *thread_main(void *unused)
 {
     (void)unused;
     am_is_thread = 1;
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* precise short sleeps (default slack: 50 us) */
+
     if (am.thread_pu >= 0 && rmci.hwloc_topo) {
         hwloc_topology_t topo = rmci.hwloc_topo;
         hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -758,35 +804,37 @@ static void *thread_main(void *unused)
         }
     }
     unsigned idle = 0;
-    unsigned long seen_calls = 0;
+    uint64_t last_active = now_ns();
+    unsigned long seen_calls = __atomic_load_n(&am.main_calls, __ATOMIC_RELAXED);
     for (;;) {
+        /* A main thread that keeps calling RMC serves requests itself (poll hook, waiting loops): the
+         * thread then leaves the network alone, so that its MPI calls (and MPICH's lock) do not slow
+         * the main thread down; it looks again after its next sleep. */
+        unsigned long mc = __atomic_load_n(&am.main_calls, __ATOMIC_RELAXED);
+        int attentive = !am.thread_spin && mc - seen_calls >= AM_ATTENTIVE_CALLS;
+        seen_calls = mc;
         int n = 0;
-        if (pthread_mutex_trylock(&am.plock) == 0) {
+        if (!attentive && pthread_mutex_trylock(&am.plock) == 0) {
             n = poll_incoming(&am.srv_thr);
             pthread_mutex_unlock(&am.plock);
         } else if (am.srv_thr.n) {
-            srv_reap(&am.srv_thr); /* the main thread is serving: back off meanwhile */
+            srv_reap(&am.srv_thr);
         }
         if (n < 0)
             break;
         if (n > 0) {
             idle = 0;
+            last_active = now_ns();
             continue;
         }
         if (am.thread_spin)
             continue; /* a processing unit of its own: poll continuously */
-        if (++idle <= AM_SPIN_POLLS)
+        if (idle == 0 && now_ns() - last_active < AM_SPIN_NS)
             continue;
-        unsigned k = idle - AM_SPIN_POLLS - 1;
+        unsigned k = idle++;
         long ns = k >= 20 ? am.backoff_max_ns : (long)AM_BACKOFF_MIN_NS << k;
         if (ns > am.backoff_max_ns)
             ns = am.backoff_max_ns;
-        /* A main thread that keeps calling RMC serves requests itself (poll hook, waiting loops):
-         * then sleep longer, so the thread's wake-ups (and MPICH lock traffic) do not slow it down. */
-        unsigned long mc = __atomic_load_n(&am.main_calls, __ATOMIC_RELAXED);
-        if (mc - seen_calls >= AM_ATTENTIVE_CALLS)
-            ns = AM_ATTENTIVE_FACTOR * am.backoff_max_ns;
-        seen_calls = mc;
         struct timespec ts = {.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
         nanosleep(&ts, NULL);
         RMCI_PSTAT_ADD(thread_sleeps, 1);
@@ -957,6 +1005,8 @@ rmc_status_t rmci_progress_init(void)
         st = RMC_ERR_ARG;
     am.max_payload = maxp >= 256 && maxp <= (64L << 20) ? (size_t)maxp : 256;
     am.backoff_max_ns = boff * 1000;
+    am.poll_ticks = calibrate_poll_ticks();
+    am.last_poll = ticks();
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     int multiple = provided == MPI_THREAD_MULTIPLE;
@@ -966,7 +1016,9 @@ rmc_status_t rmci_progress_init(void)
     int pu = choose_pu(&spin); /* collective */
     int on = 0;
     if (st == RMC_OK && multiple)
-        on = want == 1 || (want == 2 && (pu >= 0 || rmci.node_count > 1));
+        /* auto: only with a processing unit of its own. Sharing the rank's core, the thread takes
+         * MPICH's global lock on every poll and measured 2x slower RMA for everyone (docs/benchmarks.md). */
+        on = want == 1 || (want == 2 && pu >= 0);
 
     if (MPI_Comm_dup(rmci.comm, &am.comm) != MPI_SUCCESS) {
         am.comm = MPI_COMM_NULL;

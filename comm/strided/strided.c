@@ -113,16 +113,17 @@ MPI_Datatype rmci_acc_mpi_type(rmc_acc_type_t t)
  * (bench/bench_strided protocol sweep; MPICH 4.0.2 ch4:ucx, same-host UCX transports):
  *  - list: each chunk is one RDMA-style op of cost o (seed 004 eq. 9, T = o.m/l0 + m.G); it reaches
  *    5-9 GB/s for chunks of 4 KiB and more, but only ~0.02-0.5 GB/s for chunks below 256 B;
- *  - datatype / pack: one active-message transfer per 16 KiB piece, 1.5-2.7 GB/s (get/put) and
- *    3-5 GB/s (accumulate) almost independently of l0;
+ *  - datatype / pack (8- or 4-byte element types, 16 KiB pieces): active-message transfers at
+ *    4-5 GB/s (get/put) and 1-4.5 GB/s (accumulate, rising with l0), nearly independent of l0;
  *  - with a dense local side "datatype" is "pack" without the copy; with a scattered local side
  *    packing locally beats MPI's origin datatype by up to 1.5x for chunks up to 256 B.
- * So: get/put use the list from 2 KiB chunks (or for at most 4 chunks), accumulates (whose typed
- * path is faster) only from 4 KiB chunks and up to 256 of them. */
+ * So: get/put use the list from 8 KiB chunks, from 4 KiB chunks when there are at most 128 (512
+ * chunks of 4 KiB: typed and list within 5%, typed ahead), and for at most 4 chunks; accumulates
+ * from 4 KiB chunks when there are at most 256; everything else is typed. */
 static rmc_strided_method_t auto_method(int kind, size_t l0, size_t nchunks, int ldense)
 {
     if (kind != SK_ACC) {
-        if (nchunks <= 4 || l0 >= 2048)
+        if (nchunks <= 4 || l0 >= 8192 || (l0 >= 4096 && nchunks <= 128))
             return RMC_STRIDED_LIST;
     } else if (l0 >= 4096 && nchunks <= 256) {
         return RMC_STRIDED_LIST;
@@ -376,6 +377,15 @@ static int issue_typed(int kind, const rmci_sdesc_t *d, const size_t *lstr, cons
     }
 }
 
+/* OR of all strides (for alignment tests). */
+static uintptr_t stride_bits(const rmci_sdesc_t *d)
+{
+    uintptr_t b = 0;
+    for (int k = 0; k < d->levels; k++)
+        b |= d->ss[k] | d->ds[k];
+    return b;
+}
+
 /* ----------------------------------------------------------------- remote path --- */
 
 static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *scale,
@@ -393,6 +403,10 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
     if (kind == SK_ACC) {
         base = rmci_acc_mpi_type(type);
         es = rmci_acc_esize(type);
+    } else if (d->levels > 0) {
+        /* MPI's datatype engine (yaksa) moves 8- or 4-byte elements 2x faster than bytes */
+        es = rmci_word_size(d->l0, (uintptr_t)lptr | (uintptr_t)t->disp | stride_bits(d));
+        base = rmci_word_type(es);
     }
     int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
     rmc_strided_method_t m = d->levels == 0
@@ -410,7 +424,9 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
     /* MPICH 4.0.2 (ch4:ucx) completes MPI_Rput/Rget/Raccumulate with a non-contiguous target
      * datatype before the data moved: request-based MPI ops are used for contiguous transfers only;
      * every other request is completed by MPI_Win_flush_local in its on_complete. */
-    int need_ctx = need_buf || (mode == SM_REQ && d->levels > 0);
+    /* Contiguous accumulates travel as active messages too: pieces pipeline better than one. */
+    int acc_pieces = kind == SK_ACC && d->levels == 0 && d->l0 > RMCI_DT_PIECE;
+    int need_ctx = need_buf || (mode == SM_REQ && (d->levels > 0 || acc_pieces));
     rmci_nbctx_t *ctx = NULL;
     char *buf = NULL;
     if (need_ctx) {
@@ -435,11 +451,19 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
             return RMC_ERR_NOMEM;
         }
     }
-    MPI_Request *rq = (q && d->levels == 0) ? &q->mpi[0] : NULL;
+    MPI_Request *rq = (q && d->levels == 0 && !acc_pieces) ? &q->mpi[0] : NULL;
     int nbase = (int)(d->l0 / es);
     int rc = MPI_SUCCESS;
 
-    if (d->levels == 0) {
+    if (acc_pieces) {
+        rmci_strided.stats.contig_ops++;
+        const char *o = buf ? buf : lptr;
+        for (size_t off = 0; off < d->l0 && rc == MPI_SUCCESS; off += RMCI_DT_PIECE) {
+            int n = (int)((d->l0 - off < RMCI_DT_PIECE ? d->l0 - off : RMCI_DT_PIECE) / es);
+            rc = rmci_issue1(kind, o + off, n, base, proc, t->disp + (MPI_Aint)off, n, base, win,
+                             NULL);
+        }
+    } else if (d->levels == 0) {
         rmci_strided.stats.contig_ops++;
         rc = rmci_issue1(kind, buf ? buf : lptr, nbase, base, proc, t->disp, nbase, base, win, rq);
     } else if (m == RMC_STRIDED_LIST) {

@@ -129,6 +129,19 @@ static inline int rmci_issue1(int kind, const void *o, int oc, MPI_Datatype ot, 
     }
 }
 
+/* Element size for moving untyped data through MPI datatypes: 8 or 4 when the chunk length `len`
+ * and every address / stride (OR-ed into `bits`) are multiples of it, else 1 (MPI_BYTE). */
+static inline size_t rmci_word_size(size_t len, uintptr_t bits)
+{
+    bits |= len;
+    return (bits & 7) == 0 ? 8 : (bits & 3) == 0 ? 4 : 1;
+}
+
+static inline MPI_Datatype rmci_word_type(size_t es)
+{
+    return es == 8 ? MPI_UINT64_T : es == 4 ? MPI_UINT32_T : MPI_BYTE;
+}
+
 /* Automatic protocol of the vector form (vector.c) for nseg segments of seg bytes. */
 rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg);
 

@@ -14,7 +14,7 @@
  * protocols with a non-dense local side (strided.c, auto_method). */
 rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg)
 {
-    if (kind != SK_ACC && (nseg <= 4 || seg >= 2048))
+    if (kind != SK_ACC && (nseg <= 4 || seg >= 8192 || (seg >= 4096 && nseg <= 128)))
         return RMC_STRIDED_LIST;
     if (kind == SK_ACC && seg >= 4096 && nseg <= 256)
         return RMC_STRIDED_LIST;
@@ -238,6 +238,17 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
 {
     MPI_Datatype base = kind == SK_ACC ? rmci_acc_mpi_type(type) : MPI_BYTE;
     size_t es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
+    if (kind != SK_ACC) {
+        /* whole words when every segment allows it (MPI's datatype engine is faster on them) */
+        uintptr_t bits = 0;
+        for (int j = 0; j < len; j++) {
+            bits |= iov[j].bytes;
+            for (int i = 0; i < iov[j].count; i++)
+                bits |= (uintptr_t)iov[j].src[i] | (uintptr_t)iov[j].dst[i];
+        }
+        es = rmci_word_size(0, bits | (uintptr_t)r->bases[proc]);
+        base = rmci_word_type(es);
+    }
     int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
     int local_tgt = rmci.local_index[proc] >= 0;
     if (local_tgt)

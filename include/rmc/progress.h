@@ -3,7 +3,7 @@
  * Active messages (AMs). A handler is registered collectively under an id; any rank then sends a
  * request (payload up to rmc_am_max_payload() bytes, knob RMC_AM_MAX_PAYLOAD) to a rank, whose handler
  * runs once and may return a reply. Requests are served
- *  - inside the target's RMC calls: every comm call polls now and then (every 16th call), waiting
+ *  - inside the target's RMC calls: comm calls poll now and then (every 16th call, or after 20 us), waiting
  *    calls (blocking AMs and atomics, rmc_wait/rmc_test on their requests, rmc_barrier, collective
  *    calls of this layer) and rmc_progress() poll continuously;
  *  - and, when the target runs one (RMC_PROGRESS_THREAD, below), by its progress thread at any time,
@@ -19,12 +19,12 @@
  * communication functions.
  *
  * Progress thread: RMC_PROGRESS_THREAD=1|0|auto (auto: on when MPI_THREAD_MULTIPLE is provided and
- * there are several (possibly emulated) nodes or a free processing unit). It needs
+ * a processing unit no rank is bound to is free for it). It needs
  * MPI_THREAD_MULTIPLE (1 without it: rmc_init fails with RMC_ERR_UNSUPPORTED; auto: off). It is pinned
  * with hwloc to a processing unit that no rank of the machine is bound to, when one exists, and then
  * polls continuously; otherwise it shares the rank's CPUs and polls with bounded exponential back-off
- * (sleeping, not spinning; at most RMC_PROGRESS_BACKOFF_US, four times that while the main thread keeps
- * calling RMC, since it then serves requests itself).
+ * (sleeping, not spinning; at most RMC_PROGRESS_BACKOFF_US). While the main thread keeps calling RMC
+ * it serves requests itself and the thread leaves the network alone (no MPI calls competing with it).
  *
  * Dynamic registration. rmc_register exposes memory that was not allocated collectively: peers can
  * then rmc_put / rmc_get (and AMOs) to its addresses with the usual API. Such accesses are served by

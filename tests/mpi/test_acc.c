@@ -85,7 +85,8 @@ static void run_acc(int shift)
                     memset(src, 0x7f, LB);
 
                     /* contiguous accumulate of a random range */
-                    size_t n = (size_t)trng_range(&r, 1, 300);
+                    /* the first one larger than a 16 KiB piece */
+                    size_t n = it == 0 ? REG * 3 / 4 / es : (size_t)trng_range(&r, 1, 300);
                     size_t coff = al * (size_t)trng_range(&r, 0, (long)((REG - n * es) / al));
                     tfill_values(t, src, n * es, &r);
                     if (it % 2)
