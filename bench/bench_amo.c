@@ -363,5 +363,6 @@ int main(int argc, char **argv)
     ARMCI_Finalize();
 #endif
     MPI_Finalize();
-    return miss ? 0 : 0; /* misses are reported in the table; the run itself succeeded */
+    (void)miss; /* target misses are reported under the table; the run itself succeeded */
+    return 0;
 }

@@ -177,19 +177,31 @@ static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *
                         MPI_Datatype vt, long iters, unsigned mask, double sec[NPEERS])
 {
     static double t[NPEERS][BENCH_MAX_REPS];
+    long it[NPEERS];
     int bad = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     if (c->rank == 0) {
-        for (int p = 0; p < NPEERS; p++)
-            if (peer_on(c, mask, p))
-                bad |= run(c, p, op, s, vt, iters / 8 + 1); /* warm-up */
+        /* warm-up, which also caps each peer's iterations at ~40 ms per repetition (10 ms with
+         * --quick): a protocol 100x slower than the others must not stretch the run 100x */
+        double cap = o->quick ? 0.01 : 0.04;
+        for (int p = 0; p < NPEERS; p++) {
+            if (!peer_on(c, mask, p))
+                continue;
+            long w = iters / 8 + 1;
+            uint64_t t0 = bench_now_ns();
+            bad |= run(c, p, op, s, vt, w);
+            double per = (double)(bench_now_ns() - t0) * 1e-9 / (double)w;
+            it[p] = iters;
+            if (per * (double)iters > cap)
+                it[p] = (long)(cap / per) > 3 ? (long)(cap / per) : 3;
+        }
         for (int r = 0; r < o->reps; r++)
             for (int p = 0; p < NPEERS; p++) {
                 if (!peer_on(c, mask, p))
                     continue;
                 uint64_t t0 = bench_now_ns();
-                bad |= run(c, p, op, s, vt, iters);
-                t[p][r] = (double)(bench_now_ns() - t0) * 1e-9 / (double)iters;
+                bad |= run(c, p, op, s, vt, it[p]);
+                t[p][r] = (double)(bench_now_ns() - t0) * 1e-9 / (double)it[p];
             }
     }
     MPI_Barrier(MPI_COMM_WORLD);
