@@ -248,6 +248,98 @@ static double rep_busy(ctx_t *c)
     return us;
 }
 
+/* Cost of the AM fall-back (seed 004 eq. 8): rmc_get / rmc_put from rank 1 to memory rank 0
+ * registered with rmc_register (served by rank 0's AM engine) against the same sizes to rank 0's part
+ * of a region (MPI RMA, or loads/stores when node-local). Rank 0 waits in rmc_barrier (it serves AMs
+ * there). Column `col_reg` gets the registered-memory times, `col_region` (if >= 0) the region ones. */
+static const size_t fb_size[] = {8, 65536, 1 << 20};
+#define FB_NSIZES 3
+static int fb_row[FB_NSIZES][2]; /* table rows: [size][get, put] */
+
+static double fb_time(ctx_t *c, int put, void *remote, char *local, size_t n, long iters)
+{
+    double us = 0;
+    rmc_barrier();
+    if (c->rank == 1) {
+        rmc_status_t st = RMC_OK;
+        uint64_t t0 = bench_now_ns();
+        for (long i = 0; i < iters && st == RMC_OK; i++)
+            st = put ? rmc_put(local, remote, n, 0) : rmc_get(remote, local, n, 0);
+        if (st != RMC_OK)
+            bench_fail("fall-back %s of %zu bytes: %s", put ? "put" : "get", n, rmc_status_string(st));
+        us = (double)(bench_now_ns() - t0) / 1e3 / (double)iters;
+    }
+    rmc_barrier();
+    MPI_Bcast(&us, 1, MPI_DOUBLE, 1, MPI_COMM_WORLD);
+    return us;
+}
+
+static void fallback_table(ctx_t *c, const bench_opts_t *o, bench_table_t *f, int col_reg,
+                           int col_region)
+{
+    size_t max = fb_size[FB_NSIZES - 1];
+    char *mem = NULL, *local = malloc(max);
+    if (c->rank == 0) {
+        mem = malloc(max);
+        for (size_t i = 0; i < max; i++)
+            mem[i] = (char)(i * 7 + 1);
+        rmc_status_t st = rmc_register(mem, max);
+        if (st != RMC_OK)
+            bench_fail("rmc_register: %s", rmc_status_string(st));
+    }
+    void *reg = mem;
+    MPI_Bcast(&reg, sizeof(reg), MPI_BYTE, 0, MPI_COMM_WORLD);
+    rmc_region_h r;
+    void **rb = calloc((size_t)c->np, sizeof(void *));
+    if (rmc_region_alloc(max, rb, &r) != RMC_OK)
+        bench_fail("rmc_region_alloc(%zu) failed", max);
+    if (c->rank == 0)
+        memcpy(rb[0], mem, max);
+    rmc_barrier();
+    /* check once: gets return rank 0's data, a put lands */
+    if (c->rank == 1) {
+        rmc_status_t st = rmc_get(reg, local, max, 0);
+        for (size_t i = 0; st == RMC_OK && i < max; i++)
+            if (local[i] != (char)(i * 7 + 1))
+                bench_fail("fall-back get returned wrong data at byte %zu", i);
+        if (st != RMC_OK)
+            bench_fail("fall-back get: %s", rmc_status_string(st));
+        for (size_t i = 0; i < max; i++)
+            local[i] = (char)(i * 13 + 5);
+        st = rmc_put(local, reg, max, 0);
+        if (st != RMC_OK)
+            bench_fail("fall-back put: %s", rmc_status_string(st));
+    }
+    rmc_barrier();
+    if (c->rank == 0)
+        for (size_t i = 0; i < max; i++)
+            if (mem[i] != (char)(i * 13 + 5))
+                bench_fail("fall-back put: wrong data at byte %zu of the target", i);
+    for (int k = 0; k < FB_NSIZES; k++) {
+        size_t n = fb_size[k];
+        long iters = bench_iters_for_size(o, n, 32u << 20, 5, 2000);
+        for (int put = 0; put < 2; put++) {
+            int row = fb_row[k][put];
+            double sr[BENCH_MAX_REPS], sg[BENCH_MAX_REPS];
+            for (int rp = 0; rp < o->reps; rp++) {
+                sr[rp] = fb_time(c, put, reg, local, n, iters);
+                if (col_region >= 0)
+                    sg[rp] = fb_time(c, put, rb[0], local, n, iters);
+            }
+            bench_table_set(f, row, col_reg, bench_median(sr, (size_t)o->reps));
+            if (col_region >= 0)
+                bench_table_set(f, row, col_region, bench_median(sg, (size_t)o->reps));
+        }
+    }
+    rmc_region_free(r);
+    free(rb);
+    if (c->rank == 0) {
+        rmc_deregister(mem);
+        free(mem);
+    }
+    free(local);
+}
+
 int main(int argc, char **argv)
 {
     bench_opts_t o;
@@ -316,6 +408,21 @@ int main(int argc, char **argv)
     int c_idle = bench_table_col(t, "idle target", "us");
     int c_busy = bench_table_col(t, "busy target", "us");
     bench_table_ratio(t, "busy/idle", c_busy, c_idle, BENCH_RATIO_X);
+    bench_table_t *f = bench_table_new("fallback", "op",
+                                       "rmc_get/rmc_put rank 1 -> rank 0, us per op (median of reps): "
+                                       "registered memory (AM fall-back, seed 004 eq. 8) vs region "
+                                       "memory; target idle in rmc_barrier, RMC_AMO=thread");
+    int c_fb_region = bench_table_col(f, "region", "us");
+    int c_fb_reg = bench_table_col(f, "registered", "us");
+    int c_fb_reg_t = bench_table_col(f, "registered + thread", "us");
+    bench_table_ratio(f, "registered/region", c_fb_reg, c_fb_region, BENCH_RATIO_X);
+    for (int k = 0; k < FB_NSIZES; k++)
+        for (int put = 0; put < 2; put++) {
+            char label[48], sz[BENCH_LABEL_LEN];
+            snprintf(label, sizeof(label), "%s %s", put ? "put" : "get",
+                     bench_size_label(fb_size[k], sz));
+            fb_row[k][put] = bench_table_row(f, label, NAN);
+        }
     double idle[NCONF], busy[NCONF];
     char where[64] = "";
     for (int k = 0; k < NCONF; k++) {
@@ -332,15 +439,20 @@ int main(int argc, char **argv)
         for (int r = 0; r < o.reps; r++)
             s[r] = rep_busy(&c);
         busy[k] = bench_median(s, (size_t)o.reps);
+        if (k == C_RMC_THR)
+            fallback_table(&c, &o, f, c_fb_reg, c_fb_region);
+        else if (k == C_RMC_THR_T)
+            fallback_table(&c, &o, f, c_fb_reg_t, -1);
         conf_teardown(&c);
         bench_table_set(t, row, c_idle, idle[k]);
         bench_table_set(t, row, c_busy, busy[k]);
     }
     bench_table_note(t, "rank 0 is %s to rank 1 (RMC_NODE_SIZE=%s); auto mode would pick %s", where,
                      getenv("RMC_NODE_SIZE") ? getenv("RMC_NODE_SIZE") : "unset",
-                     strcmp(where, "node-local") == 0 ? "thread (one node)"
-                                                      : "thread when every rank runs a progress "
-                                                        "thread (auto: on with several nodes)");
+                     strcmp(where, "node-local") == 0
+                         ? "thread (one node)"
+                         : "thread when every rank runs a progress thread (RMC_PROGRESS_THREAD=auto "
+                           "starts one only on a free PU), else mpi");
     bench_table_t *g = bench_table_new("targets", "target", "targets of issue 4");
     int c_v = bench_table_col(g, "value", "x");
     int real = strcmp(bench_node_mode(), "real") == 0;
@@ -355,8 +467,8 @@ int main(int argc, char **argv)
         bench_table_target(g, c_v, 1.0 / 3.0, NAN, NAN,
                            "busy-target latency within 3x of idle-target latency (>= 0.33x)");
     }
-    bench_table_t *tabs[2] = {t, g};
-    int miss = bench_finish(&o, tabs, 2);
+    bench_table_t *tabs[3] = {t, g, f};
+    int miss = bench_finish(&o, tabs, 3);
     MPI_Win_free(&c.flag_win);
     MPI_Comm_free(&c.real_node);
 #ifdef HAVE_ARMCI_MPI

@@ -15,7 +15,12 @@
  * 1.0; MPI_SUM). Before each (shape, peer, op) is timed its result is checked once at the
  * destination (including the cells around the patch): wrong data aborts the benchmark.
  *
- * Medians of --reps repetitions; GB/s = patch bytes / time / 1e9. Ratios: RMC auto / peer.
+ * Medians of --reps repetitions; GB/s = patch bytes / time / 1e9. Ratios: RMC auto / peer. The
+ * repetitions of all peers are interleaved in a shuffled order (background load and cache state hit
+ * every peer alike); a repetition moves ~48 MB, or lasts at most ~40 ms for very slow protocols.
+ *
+ * With a remote target (RMC_NODE_SIZE=1) a second set of tables sweeps the chunk size l0 of a
+ * 256 KiB patch for each forced protocol: the data behind the automatic choice (comm/strided).
  */
 #include "config.h"
 #include <stdint.h>
@@ -165,14 +170,14 @@ static int run(ctx_t *c, int p, int op, const shape_t *s, MPI_Datatype vt, long 
     return bad;
 }
 
-/* Median seconds per operation of every peer (rank 0; NAN elsewhere) in sec[]. Repetitions are
- * interleaved across peers (rep r of every peer, then rep r+1), so a burst of background load
- * hits all peers alike. Collective over MPI_COMM_WORLD. */
 static int peer_on(const ctx_t *c, unsigned mask, int p)
 {
     return (mask >> p & 1u) && (p != P_ARMCI || c->have_armci);
 }
 
+/* Median seconds per operation of every peer (rank 0; NAN elsewhere) in sec[]. Repetitions are
+ * interleaved across peers (rep r of every peer in a shuffled order, then rep r+1), so a burst of
+ * background load hits all peers alike. Collective over MPI_COMM_WORLD. */
 static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *s,
                         MPI_Datatype vt, long iters, unsigned mask, double sec[NPEERS])
 {
@@ -195,14 +200,28 @@ static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *
             if (per * (double)iters > cap)
                 it[p] = (long)(cap / per) > 3 ? (long)(cap / per) : 3;
         }
-        for (int r = 0; r < o->reps; r++)
-            for (int p = 0; p < NPEERS; p++) {
+        /* the order of the peers is shuffled for every repetition: no peer always runs right
+         * after the memcpy peer has flushed the caches, or right after one that warmed them */
+        unsigned seed = 12345u;
+        for (int r = 0; r < o->reps; r++) {
+            int order[NPEERS];
+            for (int i = 0; i < NPEERS; i++)
+                order[i] = i;
+            for (int i = NPEERS - 1; i > 0; i--) {
+                seed = seed * 1103515245u + 12345u;
+                int j = (int)((seed >> 16) % (unsigned)(i + 1)), x = order[i];
+                order[i] = order[j];
+                order[j] = x;
+            }
+            for (int pi = 0; pi < NPEERS; pi++) {
+                int p = order[pi];
                 if (!peer_on(c, mask, p))
                     continue;
                 uint64_t t0 = bench_now_ns();
                 bad |= run(c, p, op, s, vt, it[p]);
                 t[p][r] = (double)(bench_now_ns() - t0) * 1e-9 / (double)it[p];
             }
+        }
     }
     MPI_Barrier(MPI_COMM_WORLD);
     int any;

@@ -50,9 +50,10 @@ rmc_strided_method_t rmci_strided_method(void)
                     ok = 1;
                 }
             if (!ok && v && rmci.rank == 0)
-                fprintf(stderr,
-                        "rmc: RMC_STRIDED_METHOD=%s unknown (auto|datatype|list|pack); using auto\n",
-                        v);
+                fprintf(
+                    stderr,
+                    "rmc: RMC_STRIDED_METHOD=%s unknown (auto|datatype|list|pack); using auto\n",
+                    v);
             rmci_strided.method = m;
             rmci_strided.loaded = 1;
         }
@@ -117,13 +118,13 @@ MPI_Datatype rmci_acc_mpi_type(rmc_acc_type_t t)
  *    4-5 GB/s (get/put) and 1-4.5 GB/s (accumulate, rising with l0), nearly independent of l0;
  *  - with a dense local side "datatype" is "pack" without the copy; with a scattered local side
  *    packing locally beats MPI's origin datatype by up to 1.5x for chunks up to 256 B.
- * So: get/put use the list from 8 KiB chunks, from 4 KiB chunks when there are at most 128 (512
- * chunks of 4 KiB: typed and list within 5%, typed ahead), and for at most 4 chunks; accumulates
- * from 4 KiB chunks when there are at most 256; everything else is typed. */
+ * So: get/put use the list from 4 KiB chunks (at 4 KiB list and typed are within 5%, list
+ * ahead on a quiet machine) and for at most 4 chunks; accumulates from 4 KiB chunks when there are
+ * at most 256; everything else is typed. */
 static rmc_strided_method_t auto_method(int kind, size_t l0, size_t nchunks, int ldense)
 {
     if (kind != SK_ACC) {
-        if (nchunks <= 4 || l0 >= 8192 || (l0 >= 4096 && nchunks <= 128))
+        if (nchunks <= 4 || l0 >= 4096)
             return RMC_STRIDED_LIST;
     } else if (l0 >= 4096 && nchunks <= 256) {
         return RMC_STRIDED_LIST;
@@ -409,9 +410,8 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
         base = rmci_word_type(es);
     }
     int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
-    rmc_strided_method_t m = d->levels == 0
-                                 ? RMC_STRIDED_AUTO /* contiguous */
-                                 : choose(kind, d->l0, d->nchunks, side_dense(d, lstr));
+    rmc_strided_method_t m = d->levels == 0 ? RMC_STRIDED_AUTO /* contiguous */
+                                            : choose(kind, d->l0, d->nchunks, side_dense(d, lstr));
     if (local_tgt && mode != SM_BLOCK)
         mode = SM_BLOCK; /* completed at once anyway (rmci_strided_complete) */
 

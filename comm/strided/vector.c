@@ -14,7 +14,7 @@
  * protocols with a non-dense local side (strided.c, auto_method). */
 rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg)
 {
-    if (kind != SK_ACC && (nseg <= 4 || seg >= 8192 || (seg >= 4096 && nseg <= 128)))
+    if (kind != SK_ACC && (nseg <= 4 || seg >= 4096))
         return RMC_STRIDED_LIST;
     if (kind == SK_ACC && seg >= 4096 && nseg <= 256)
         return RMC_STRIDED_LIST;

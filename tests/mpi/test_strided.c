@@ -434,14 +434,14 @@ static void test_large(void **s)
     /* shapes: {levels, l0, counts..., local dense?} chosen to cross the piece size at various
      * levels */
     static const int shapes[][6] = {
-        {1, 8, 6000, 0, 0, 1},    /* tall-skinny: 48 KB in 8-byte chunks */
-        {1, 64, 2000, 0, 0, 0},   /* 128 KB, local side strided */
-        {2, 24, 40, 100, 0, 1},   /* 96 KB, pieces split along level 2 */
-        {3, 16, 8, 30, 20, 0},    /* 77 KB, 3 levels */
-        {1, 40000, 3, 0, 0, 1},   /* chunks larger than a piece */
-        {2, 4096, 3, 9, 0, 1},    /* level-1 blocks of 12 KB */
-        {1, 12, 3000, 0, 0, 1},   /* 4-byte words (12-byte chunks, strides 4 mod 8) */
-        {2, 5, 7, 900, 0, 0},     /* bytes (odd chunks) */
+        {1, 8, 6000, 0, 0, 1},  /* tall-skinny: 48 KB in 8-byte chunks */
+        {1, 64, 2000, 0, 0, 0}, /* 128 KB, local side strided */
+        {2, 24, 40, 100, 0, 1}, /* 96 KB, pieces split along level 2 */
+        {3, 16, 8, 30, 20, 0},  /* 77 KB, 3 levels */
+        {1, 40000, 3, 0, 0, 1}, /* chunks larger than a piece */
+        {2, 4096, 3, 9, 0, 1},  /* level-1 blocks of 12 KB */
+        {1, 12, 3000, 0, 0, 1}, /* 4-byte words (12-byte chunks, strides 4 mod 8) */
+        {2, 5, 7, 900, 0, 0},   /* bytes (odd chunks) */
     };
     int nshapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
     for (size_t mi = 0; mi < NMETHODS; mi++) {
