@@ -9,7 +9,9 @@
 
 rmci_state_t rmci;
 void (*rmci_poll_hook)(void);
-rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes, int rank);
+void (*rmci_region_hook)(void);
+rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
+                                   int rank);
 
 #define RMCI_MAX_HOOKS 8
 static rmci_finalize_hook_t hooks[RMCI_MAX_HOOKS];
@@ -57,7 +59,8 @@ static void hw_probe(void)
 static rmc_status_t topo_setup(void)
 {
     MPI_Comm real_node;
-    RMCI_MPI(MPI_Comm_split_type(rmci.comm, MPI_COMM_TYPE_SHARED, rmci.rank, MPI_INFO_NULL, &real_node));
+    RMCI_MPI(
+        MPI_Comm_split_type(rmci.comm, MPI_COMM_TYPE_SHARED, rmci.rank, MPI_INFO_NULL, &real_node));
     long k = rmci_env_long("RMC_NODE_SIZE");
     rmci.emulated = k > 0 ? (int)k : 0;
     if (k > 0) {
@@ -204,11 +207,26 @@ rmc_status_t rmc_finalize(void)
     return st;
 }
 
-int rmc_rank(void) { return rmci.initialized ? rmci.rank : -1; }
-int rmc_nranks(void) { return rmci.initialized ? rmci.nranks : -1; }
-int rmc_node_rank(void) { return rmci.initialized ? rmci.node_rank : -1; }
-int rmc_node_size(void) { return rmci.initialized ? rmci.node_size : -1; }
-int rmc_node_count(void) { return rmci.initialized ? rmci.node_count : -1; }
+int rmc_rank(void)
+{
+    return rmci.initialized ? rmci.rank : -1;
+}
+int rmc_nranks(void)
+{
+    return rmci.initialized ? rmci.nranks : -1;
+}
+int rmc_node_rank(void)
+{
+    return rmci.initialized ? rmci.node_rank : -1;
+}
+int rmc_node_size(void)
+{
+    return rmci.initialized ? rmci.node_size : -1;
+}
+int rmc_node_count(void)
+{
+    return rmci.initialized ? rmci.node_count : -1;
+}
 
 int rmc_same_node(int rank)
 {
@@ -244,7 +262,8 @@ rmc_status_t rmc_barrier(void)
         return st;
     atomic_thread_fence(memory_order_seq_cst);
     if (rmci_poll_hook) {
-        /* attentive barrier: keep serving active messages (a peer may wait for one before it enters) */
+        /* attentive barrier: keep serving active messages (a peer may wait for one before it
+         * enters) */
         MPI_Request rq;
         RMCI_MPI(MPI_Ibarrier(rmci.comm, &rq));
         for (int done = 0;;) {

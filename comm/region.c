@@ -27,6 +27,32 @@ static size_t phys_bytes(void)
     return cached;
 }
 
+/* Makes r live: a new id, at the front of the live list. */
+static void region_link(struct rmc_region *r)
+{
+    r->magic = RMCI_REGION_MAGIC;
+    r->id = rmci.next_region_id++;
+    r->prev = NULL;
+    r->next = rmci.regions;
+    if (rmci.regions)
+        rmci.regions->prev = r;
+    rmci.regions = r;
+    rmci.nregions++;
+}
+
+static void region_unlink(struct rmc_region *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        rmci.regions = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    r->next = r->prev = NULL;
+    rmci.nregions--;
+    r->magic = 0;
+}
+
 /* Agrees on a status across ranks: the worst (most negative) wins. */
 static rmc_status_t agree(rmc_status_t st)
 {
@@ -137,26 +163,30 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
         rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
     }
     st = agree(rc == MPI_SUCCESS ? RMC_OK : RMC_ERR_MPI);
-    if (st == RMC_OK)
-        st = agree(rmci_xlate_insert(&rmci.xlate, r, n, r->bases, r->sizes));
+    rmc_status_t ins = RMC_ERR_INTERNAL;
+    if (st == RMC_OK) {
+        ins = rmci_xlate_insert(&rmci.xlate, r, n, r->bases, r->sizes);
+        if (ins == RMC_OK) {
+            /* live before the last agreement: when any rank returns, every rank's sub-layers
+             * (the progress thread's region table) know the region */
+            region_link(r);
+            if (rmci_region_hook)
+                rmci_region_hook();
+        }
+        st = agree(ins);
+    }
     if (st != RMC_OK) {
+        if (ins == RMC_OK)
+            region_unlink(r);
         rmci_xlate_remove(&rmci.xlate, r);
         if (rc == MPI_SUCCESS) {
             MPI_Win_unlock_all(r->win);
-            MPI_Win_free(&r->win);
+            MPI_Win_free(&r->win); /* drops it from sub-layer tables (window attributes) */
         }
         MPI_Win_free(&r->shm_win);
         region_release(r);
         return st;
     }
-
-    r->magic = RMCI_REGION_MAGIC;
-    r->id = rmci.next_region_id++;
-    r->next = rmci.regions;
-    if (rmci.regions)
-        rmci.regions->prev = r;
-    rmci.regions = r;
-    rmci.nregions++;
     if (bases)
         for (int i = 0; i < n; i++)
             bases[i] = (void *)r->bases[i];
@@ -198,13 +228,7 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     MPI_Win_free(&r->win);
     MPI_Win_free(&r->shm_win);
     rmci_xlate_remove(&rmci.xlate, r);
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        rmci.regions = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    rmci.nregions--;
+    region_unlink(r);
     if (r->ext_free)
         r->ext_free(r);
     r->magic = 0;

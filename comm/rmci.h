@@ -16,35 +16,37 @@
 #define RMCI_CHECKS 0
 #endif
 
-#define RMCI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RMCI_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RMCI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Conflict status bits per (region, target): what is outstanding from this origin. */
 enum {
-    RMCI_CS_WRITE = 1u,  /* put not yet complete at target */
-    RMCI_CS_ACC = 2u,    /* accumulate not yet complete at target */
-    RMCI_CS_READ = 4u,   /* get not yet complete at origin (implicit handle) */
+    RMCI_CS_WRITE = 1u, /* put not yet complete at target */
+    RMCI_CS_ACC = 2u,   /* accumulate not yet complete at target */
+    RMCI_CS_READ = 4u,  /* get not yet complete at origin (implicit handle) */
     RMCI_CS_PENDING = 7u,
     RMCI_CS_LISTED = 0x80u /* pair is in the dirty list */
 };
 
 #define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
-#define RMCI_REGION_HDR 64            /* bytes of zeroed per-rank header in shared memory */
+#define RMCI_REGION_HDR   64          /* bytes of zeroed per-rank header in shared memory */
 
 struct rmc_region {
     uint32_t magic;
-    uint32_t id;            /* creation sequence number */
-    size_t *sizes;          /* [nranks] bytes per rank */
-    uintptr_t *bases;       /* [nranks] base address in the owner's address space (0 for size 0) */
-    char **lptr;            /* [nranks] local mapping of node-local peers, NULL for others */
-    char **hdr;             /* [nranks] local mapping of node-local peers' RMCI_REGION_HDR-byte header
-                             * (lock words for sub-layers, e.g. accumulate), NULL for others. The header
-                             * lies just below the user part and is never reachable by user addresses. */
-    uint8_t *cs;            /* [nranks] conflict status */
-    MPI_Win shm_win;        /* node-local shared window */
-    MPI_Win win;            /* RMA window over the same memory, lock_all held */
+    uint32_t id;      /* creation sequence number */
+    size_t *sizes;    /* [nranks] bytes per rank */
+    uintptr_t *bases; /* [nranks] base address in the owner's address space (0 for size 0) */
+    char **lptr;      /* [nranks] local mapping of node-local peers, NULL for others */
+    char **hdr;       /* [nranks] local mapping of node-local peers' RMCI_REGION_HDR-byte header
+                       * (lock words for sub-layers), NULL for others. The header lies just
+                       * below the user part and is never reachable by user addresses. Layout:
+                       * bytes 0-3 the accumulate lock word (comm/strided, RMCI_ACC_LOCK_OFF);
+                       * the rest is free for other sub-layers (zeroed at allocation). */
+    uint8_t *cs;      /* [nranks] conflict status */
+    MPI_Win shm_win;  /* node-local shared window */
+    MPI_Win win;      /* RMA window over the same memory, lock_all held */
     struct rmc_region *next, *prev; /* live list */
-    void *ext;              /* per-region state of a sub-layer (e.g. accumulate locks), may be NULL */
+    void *ext; /* per-region state of a sub-layer (e.g. accumulate locks), may be NULL */
     void (*ext_free)(struct rmc_region *r); /* releases ext at region free */
 };
 
@@ -55,22 +57,22 @@ typedef struct rmci_dirty {
 
 typedef struct rmci_state {
     int initialized;
-    int mpi_owned;                 /* rmc_init called MPI_Init_thread */
-    MPI_Comm comm;                 /* duplicate of the user's communicator */
-    MPI_Comm node_comm;            /* (emulated) node */
+    int mpi_owned;      /* rmc_init called MPI_Init_thread */
+    MPI_Comm comm;      /* duplicate of the user's communicator */
+    MPI_Comm node_comm; /* (emulated) node */
     int rank, nranks;
     int node_rank, node_size, node_id, node_count, emulated;
-    int *node_of;                  /* [nranks] node index of each rank */
-    int *local_index;              /* [nranks] node rank of each rank, -1 when not node-local */
+    int *node_of;     /* [nranks] node index of each rank */
+    int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
     int hw_cores, hw_pus, hw_bound_pus;
-    void *hwloc_topo;              /* hwloc_topology_t, kept for the progress layer */
+    void *hwloc_topo; /* hwloc_topology_t, kept for the progress layer */
 
-    struct rmc_region *regions;    /* live list head */
+    struct rmc_region *regions; /* live list head */
     size_t nregions;
     uint32_t next_region_id;
     rmci_xlate_t xlate;
 
-    rmci_dirty_t *dirty;           /* (region, target) pairs with pending bits */
+    rmci_dirty_t *dirty; /* (region, target) pairs with pending bits */
     size_t ndirty, dirty_cap;
 
     rmc_comm_stats_t stats;
@@ -81,16 +83,22 @@ extern rmci_state_t rmci;
 /* Progress hook: the progress layer installs a poll function that every comm entry point calls
  * (RMCI_POLL) so active messages advance inside comm calls. NULL when there is nothing to poll. */
 extern void (*rmci_poll_hook)(void);
-#define RMCI_POLL()                          \
-    do {                                     \
-        if (RMCI_UNLIKELY(rmci_poll_hook))   \
-            rmci_poll_hook();                \
+#define RMCI_POLL()                                                                                \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(rmci_poll_hook))                                                         \
+            rmci_poll_hook();                                                                      \
     } while (0)
 
 /* Fall-back of rmc_put/rmc_get when the remote address lies in no region of `rank` (rmci_resolve
- * returned RMC_ERR_NOT_REGION): the progress layer serves dynamically registered memory through active
- * messages. kind: RMCI_CS_WRITE (put: local -> remote) or RMCI_CS_READ (get: remote -> local). Completes
- * the transfer (at the target) before returning. NULL: no fall-back (RMC_ERR_NOT_REGION). */
+ * returned RMC_ERR_NOT_REGION): the progress layer serves dynamically registered memory through
+ * active messages. kind: RMCI_CS_WRITE (put: local -> remote) or RMCI_CS_READ (get: remote ->
+ * local). Completes the transfer (at the target) before returning. NULL: no fall-back
+ * (RMC_ERR_NOT_REGION). */
+/* Region hook: run by rmc_region_alloc on every rank once the new region is live and before the
+ * allocation's last agreement (so no rank returns before every rank ran it). The progress layer
+ * uses it to publish the region to its progress thread. */
+extern void (*rmci_region_hook)(void);
+
 extern rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
                                           int rank);
 
@@ -99,29 +107,29 @@ extern rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *lo
 rmc_status_t rmci_progress_init(void);
 
 /* Error / argument helpers ------------------------------------------------------------------- */
-#define RMCI_CHECK_INIT()                                   \
-    do {                                                    \
-        if (RMCI_UNLIKELY(!rmci.initialized))               \
-            return RMC_ERR_NOT_INIT;                        \
+#define RMCI_CHECK_INIT()                                                                          \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(!rmci.initialized))                                                      \
+            return RMC_ERR_NOT_INIT;                                                               \
     } while (0)
 
-#define RMCI_CHECK_RANK(r)                                  \
-    do {                                                    \
-        if (RMCI_UNLIKELY((r) < 0 || (r) >= rmci.nranks))   \
-            return RMC_ERR_RANK;                            \
+#define RMCI_CHECK_RANK(r)                                                                         \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY((r) < 0 || (r) >= rmci.nranks))                                          \
+            return RMC_ERR_RANK;                                                                   \
     } while (0)
 
-#define RMCI_MPI(call)                                      \
-    do {                                                    \
-        if (RMCI_UNLIKELY((call) != MPI_SUCCESS))           \
-            return RMC_ERR_MPI;                             \
+#define RMCI_MPI(call)                                                                             \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY((call) != MPI_SUCCESS))                                                  \
+            return RMC_ERR_MPI;                                                                    \
     } while (0)
 
 /* A resolved remote range: where it lives and how to reach it. */
 typedef struct rmci_target {
     struct rmc_region *region;
-    MPI_Aint disp;      /* displacement in the target's part (bytes) */
-    char *local;        /* load/store address when node-local, else NULL */
+    MPI_Aint disp; /* displacement in the target's part (bytes) */
+    char *local;   /* load/store address when node-local, else NULL */
 } rmci_target_t;
 
 /* Resolves [addr, addr+len) on `rank` (len > 0). RMC_ERR_NOT_REGION / RMC_ERR_BOUNDS on failure. */
@@ -147,18 +155,25 @@ rmc_status_t rmci_flush_pair(struct rmc_region *r, int target, int conflict);
 /* Records that an operation of kind `bits` is outstanding on (region, target). */
 void rmci_mark(struct rmc_region *r, int target, unsigned bits);
 
+/* Outstanding kinds an operation of a kind must wait for (index: its RMCI_CS_* kind). Accumulates
+ * need not wait for accumulates: the windows have accumulate_ordering none, but every operation
+ * marked RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions commute. Atomics
+ * that do not commute with them (swap, CAS, bitwise) are marked and ordered as RMCI_CS_WRITE. */
+static const unsigned char rmci_conflicts[RMCI_CS_PENDING + 1] = {
+    [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ, /* put after anything */
+    [RMCI_CS_ACC] = RMCI_CS_WRITE | RMCI_CS_READ,                 /* acc after put / get */
+    [RMCI_CS_READ] = RMCI_CS_WRITE | RMCI_CS_ACC,                 /* get after put / acc */
+};
+
 /* Before issuing an operation of kind `kind` (RMCI_CS_READ for gets, RMCI_CS_WRITE for puts,
  * RMCI_CS_ACC for accumulates) to a remote (region, target): flushes it if an outstanding operation
- * conflicts (get after put/acc; put after put/acc/get; acc after put/get). */
+ * conflicts (rmci_conflicts). */
 static inline rmc_status_t rmci_order(struct rmc_region *r, int target, unsigned kind)
 {
     unsigned pend = r->cs[target] & RMCI_CS_PENDING;
     if (RMCI_LIKELY(pend == 0))
         return RMC_OK;
-    unsigned conflicts = (kind == RMCI_CS_ACC) ? (RMCI_CS_WRITE | RMCI_CS_READ) : RMCI_CS_PENDING;
-    if (kind == RMCI_CS_READ)
-        conflicts = RMCI_CS_WRITE | RMCI_CS_ACC;
-    if (pend & conflicts)
+    if (pend & rmci_conflicts[kind & RMCI_CS_PENDING])
         return rmci_flush_pair(r, target, 1);
     return RMC_OK;
 }
@@ -168,19 +183,20 @@ rmc_status_t rmci_fence(int target);
 /* Drops dirty entries of a region that is being freed. */
 void rmci_dirty_forget(struct rmc_region *r);
 
-/* Requests --------------------------------------------------------------------------------------- */
+/* Requests ---------------------------------------------------------------------------------------
+ */
 #define RMCI_REQ_MAGIC 0x52455155u /* live */
-#define RMCI_REQ_FREE 0x46524545u
+#define RMCI_REQ_FREE  0x46524545u
 
 struct rmc_request {
     uint32_t magic;
-    int nmpi;                      /* MPI requests in use */
+    int nmpi; /* MPI requests in use */
     MPI_Request mpi[2];
     struct rmc_request *next_free;
     /* completion callback run once when complete (e.g. unpack), may be NULL */
     rmc_status_t (*on_complete)(struct rmc_request *req);
     void *cb_data;
-    void *cb_buf;                  /* freed after on_complete */
+    void *cb_buf; /* freed after on_complete */
 };
 
 struct rmc_request *rmci_req_alloc(void);
@@ -191,7 +207,8 @@ void rmci_req_pool_destroy(void);
 typedef void (*rmci_finalize_hook_t)(void);
 void rmci_at_finalize(rmci_finalize_hook_t fn);
 
-/* Environment ------------------------------------------------------------------------------------ */
+/* Environment ------------------------------------------------------------------------------------
+ */
 long rmci_env_long(const char *name);
 
 #endif

@@ -1,18 +1,20 @@
 /* Remote atomics in two mechanisms (include/rmc/amo.h).
  *
  * mpi:    MPI_Fetch_and_op / MPI_Compare_and_swap / MPI_Accumulate on the region's window (lock_all
- *         held) followed by MPI_Win_flush; non-blocking forms use MPI_Rget_accumulate (CAS: flush at
- *         completion). Every rank, node-local or not, goes through MPI, so MPI's atomicity covers all.
+ *         held) followed by MPI_Win_flush; non-blocking forms use MPI_Rget_accumulate (CAS: flush
+ * at completion). Every rank, node-local or not, goes through MPI, so MPI's atomicity covers all.
  * thread: node-local words (self included) are updated with CPU atomics through the shared mapping;
  *         other nodes' words through an active message (RMCI_AM_ID_AMO) whose handler performs the
  *         same CPU atomic at the target, on its progress thread or inside its RMC calls.
  * The mode is agreed at rmc_init and never changes while initialized, so one word never sees both.
  *
  * The AM handler may run on the progress thread, which must not read rmci (the main thread mutates
- * it). It finds regions in its own table (region id -> base, size) under a mutex: the main thread adds
- * regions created since its last look from the poll hook (rmci_amo_sync), and an attribute delete
- * callback on the region's window removes a region inside MPI_Win_free, before its memory goes away.
- * A request for a region the table does not know yet is deferred to the main thread.
+ * it). It finds regions in its own table (region id -> base, size) under a mutex: the main thread
+ * adds a new region inside rmc_region_alloc, before the allocation's last agreement (the region
+ * hook, rmci_amo_sync; the poll hook retries an addition that failed), and an attribute delete
+ * callback on the region's window removes a region inside MPI_Win_free, before its memory goes
+ * away. A request for a region the table does not know (only after such a failure) is deferred to
+ * the main thread.
  */
 #include "config.h"
 #include <pthread.h>
@@ -33,16 +35,9 @@ static struct {
     pthread_mutex_t lock; /* guards v/n */
     rt_ent_t *v;          /* sorted by id */
     size_t n, cap;
-    uint32_t seen;        /* rmci.next_region_id at the last sync */
+    uint32_t seen; /* rmci.next_region_id at the last sync */
     int keyval;
 } amo;
-
-/* Wire format of RMCI_AM_ID_AMO. */
-typedef struct amo_msg {
-    uint32_t rid;
-    uint16_t op, width;
-    uint64_t disp, a, b;
-} amo_msg_t;
 
 rmc_amo_mode_t rmc_amo_mode(void)
 {
@@ -95,7 +90,7 @@ uint64_t rmci_cpu_amo(void *p, int op, int width, uint64_t a, uint64_t b)
     }
 }
 
-static void store_fetched(void *p, int width, uint64_t v)
+void rmci_amo_store_fetched(void *p, int width, uint64_t v)
 {
     if (!p)
         return;
@@ -105,6 +100,36 @@ static void store_fetched(void *p, int width, uint64_t v)
     } else {
         memcpy(p, &v, 8);
     }
+}
+
+rmc_status_t rmci_amo_wire_decode(const void *payload, size_t len, size_t cap, rmci_amo_wire_t *m)
+{
+    if (len != sizeof(*m) || cap < 8)
+        return RMC_ERR_ARG;
+    memcpy(m, payload, sizeof(*m));
+    if ((m->width != 4 && m->width != 8) || m->at % m->width)
+        return RMC_ERR_ALIGN;
+    return RMC_OK;
+}
+
+rmc_status_t rmci_amo_wire_finish(rmc_status_t st, const void *reply, size_t len, void *ptr,
+                                  uint64_t width)
+{
+    if (st == RMC_OK) {
+        if (len != 8)
+            return RMC_ERR_INTERNAL;
+        uint64_t v;
+        memcpy(&v, reply, 8);
+        rmci_amo_store_fetched(ptr, (int)width, v);
+    }
+    return st;
+}
+
+void rmci_amo_wire_apply(void *p, const rmci_amo_wire_t *m, void *reply, size_t *rlen)
+{
+    uint64_t old = rmci_cpu_amo(p, m->op, m->width, m->a, m->b);
+    memcpy(reply, &old, 8);
+    *rlen = 8;
 }
 
 /* ------------------------------------------------------------------ region table (thread) --- */
@@ -171,8 +196,10 @@ void rmci_amo_sync(void)
         if (r->id < lo)
             continue;
         if (MPI_Win_set_attr(r->win, amo.keyval, (void *)(uintptr_t)r->id) != MPI_SUCCESS)
-            continue; /* without the delete callback the thread must not see it: main thread serves */
-        /* insertion keeping ids sorted (new ids are above all known ones; the list is newest first) */
+            continue; /* without the delete callback the thread must not see it: main thread serves
+                       */
+        /* insertion keeping ids sorted (new ids are above all known ones; the list is newest first)
+         */
         size_t at = amo.n;
         while (at > 0 && amo.v[at - 1].id > r->id)
             at--;
@@ -192,26 +219,20 @@ static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *rep
 {
     (void)origin;
     (void)arg;
-    amo_msg_t m;
-    if (len != sizeof(m) || cap < 8)
-        return RMC_ERR_ARG;
-    memcpy(&m, payload, sizeof(m));
-    if ((m.width != 4 && m.width != 8) || m.disp % m.width)
-        return RMC_ERR_ALIGN;
+    rmci_amo_wire_t m;
+    rmc_status_t st = rmci_amo_wire_decode(payload, len, cap, &m);
+    if (st != RMC_OK)
+        return st;
     if (!rmci_am_on_thread() && rmci_amo_needs_sync())
         rmci_amo_sync();
     pthread_mutex_lock(&amo.lock);
     long i = rt_find(m.rid);
-    rmc_status_t st = RMC_OK;
-    if (i < 0) {
+    if (i < 0)
         st = rmci_am_on_thread() ? RMCI_AM_DEFER : RMC_ERR_NOT_REGION;
-    } else if (!amo.v[i].base || m.disp > amo.v[i].size || amo.v[i].size - m.disp < m.width) {
+    else if (!amo.v[i].base || m.at > amo.v[i].size || amo.v[i].size - m.at < m.width)
         st = RMC_ERR_BOUNDS;
-    } else {
-        uint64_t old = rmci_cpu_amo(amo.v[i].base + m.disp, m.op, m.width, m.a, m.b);
-        memcpy(reply, &old, 8);
-        *rlen = 8;
-    }
+    else
+        rmci_amo_wire_apply(amo.v[i].base + m.at, &m, reply, rlen);
     pthread_mutex_unlock(&amo.lock);
     return st;
 }
@@ -252,11 +273,6 @@ typedef struct mpi_nb {
     MPI_Win win;
 } mpi_nb_t;
 
-static void put_word(void *dst, int width, uint64_t v)
-{
-    store_fetched(dst, width, v);
-}
-
 static rmc_status_t cas_complete(struct rmc_request *q)
 {
     mpi_nb_t *s = q->cb_buf;
@@ -267,15 +283,19 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
                             void *fetched, int rank, rmc_request_h *req)
 {
     struct rmc_region *r = t->region;
-    rmc_status_t st = rmci_order(r, rank, RMCI_CS_ACC);
+    /* Additions commute with accumulates and each other (ordered as accumulates: only after puts
+     * and gets); swap, CAS and the bitwise ops do not, and the window has accumulate_ordering none,
+     * so they are ordered as puts: after every outstanding operation, and everything after them. */
+    unsigned kind = (op == RMCI_AMO_FADD || op == RMCI_AMO_ADD) ? RMCI_CS_ACC : RMCI_CS_WRITE;
+    rmc_status_t st = rmci_order(r, rank, kind);
     if (st != RMC_OK)
         return st;
     rmci.stats.remote_ops++;
     MPI_Datatype dt = mpi_type(op, width);
     if (!req) {
         uint64_t in = 0, cmp = 0, out = 0;
-        put_word(&in, width, a);
-        put_word(&cmp, width, b);
+        rmci_amo_store_fetched(&in, width, a);
+        rmci_amo_store_fetched(&cmp, width, b);
         int rc;
         if (op == RMCI_AMO_CAS)
             rc = MPI_Compare_and_swap(&in, &cmp, &out, dt, rank, t->disp, r->win);
@@ -300,8 +320,8 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         return RMC_ERR_NOMEM;
     }
     q->cb_buf = s;
-    put_word(&s->a, width, a);
-    put_word(&s->b, width, b);
+    rmci_amo_store_fetched(&s->a, width, a);
+    rmci_amo_store_fetched(&s->b, width, b);
     s->rank = rank;
     s->win = r->win;
     int rc;
@@ -318,27 +338,15 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         rmci_req_release(q);
         return RMC_ERR_MPI;
     }
-    rmci_mark(r, rank, RMCI_CS_ACC);
+    rmci_mark(r, rank, kind);
     *req = q;
     return RMC_OK;
 }
 
 /* ------------------------------------------------------------------------------ front end --- */
 
-static rmc_status_t fin_amo(rmc_status_t st, const void *reply, size_t len, void *ptr, uint64_t width)
-{
-    if (st == RMC_OK) {
-        if (len != 8)
-            return RMC_ERR_INTERNAL;
-        uint64_t v;
-        memcpy(&v, reply, 8);
-        store_fetched(ptr, (int)width, v);
-    }
-    return st;
-}
-
-static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint64_t b, void *fetched,
-                           int rank, rmc_request_h *req, int nb)
+static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint64_t b,
+                           void *fetched, int rank, rmc_request_h *req, int nb)
 {
     if (req)
         *req = RMC_REQUEST_NULL;
@@ -363,7 +371,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
         rmci.stats.local_ops++;
         uint64_t old = rmci_cpu_amo(t.local, op, width, a, b);
         if (op != RMCI_AMO_ADD)
-            store_fetched(fetched, width, old);
+            rmci_amo_store_fetched(fetched, width, old);
         return RMC_OK;
     }
     /* another node: the target executes it. Keep location consistency with outstanding RMA. */
@@ -374,18 +382,18 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
             return st;
     }
     rmci.stats.remote_ops++;
-    amo_msg_t m = {r->id, (uint16_t)op, (uint16_t)width, (uint64_t)t.disp, a, b};
+    rmci_amo_wire_t m = {(uint64_t)t.disp, a, b, r->id, (uint16_t)op, (uint16_t)width};
     void *out = op == RMCI_AMO_ADD ? NULL : fetched;
     if (nb)
-        return rmci_am_call_nb(rank, RMCI_AM_ID_AMO, &m, sizeof(m), NULL, 0, 8, fin_amo, out,
-                               (uint64_t)width, req);
+        return rmci_am_call_nb(rank, RMCI_AM_ID_AMO, &m, sizeof(m), NULL, 0, 8,
+                               rmci_amo_wire_finish, out, (uint64_t)width, req);
     uint64_t old = 0;
     size_t rlen = 0;
     st = rmci_am_call(rank, RMCI_AM_ID_AMO, &m, sizeof(m), NULL, 0, &old, 8, &rlen);
     if (st == RMC_OK && rlen != 8)
         st = RMC_ERR_INTERNAL;
     if (st == RMC_OK)
-        store_fetched(out, width, old);
+        rmci_amo_store_fetched(out, width, old);
     return st;
 }
 
@@ -498,11 +506,13 @@ rmc_status_t rmc_amo_swap_i64_nb(void *d, int64_t v, int64_t *f, int rank, rmc_r
 {
     return amo_op(RMCI_AMO_SWAP, 8, d, U(v), 0, f, rank, q, 1);
 }
-rmc_status_t rmc_amo_cas_i32_nb(void *d, int32_t c, int32_t v, int32_t *f, int rank, rmc_request_h *q)
+rmc_status_t rmc_amo_cas_i32_nb(void *d, int32_t c, int32_t v, int32_t *f, int rank,
+                                rmc_request_h *q)
 {
     return amo_op(RMCI_AMO_CAS, 4, d, U((uint32_t)v), U((uint32_t)c), f, rank, q, 1);
 }
-rmc_status_t rmc_amo_cas_i64_nb(void *d, int64_t c, int64_t v, int64_t *f, int rank, rmc_request_h *q)
+rmc_status_t rmc_amo_cas_i64_nb(void *d, int64_t c, int64_t v, int64_t *f, int rank,
+                                rmc_request_h *q)
 {
     return amo_op(RMCI_AMO_CAS, 8, d, U(v), U(c), f, rank, q, 1);
 }

@@ -1,25 +1,26 @@
 /* Active-message engine and asynchronous progress thread.
  *
- * Transport: MPI point-to-point on a private duplicate of rmci.comm. A request is one message with tag
- * AM_TAG_REQ: a 16-byte header (handler id, reply tag, payload length, reply capacity) and the payload.
- * The origin posts the receive of the reply (tag unique per outstanding request) before sending, so a
- * reply never waits for buffer space. The target keeps one receive posted for requests (of the largest
- * size) and serves it:
+ * Transport: MPI point-to-point on a private duplicate of rmci.comm. A request is one message with
+ * tag AM_TAG_REQ: a 16-byte header (handler id, reply tag, payload length, reply capacity) and the
+ * payload. The origin posts the receive of the reply (tag unique per outstanding request) before
+ * sending, so a reply never waits for buffer space. The target keeps one receive posted for
+ * requests (of the largest size) and serves it:
  *  - on the progress thread, when this rank runs one;
  *  - and on the main thread: from the comm layer's poll hook (every AM_POLL_INTERVAL comm calls or
  *    AM_POLL_US microseconds, whichever comes first), from every waiting loop of this layer,
  *    rmc_barrier and rmc_progress (with a thread: unless the thread is polling at that moment).
- * Non-blocking requests are MPICH generalized requests with a poll function (MPIX_Grequest_start), so
- * rmc_wait / rmc_test on them keep serving AMs: two ranks waiting for each other's requests never
- * deadlock, with or without the thread.
+ * Non-blocking requests are MPICH generalized requests with a poll function (MPIX_Grequest_start),
+ * so rmc_wait / rmc_test on them keep serving AMs: two ranks waiting for each other's requests
+ * never deadlock, with or without the thread.
  *
  * A thread without a processing unit of its own keeps polling for AM_SPIN_NS after its last request
  * (a stream of requests is served at once), then sleeps with exponential back-off from 1 us to
- * RMC_PROGRESS_BACKOFF_US; while the main thread keeps calling RMC (and so serves requests itself) the
- * thread makes no MPI call, so it does not compete with the main thread for MPICH's lock.
+ * RMC_PROGRESS_BACKOFF_US; while the main thread keeps calling RMC (and so serves requests itself)
+ * the thread makes no MPI call, so it does not compete with the main thread for MPICH's lock.
  *
- * The thread never touches rmci state. A handler that needs main-thread state (a region created after
- * the thread's last snapshot) returns RMCI_AM_DEFER and the request is queued for the main thread.
+ * The thread never touches rmci state. A handler that needs main-thread state (a region created
+ * after the thread's last snapshot) returns RMCI_AM_DEFER and the request is queued for the main
+ * thread.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -37,14 +38,16 @@
 #endif
 #include "progress_internal.h"
 
-#define AM_TAG_REQ 1
+#define AM_TAG_REQ         1
 #define AM_TAG_FIRST_REPLY 2
-#define AM_POLL_INTERVAL 16   /* comm calls between two request polls of the main thread ... */
-#define AM_POLL_US 20         /* ... or this much time, whichever comes first */
-#define AM_SPIN_NS 20000      /* the thread keeps polling this long after its last request (20 us)
-                               * before it starts sleeping: a stream of requests is served at once */
-#define AM_BACKOFF_MIN_NS 1000
-#define AM_ATTENTIVE_CALLS 4  /* main-thread polls since the thread last looked: main is attentive */
+#define AM_POLL_INTERVAL   16 /* comm calls between two request polls of the main thread ... */
+#define AM_POLL_US         20 /* ... or this much time, whichever comes first */
+#define AM_SPIN_NS                                                                                 \
+    20000 /* the thread keeps polling this long after its last request (20 us)                     \
+           * before it starts sleeping: a stream of requests is served at once */
+#define AM_BACKOFF_MIN_NS  1000
+#define AM_ATTENTIVE_CALLS 4 /* main-thread polls since the thread last looked: main is attentive  \
+                              */
 
 typedef struct am_hdr {
     uint32_t id;
@@ -59,11 +62,12 @@ typedef struct am_rep {
     uint64_t pad;
 } am_rep_t;
 
-/* An outstanding request of this rank (origin side). One allocation: struct, send buffer, reply buffer. */
+/* An outstanding request of this rank (origin side). One allocation: struct, send buffer, reply
+ * buffer. */
 typedef struct am_op {
     struct am_op *next, *prev;
-    MPI_Request req[2];            /* 0: request send, 1: reply receive */
-    MPI_Request greq;              /* generalized request (non-blocking form) */
+    MPI_Request req[2]; /* 0: request send, 1: reply receive */
+    MPI_Request greq;   /* generalized request (non-blocking form) */
     int done, has_greq;
     char *sbuf, *rbuf;
     size_t rcap;
@@ -99,19 +103,19 @@ typedef struct am_handler {
 static struct {
     int up;
     MPI_Comm comm;
-    int tag_span;                  /* reply tags are AM_TAG_FIRST_REPLY + [0, tag_span) */
+    int tag_span; /* reply tags are AM_TAG_FIRST_REPLY + [0, tag_span) */
     uint32_t seq;
     size_t max_payload;
     int rbuf_size;
-    char *rbuf;                    /* posted request receive */
+    char *rbuf; /* posted request receive */
     MPI_Request rreq;
     /* thread */
     int thread_on, thread_spin, thread_pu;
     long backoff_max_ns;
     pthread_t thr;
     am_srv_t srv_main, srv_thr;
-    /* the posted request receive (rbuf/rreq) is used by whoever holds plock: the thread, or the main
-     * thread inside RMC calls (which then serves at once instead of waiting for the thread) */
+    /* the posted request receive (rbuf/rreq) is used by whoever holds plock: the thread, or the
+     * main thread inside RMC calls (which then serves at once instead of waiting for the thread) */
     pthread_mutex_t plock;
     /* handlers */
     pthread_mutex_t hlock;
@@ -119,13 +123,13 @@ static struct {
     /* deferred requests (thread -> main) */
     pthread_mutex_t dlock;
     am_deferred_t *dhead, *dtail;
-    int ndeferred;                 /* atomic */
+    int ndeferred; /* atomic */
     /* origin side */
-    am_op_t *ops;                  /* outstanding (and non-blocking not yet waited) */
+    am_op_t *ops; /* outstanding (and non-blocking not yet waited) */
     unsigned poll_count;
-    uint64_t last_poll;            /* ticks() of the main thread's last request poll */
-    uint64_t poll_ticks;           /* AM_POLL_US in ticks() */
-    unsigned long main_calls;      /* main-thread polls (written by main only, read by the thread) */
+    uint64_t last_poll;       /* ticks() of the main thread's last request poll */
+    uint64_t poll_ticks;      /* AM_POLL_US in ticks() */
+    unsigned long main_calls; /* main-thread polls (written by main only, read by the thread) */
 } am;
 
 rmc_progress_stats_t rmci_pstats;
@@ -151,7 +155,8 @@ static uint64_t calibrate_poll_ticks(void)
     uint64_t t0 = ticks(), ns;
     do {
         clock_gettime(CLOCK_MONOTONIC, &b);
-        ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec - (uint64_t)a.tv_nsec;
+        ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)b.tv_nsec -
+             (uint64_t)a.tv_nsec;
     } while (ns < 100000);
     uint64_t per_us = (ticks() - t0) / (ns / 1000);
     return (per_us ? per_us : 1) * AM_POLL_US;
@@ -303,9 +308,9 @@ static int handle_msg(am_srv_t *s, int src, const char *buf, int cnt)
     }
     size_t rlen = 0;
     if (st == RMC_OK) {
-        /* the lock is held while the handler runs: handlers of one rank never run concurrently (thread
-         * and main thread serving deferred requests), and rmc_am_register returns only when a handler
-         * it replaces has finished */
+        /* the lock is held while the handler runs: handlers of one rank never run concurrently
+         * (thread and main thread serving deferred requests), and rmc_am_register returns only when
+         * a handler it replaces has finished */
         pthread_mutex_lock(&am.hlock);
         am_handler_t hd = am.handlers[h.id];
         if (!hd.fn) {
@@ -529,8 +534,8 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
     op->rcap = rcap;
     am.seq = (am.seq + 1) % (uint32_t)am.tag_span;
     int tag = AM_TAG_FIRST_REPLY + (int)am.seq;
-    am_hdr_t h = {.id = (uint32_t)id, .rtag = tag, .len = (uint32_t)(n1 + n2),
-                  .reply_cap = (uint32_t)rcap};
+    am_hdr_t h = {
+        .id = (uint32_t)id, .rtag = tag, .len = (uint32_t)(n1 + n2), .reply_cap = (uint32_t)rcap};
     memcpy(op->sbuf, &h, sizeof(h));
     if (n1)
         memcpy(op->sbuf + sizeof(h), p1, n1);
@@ -807,9 +812,9 @@ static void *thread_main(void *unused)
     uint64_t last_active = now_ns();
     unsigned long seen_calls = __atomic_load_n(&am.main_calls, __ATOMIC_RELAXED);
     for (;;) {
-        /* A main thread that keeps calling RMC serves requests itself (poll hook, waiting loops): the
-         * thread then leaves the network alone, so that its MPI calls (and MPICH's lock) do not slow
-         * the main thread down; it looks again after its next sleep. */
+        /* A main thread that keeps calling RMC serves requests itself (poll hook, waiting loops):
+         * the thread then leaves the network alone, so that its MPI calls (and MPICH's lock) do not
+         * slow the main thread down; it looks again after its next sleep. */
         unsigned long mc = __atomic_load_n(&am.main_calls, __ATOMIC_RELAXED);
         int attentive = !am.thread_spin && mc - seen_calls >= AM_ATTENTIVE_CALLS;
         seen_calls = mc;
@@ -843,8 +848,9 @@ static void *thread_main(void *unused)
     return NULL;
 }
 
-/* Chooses a processing unit for the thread that no rank of this (real) node is bound to. Collective.
- * Returns the PU's OS index or -1; *spin = 1 when the PU is not shared with another rank's thread. */
+/* Chooses a processing unit for the thread that no rank of this (real) node is bound to.
+ * Collective. Returns the PU's OS index or -1; *spin = 1 when the PU is not shared with another
+ * rank's thread. */
 static int choose_pu(int *spin)
 {
     *spin = 0;
@@ -939,6 +945,7 @@ static void am_shutdown(void)
     rmci_mutex_shutdown();
     rmci_amo_shutdown();
     rmci_poll_hook = NULL;
+    rmci_region_hook = NULL;
     rmci_fallback_hook = NULL;
     MPI_Comm_free(&am.comm);
     free(am.rbuf);
@@ -1017,7 +1024,8 @@ rmc_status_t rmci_progress_init(void)
     int on = 0;
     if (st == RMC_OK && multiple)
         /* auto: only with a processing unit of its own. Sharing the rank's core, the thread takes
-         * MPICH's global lock on every poll and measured 2x slower RMA for everyone (docs/benchmarks.md). */
+         * MPICH's global lock on every poll and measured 2x slower RMA for everyone
+         * (docs/benchmarks.md). */
         on = want == 1 || (want == 2 && pu >= 0);
 
     if (MPI_Comm_dup(rmci.comm, &am.comm) != MPI_SUCCESS) {
@@ -1067,6 +1075,7 @@ rmc_status_t rmci_progress_init(void)
         return st;
     }
     rmci_poll_hook = poll_hook;
+    rmci_region_hook = rmci_amo_sync; /* a new region is known to the progress thread at once */
     rmci_fallback_hook = rmci_reg_fallback;
     rmci_at_finalize(am_shutdown);
     return RMC_OK;

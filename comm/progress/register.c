@@ -1,8 +1,9 @@
 /* Dynamic registration: memory exposed with rmc_register is served by the target through active
- * messages (seed 004 eq. 8 fall-back protocol). The origin caches descriptors of peers' registrations
- * (regcache.c, LFU) so that later accesses name the registration by id; the target checks every access
- * against its live registrations under a lock, so a stale descriptor or an unregistered address never
- * touches memory (RMC_ERR_NOT_REGION), and rmc_deregister returns only after any access in progress. */
+ * messages (seed 004 eq. 8 fall-back protocol). The origin caches descriptors of peers'
+ * registrations (regcache.c, LFU) so that later accesses name the registration by id; the target
+ * checks every access against its live registrations under a lock, so a stale descriptor or an
+ * unregistered address never touches memory (RMC_ERR_NOT_REGION), and rmc_deregister returns only
+ * after any access in progress. */
 #include "config.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,8 +18,8 @@ typedef struct reg {
 
 static struct {
     int up;
-    pthread_mutex_t lock;  /* guards v/n (the progress thread reads them) */
-    reg_t *v;              /* sorted by lo, non-overlapping */
+    pthread_mutex_t lock; /* guards v/n (the progress thread reads them) */
+    reg_t *v;             /* sorted by lo, non-overlapping */
     size_t n, cap;
     uint64_t next_id;
     rmci_regcache_t cache; /* descriptors of peers' registrations (main thread only) */
@@ -34,12 +35,6 @@ typedef struct {
 typedef struct {
     uint64_t lo, hi, id;
 } xfer_rep_t;
-
-typedef struct {
-    uint64_t addr;
-    uint32_t op, width;
-    uint64_t a, b;
-} amo_req_t;
 
 /* Index of the registration containing addr, or -1. Caller holds the lock. */
 static long find_reg(uintptr_t addr)
@@ -58,8 +53,8 @@ static long find_reg(uintptr_t addr)
     return (addr >= r->lo && addr < r->hi) ? (long)(lo - 1) : -1;
 }
 
-/* Checks [addr, addr+len) against the registrations (id != 0: must be that registration). Caller holds
- * the lock. */
+/* Checks [addr, addr+len) against the registrations (id != 0: must be that registration). Caller
+ * holds the lock. */
 static rmc_status_t check_range(uintptr_t addr, size_t len, uint64_t id, const reg_t **out)
 {
     long i = find_reg(addr);
@@ -131,19 +126,15 @@ static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *rep
 {
     (void)origin;
     (void)arg;
-    amo_req_t q;
-    if (len != sizeof(q) || cap < 8)
-        return RMC_ERR_ARG;
-    memcpy(&q, payload, sizeof(q));
-    if ((q.width != 4 && q.width != 8) || q.addr % q.width)
-        return RMC_ERR_ALIGN;
+    rmci_amo_wire_t m;
+    rmc_status_t st = rmci_amo_wire_decode(payload, len, cap, &m);
+    if (st != RMC_OK)
+        return st;
     pthread_mutex_lock(&rg.lock);
     const reg_t *r;
-    rmc_status_t st = check_range((uintptr_t)q.addr, q.width, 0, &r);
+    st = check_range((uintptr_t)m.at, m.width, 0, &r);
     if (st == RMC_OK) {
-        uint64_t old = rmci_cpu_amo((void *)(uintptr_t)q.addr, (int)q.op, (int)q.width, q.a, q.b);
-        memcpy(reply, &old, 8);
-        *rlen = 8;
+        rmci_amo_wire_apply((void *)(uintptr_t)m.at, &m, reply, rlen);
         RMCI_PSTAT_ADD(fallback_ops, 1);
     }
     pthread_mutex_unlock(&rg.lock);
@@ -152,32 +143,8 @@ static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *rep
 
 /* ----------------------------------------------------------------------- origin side --- */
 
-static void store_fetched(void *p, int width, uint64_t v)
-{
-    if (!p)
-        return;
-    if (width == 4) {
-        uint32_t x = (uint32_t)v;
-        memcpy(p, &x, 4);
-    } else {
-        memcpy(p, &v, 8);
-    }
-}
-
-static rmc_status_t fin_amo(rmc_status_t st, const void *reply, size_t len, void *ptr, uint64_t width)
-{
-    if (st == RMC_OK) {
-        if (len != 8)
-            return RMC_ERR_INTERNAL;
-        uint64_t v;
-        memcpy(&v, reply, 8);
-        store_fetched(ptr, (int)width, v);
-    }
-    return st;
-}
-
-rmc_status_t rmci_reg_amo(int op, int width, void *dst, uint64_t a, uint64_t b, void *fetched, int rank,
-                          rmc_request_h *req)
+rmc_status_t rmci_reg_amo(int op, int width, void *dst, uint64_t a, uint64_t b, void *fetched,
+                          int rank, rmc_request_h *req)
 {
     if (!rg.up)
         return RMC_ERR_NOT_REGION;
@@ -186,25 +153,26 @@ rmc_status_t rmci_reg_amo(int op, int width, void *dst, uint64_t a, uint64_t b, 
         const reg_t *r;
         rmc_status_t st = check_range((uintptr_t)dst, (size_t)width, 0, &r);
         if (st == RMC_OK)
-            store_fetched(fetched, width, rmci_cpu_amo(dst, op, width, a, b));
+            rmci_amo_store_fetched(fetched, width, rmci_cpu_amo(dst, op, width, a, b));
         pthread_mutex_unlock(&rg.lock);
         return st;
     }
-    amo_req_t q = {(uint64_t)(uintptr_t)dst, (uint32_t)op, (uint32_t)width, a, b};
+    rmci_amo_wire_t q = {(uint64_t)(uintptr_t)dst, a, b, 0, (uint16_t)op, (uint16_t)width};
     if (req)
-        return rmci_am_call_nb(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, 8, fin_amo, fetched,
-                               (uint64_t)width, req);
+        return rmci_am_call_nb(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, 8,
+                               rmci_amo_wire_finish, fetched, (uint64_t)width, req);
     uint64_t old = 0;
     size_t rlen = 0;
-    rmc_status_t st = rmci_am_call(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, &old, 8, &rlen);
+    rmc_status_t st =
+        rmci_am_call(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, &old, 8, &rlen);
     if (st == RMC_OK)
-        store_fetched(fetched, width, old);
+        rmci_amo_store_fetched(fetched, width, old);
     return st;
 }
 
 /* One chunk to/from a peer. id 0: by address (learns the descriptor into *d). */
-static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n, size_t total, int rank,
-                               uint64_t id, xfer_rep_t *d, char *scratch)
+static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n, size_t total,
+                               int rank, uint64_t id, xfer_rep_t *d, char *scratch)
 {
     xfer_req_t q = {(uint64_t)raddr, (uint64_t)n, id, (uint64_t)total};
     size_t rlen = 0;

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Median of several benchmark runs: reads the long-format CSV files the benchmarks write (--csv;
+# bench,mode,ranks,table,row,x,column,unit,value) and prints one markdown table per (bench, mode,
+# table) whose cells are the medians over the files of that cell (ratio columns likewise: the
+# median of the per-run ratios, as the benchmarks wrote them).
+# Usage: scripts/bench-median.sh [--tables REGEX] RUN1.csv RUN2.csv ...
+# --tables keeps only the tables whose name matches REGEX (awk syntax, e.g. 'strided_|fadd').
+set -e
+re=.
+if [ "${1:-}" = "--tables" ]; then
+    re=$2
+    shift 2
+fi
+if [ $# -lt 1 ]; then
+    echo "usage: $0 [--tables REGEX] RUN.csv ..." >&2
+    exit 2
+fi
+awk -F, -v re="$re" -v nfiles=$# '
+function median(list,    n, a, i, j, t) {
+    n = split(list, a, " ")
+    for (i = 2; i <= n; i++) {
+        t = a[i] + 0
+        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+        a[j + 1] = t
+    }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+FNR == 1 { next }
+$4 !~ re { next }
+{
+    k = $1 SUBSEP $2 SUBSEP $4
+    if (!(k in seen)) { seen[k] = 1; keys[++nk] = k; kname[k] = $1 " [" $2 "] " $4 }
+    if (!((k, $7) in cseen)) { cseen[k, $7] = 1; cols[k, ++nc[k]] = $7; cunit[k, $7] = $8 }
+    if (!((k, $5) in rseen)) { rseen[k, $5] = 1; rows[k, ++nr[k]] = $5 }
+    v[k, $5, $7] = v[k, $5, $7] " " $9
+    cnt[k, $5, $7]++
+}
+END {
+    for (i = 1; i <= nk; i++) {
+        k = keys[i]
+        printf "\n%s (median of %d runs)\n\n| row |", kname[k], nfiles
+        for (c = 1; c <= nc[k]; c++) {
+            u = cunit[k, cols[k, c]]
+            printf " %s%s |", cols[k, c], u == "" ? "" : " [" u "]"
+        }
+        printf "\n|---|"
+        for (c = 1; c <= nc[k]; c++) printf "---|"
+        printf "\n"
+        for (r = 1; r <= nr[k]; r++) {
+            printf "| %s |", rows[k, r]
+            for (c = 1; c <= nc[k]; c++) {
+                l = v[k, rows[k, r], cols[k, c]]
+                printf " %s |", l == "" ? "-" : sprintf("%.4g", median(l))
+            }
+            printf "\n"
+        }
+    }
+}' "$@"
