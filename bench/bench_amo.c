@@ -1,29 +1,27 @@
-/* bench_amo: latency of a fetch-and-add on a counter of rank 0 issued by rank 1 (seed 004, Figure 9),
- * with the target (a) idle in a barrier and (b) busy computing in chunks of ~300 us.
+/* bench_amo: latency of a fetch-and-add on a counter of rank 0 issued by rank 1 (seed 004, Figure
+ * 9), with the target (a) idle in a barrier and (b) busy computing in chunks of ~300 us.
  *
  * Rows (all in one process, RMC re-initialized for each configuration):
- *   RMC mpi            RMC_AMO=mpi, no progress thread: MPI_Fetch_and_op + flush on the region window
- *   RMC mpi + thread   RMC_AMO=mpi, RMC_PROGRESS_THREAD=1 (the thread's polling also drives MPICH)
- *   RMC thread         RMC_AMO=thread, no progress thread: node-local -> CPU atomic; remote -> active
- *                      message served by the target inside its RMC calls
- *   RMC thread+thread  RMC_AMO=thread, RMC_PROGRESS_THREAD=1: remote -> AM served by the target's
- *                      progress thread
- *   ARMCI_Rmw          ARMCI-MPI 0.3.1, ARMCI_FETCH_AND_ADD_LONG on ARMCI_Malloc memory,
- *                      ARMCI_USE_WIN_ALLOCATE=0 (its default shared windows return wrong data here)
- *   MPI_Fetch_and_op   MPI_Win_allocate + lock_all, MPI_Fetch_and_op + MPI_Win_flush
- * (the "+ thread" rows need MPI_THREAD_MULTIPLE).
+ *   RMC mpi            RMC_AMO=mpi, no progress thread: MPI_Fetch_and_op + flush on the region
+ * window RMC mpi + thread   RMC_AMO=mpi, RMC_PROGRESS_THREAD=1 (the thread's polling also drives
+ * MPICH) RMC thread         RMC_AMO=thread, no progress thread: node-local -> CPU atomic; remote ->
+ * active message served by the target inside its RMC calls RMC thread+thread  RMC_AMO=thread,
+ * RMC_PROGRESS_THREAD=1: remote -> AM served by the target's progress thread ARMCI_Rmw ARMCI-MPI
+ * 0.3.1, ARMCI_FETCH_AND_ADD_LONG on ARMCI_Malloc memory, ARMCI_USE_WIN_ALLOCATE=0 (its default
+ * shared windows return wrong data here) MPI_Fetch_and_op   MPI_Win_allocate + lock_all,
+ * MPI_Fetch_and_op + MPI_Win_flush (the "+ thread" rows need MPI_THREAD_MULTIPLE).
  *
- * idle: rank 0 waits in the library's barrier (rmc_barrier / ARMCI_Barrier / MPI_Barrier) while rank 1
- *       times --iters back-to-back fetch-and-adds; the per-op mean of a repetition, median of --reps.
- * busy: rank 0 computes in chunks of 300 us (no library call inside a chunk); between chunks it calls
- *       the library's progress once (rmc_progress / MPI_Iprobe for ARMCI-MPI and MPI: MPICH's progress
- *       is what ARMCI-MPI relies on) and reads a stop flag (plain load from an MPI shared-memory
- *       window). Rank 1 times BUSY_OPS fetch-and-adds per repetition.
- * Every configuration checks its result: rank 1's fetched values are consecutive and rank 0's counter
- * equals the number of operations; a mismatch aborts the benchmark.
+ * idle: rank 0 waits in the library's barrier (rmc_barrier / ARMCI_Barrier / MPI_Barrier) while
+ * rank 1 times --iters back-to-back fetch-and-adds; the per-op mean of a repetition, median of
+ * --reps. busy: rank 0 computes in chunks of 300 us (no library call inside a chunk); between
+ * chunks it calls the library's progress once (rmc_progress / MPI_Iprobe for ARMCI-MPI and MPI:
+ * MPICH's progress is what ARMCI-MPI relies on) and reads a stop flag (plain load from an MPI
+ * shared-memory window). Rank 1 times BUSY_OPS fetch-and-adds per repetition. Every configuration
+ * checks its result: rank 1's fetched values are consecutive and rank 0's counter equals the number
+ * of operations; a mismatch aborts the benchmark.
  *
- * Targets: real node mode: node-local fetch-and-add (RMC thread) >= 10x faster than ARMCI_Rmw (idle);
- * RMC_NODE_SIZE=1: RMC thread+thread busy latency within 3x of its idle latency.
+ * Targets: real node mode: node-local fetch-and-add (RMC thread) >= 10x faster than ARMCI_Rmw
+ * (idle); RMC_NODE_SIZE=1: RMC thread+thread busy latency within 3x of its idle latency.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -42,22 +40,23 @@
 #define BUSY_OPS 200
 
 enum { C_RMC_MPI, C_RMC_MPI_T, C_RMC_THR, C_RMC_THR_T, C_ARMCI, C_MPI, NCONF };
-static const char *conf_name[NCONF] = {"RMC mpi",   "RMC mpi + thread", "RMC thread",
-                                       "RMC thread + thread", "ARMCI_Rmw", "MPI_Fetch_and_op"};
+static const char *conf_name[NCONF] = {"RMC mpi",    "RMC mpi + thread",
+                                       "RMC thread", "RMC thread + thread",
+                                       "ARMCI_Rmw",  "MPI_Fetch_and_op"};
 
 typedef struct ctx {
     int rank, np, multiple;
-    volatile int64_t *flag;   /* rank 0's stop flag, mapped by both (shared memory), or NULL */
+    volatile int64_t *flag; /* rank 0's stop flag, mapped by both (shared memory), or NULL */
     MPI_Win flag_win;
     MPI_Comm real_node;
     /* per configuration */
     int conf;
     rmc_region_h reg;
     void **rb;
-    void **ab;                /* ARMCI_Malloc bases */
+    void **ab; /* ARMCI_Malloc bases */
     MPI_Win win;
     int64_t *wbase;
-    int64_t expect;           /* next fetched value rank 1 expects */
+    int64_t expect; /* next fetched value rank 1 expects */
 } ctx_t;
 
 static void spin_ns(long ns)
@@ -174,7 +173,7 @@ static void conf_teardown(ctx_t *c)
     MPI_Bcast(&done, 1, MPI_INT64_T, 1, MPI_COMM_WORLD);
     if (c->rank == 0 && final != done)
         bench_fail("%s: counter %lld after %lld fetch-and-adds", conf_name[c->conf],
-                   (long long)final, (long long)done);
+                   (long long) final, (long long)done);
     if (c->conf == C_ARMCI) {
 #ifdef HAVE_ARMCI_MPI
         ARMCI_Free(c->ab[c->rank]);
@@ -249,9 +248,10 @@ static double rep_busy(ctx_t *c)
 }
 
 /* Cost of the AM fall-back (seed 004 eq. 8): rmc_get / rmc_put from rank 1 to memory rank 0
- * registered with rmc_register (served by rank 0's AM engine) against the same sizes to rank 0's part
- * of a region (MPI RMA, or loads/stores when node-local). Rank 0 waits in rmc_barrier (it serves AMs
- * there). Column `col_reg` gets the registered-memory times, `col_region` (if >= 0) the region ones. */
+ * registered with rmc_register (served by rank 0's AM engine) against the same sizes to rank 0's
+ * part of a region (MPI RMA, or loads/stores when node-local). Rank 0 waits in rmc_barrier (it
+ * serves AMs there). Column `col_reg` gets the registered-memory times, `col_region` (if >= 0) the
+ * region ones. */
 static const size_t fb_size[] = {8, 65536, 1 << 20};
 #define FB_NSIZES 3
 static int fb_row[FB_NSIZES][2]; /* table rows: [size][get, put] */
@@ -266,7 +266,8 @@ static double fb_time(ctx_t *c, int put, void *remote, char *local, size_t n, lo
         for (long i = 0; i < iters && st == RMC_OK; i++)
             st = put ? rmc_put(local, remote, n, 0) : rmc_get(remote, local, n, 0);
         if (st != RMC_OK)
-            bench_fail("fall-back %s of %zu bytes: %s", put ? "put" : "get", n, rmc_status_string(st));
+            bench_fail("fall-back %s of %zu bytes: %s", put ? "put" : "get", n,
+                       rmc_status_string(st));
         us = (double)(bench_now_ns() - t0) / 1e3 / (double)iters;
     }
     rmc_barrier();
@@ -346,22 +347,10 @@ int main(int argc, char **argv)
     int prc = bench_parse(argc, argv, "bench_amo", 8, 8, &o);
     if (prc)
         return prc > 0;
-#ifdef HAVE_ARMCI_MPI
-    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
-#endif
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     ctx_t c;
     memset(&c, 0, sizeof(c));
-    c.multiple = provided == MPI_THREAD_MULTIPLE;
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.np);
-    if (c.np < 2) {
-        if (c.rank == 0)
-            fprintf(stderr, "bench_amo needs 2 ranks: mpiexec.mpich -n 2 %s\n", argv[0]);
-        MPI_Finalize();
+    if (bench_mpi_start(&argc, &argv, "bench_amo", &c.rank, &c.np, &c.multiple))
         return 1;
-    }
 #ifdef HAVE_ARMCI_MPI
     if (ARMCI_Init() != 0)
         bench_fail("ARMCI_Init failed");
@@ -385,19 +374,20 @@ int main(int argc, char **argv)
     }
 
     char peers[1024];
-    snprintf(peers, sizeof(peers),
-             "RMC %s in each AMO mode with and without progress thread (RMC re-initialized per row) "
-             "| ARMCI-MPI 0.3.1%s | MPI: MPI_Win_allocate + lock_all, MPI_Fetch_and_op + "
-             "MPI_Win_flush. Busy target: 300 us compute chunks, one progress call between chunks"
-             "%s",
-             rmc_version(),
+    snprintf(
+        peers, sizeof(peers),
+        "RMC %s in each AMO mode with and without progress thread (RMC re-initialized per row) "
+        "| ARMCI-MPI 0.3.1%s | MPI: MPI_Win_allocate + lock_all, MPI_Fetch_and_op + "
+        "MPI_Win_flush. Busy target: 300 us compute chunks, one progress call between chunks"
+        "%s",
+        rmc_version(),
 #ifdef HAVE_ARMCI_MPI
-             " ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG), ARMCI_USE_WIN_ALLOCATE=0 (its default shared "
-             "windows return wrong data on this MPICH)",
+        " ARMCI_Rmw(ARMCI_FETCH_AND_ADD_LONG), ARMCI_USE_WIN_ALLOCATE=0 (its default shared "
+        "windows return wrong data on this MPICH)",
 #else
-             ": not found at configure time, row empty",
+        ": not found at configure time, row empty",
 #endif
-             c.multiple ? "" : " (no MPI_THREAD_MULTIPLE: '+ thread' rows empty)");
+        c.multiple ? "" : " (no MPI_THREAD_MULTIPLE: '+ thread' rows empty)");
     bench_header(&o, "fetch-and-add latency, counter on rank 0, origin rank 1 (seed 004 Fig. 9)",
                  peers);
 
@@ -408,10 +398,11 @@ int main(int argc, char **argv)
     int c_idle = bench_table_col(t, "idle target", "us");
     int c_busy = bench_table_col(t, "busy target", "us");
     bench_table_ratio(t, "busy/idle", c_busy, c_idle, BENCH_RATIO_X);
-    bench_table_t *f = bench_table_new("fallback", "op",
-                                       "rmc_get/rmc_put rank 1 -> rank 0, us per op (median of reps): "
-                                       "registered memory (AM fall-back, seed 004 eq. 8) vs region "
-                                       "memory; target idle in rmc_barrier, RMC_AMO=thread");
+    bench_table_t *f =
+        bench_table_new("fallback", "op",
+                        "rmc_get/rmc_put rank 1 -> rank 0, us per op (median of reps): "
+                        "registered memory (AM fall-back, seed 004 eq. 8) vs region "
+                        "memory; target idle in rmc_barrier, RMC_AMO=thread");
     int c_fb_region = bench_table_col(f, "region", "us");
     int c_fb_reg = bench_table_col(f, "registered", "us");
     int c_fb_reg_t = bench_table_col(f, "registered + thread", "us");
@@ -447,20 +438,22 @@ int main(int argc, char **argv)
         bench_table_set(t, row, c_idle, idle[k]);
         bench_table_set(t, row, c_busy, busy[k]);
     }
-    bench_table_note(t, "rank 0 is %s to rank 1 (RMC_NODE_SIZE=%s); auto mode would pick %s", where,
-                     getenv("RMC_NODE_SIZE") ? getenv("RMC_NODE_SIZE") : "unset",
-                     strcmp(where, "node-local") == 0
-                         ? "thread (one node)"
-                         : "thread when every rank runs a progress thread (RMC_PROGRESS_THREAD=auto "
-                           "starts one only on a free PU), else mpi");
+    bench_table_note(
+        t, "rank 0 is %s to rank 1 (RMC_NODE_SIZE=%s); auto mode would pick %s", where,
+        getenv("RMC_NODE_SIZE") ? getenv("RMC_NODE_SIZE") : "unset",
+        strcmp(where, "node-local") == 0
+            ? "thread (one node)"
+            : "thread when every rank runs a progress thread (RMC_PROGRESS_THREAD=auto "
+              "starts one only on a free PU), else mpi");
     bench_table_t *g = bench_table_new("targets", "target", "targets of issue 4");
     int c_v = bench_table_col(g, "value", "x");
     int real = strcmp(bench_node_mode(), "real") == 0;
     if (real) {
         int row = bench_table_row(g, "node-local fadd: ARMCI_Rmw idle / RMC thread idle", NAN);
         bench_table_set(g, row, c_v, idle[C_ARMCI] / idle[C_RMC_THR]);
-        bench_table_target(g, c_v, 10.0, NAN, NAN, "RMC node-local fetch-and-add >= 10x faster "
-                                                    "than ARMCI_Rmw");
+        bench_table_target(g, c_v, 10.0, NAN, NAN,
+                           "RMC node-local fetch-and-add >= 10x faster "
+                           "than ARMCI_Rmw");
     } else {
         int row = bench_table_row(g, "RMC thread + thread: idle / busy", NAN);
         bench_table_set(g, row, c_v, idle[C_RMC_THR_T] / busy[C_RMC_THR_T]);

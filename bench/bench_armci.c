@@ -332,23 +332,14 @@ int main(int argc, char **argv)
     const char *prog = "bench_armci";
 #else
     const char *prog = "bench_armci_ampi";
-    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
 #endif
     int prc = bench_parse(argc, argv, prog, 8, 4u << 20, &o);
     if (prc)
         return prc > 0;
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     ctx_t c;
     memset(&c, 0, sizeof(c));
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.np);
-    if (c.np < 2) {
-        if (c.rank == 0)
-            fprintf(stderr, "%s needs 2 ranks: mpiexec.mpich -n 2 %s\n", prog, argv[0]);
-        MPI_Finalize();
+    if (bench_mpi_start(&argc, &argv, prog, &c.rank, &c.np, NULL))
         return 1;
-    }
     if (ARMCI_Init() != 0)
         bench_fail("ARMCI_Init failed");
     size_t contig = o.max_size + 64;

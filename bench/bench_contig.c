@@ -50,16 +50,17 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memcpy;
 
 typedef struct ctx {
     int rank, np;
-    size_t cap;              /* max message + GUARD */
-    char *src, *dst, *mbuf;  /* local buffers (cap bytes): put source, get destination, memcpy peer */
+    size_t cap; /* max message + GUARD */
+    char *src, *dst,
+        *mbuf; /* local buffers (cap bytes): put source, get destination, memcpy peer */
     rmc_region_h reg;
-    void **rbases;           /* region bases per rank */
+    void **rbases; /* region bases per rank */
     int have_armci;
-    void **abases;           /* ARMCI_Malloc bases per rank */
-    MPI_Win win;             /* MPI_Win_allocate, lock_all */
+    void **abases; /* ARMCI_Malloc bases per rank */
+    MPI_Win win;   /* MPI_Win_allocate, lock_all */
     char *wbase;
-    MPI_Win cwin;            /* MPI_Win_create over this rank's region part (flush diagnostics) */
-    unsigned seq;            /* verification counter (fresh patterns every check) */
+    MPI_Win cwin; /* MPI_Win_create over this rank's region part (flush diagnostics) */
+    unsigned seq; /* verification counter (fresh patterns every check) */
 } ctx_t;
 
 static uint8_t pat(size_t i, unsigned seed)
@@ -75,49 +76,49 @@ static int run(ctx_t *c, int peer, int op, size_t n, long iters)
 {
     int bad = 0;
     switch (peer * NOPS + op) {
-    case P_RMC * NOPS + OP_PUT: {
+    case P_RMC *NOPS + OP_PUT: {
         void *t = c->rbases[1];
         for (long i = 0; i < iters; i++)
             bad |= rmc_put(c->src, t, n, 1);
         break;
     }
-    case P_RMC * NOPS + OP_GET: {
+    case P_RMC *NOPS + OP_GET: {
         void *t = c->rbases[1];
         for (long i = 0; i < iters; i++)
             bad |= rmc_get(t, c->dst, n, 1);
         break;
     }
 #ifdef HAVE_ARMCI_MPI
-    case P_ARMCI * NOPS + OP_PUT: {
+    case P_ARMCI *NOPS + OP_PUT: {
         void *t = c->abases[1];
         for (long i = 0; i < iters; i++)
             bad |= ARMCI_Put(c->src, t, (int)n, 1);
         break;
     }
-    case P_ARMCI * NOPS + OP_GET: {
+    case P_ARMCI *NOPS + OP_GET: {
         void *t = c->abases[1];
         for (long i = 0; i < iters; i++)
             bad |= ARMCI_Get(t, c->dst, (int)n, 1);
         break;
     }
 #endif
-    case P_MPI * NOPS + OP_PUT:
+    case P_MPI *NOPS + OP_PUT:
         for (long i = 0; i < iters; i++) {
             bad |= MPI_Put(c->src, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, c->win);
             bad |= MPI_Win_flush(1, c->win);
         }
         break;
-    case P_MPI * NOPS + OP_GET:
+    case P_MPI *NOPS + OP_GET:
         for (long i = 0; i < iters; i++) {
             bad |= MPI_Get(c->dst, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, c->win);
             bad |= MPI_Win_flush(1, c->win);
         }
         break;
-    case P_MEMCPY * NOPS + OP_PUT:
+    case P_MEMCPY *NOPS + OP_PUT:
         for (long i = 0; i < iters; i++)
             copy_fn(c->mbuf, c->src, n);
         break;
-    case P_MEMCPY * NOPS + OP_GET:
+    case P_MEMCPY *NOPS + OP_GET:
         for (long i = 0; i < iters; i++)
             copy_fn(c->dst, c->mbuf, n);
         break;
@@ -154,10 +155,14 @@ static double measure(ctx_t *c, const bench_opts_t *o, int peer, int op, size_t 
 static char *target_mem(ctx_t *c, int peer)
 {
     switch (peer) {
-    case P_RMC: return c->rbases[c->rank];
-    case P_ARMCI: return c->abases ? c->abases[c->rank] : NULL;
-    case P_MPI: return c->wbase;
-    default: return c->mbuf;
+    case P_RMC:
+        return c->rbases[c->rank];
+    case P_ARMCI:
+        return c->abases ? c->abases[c->rank] : NULL;
+    case P_MPI:
+        return c->wbase;
+    default:
+        return c->mbuf;
     }
 }
 
@@ -279,10 +284,17 @@ static void verify(ctx_t *c, int peer, int op, size_t n)
 
 /* ------------------------------------------------------------ flush / flush_local --- */
 
-typedef enum { F_PUT_FLUSH, F_PUT_FLUSH_LOCAL, F_GET_FLUSH, F_GET_FLUSH_LOCAL, F_IDLE_FLUSH,
-               F_IDLE_FLUSH_LOCAL, NF } fkind_t;
-static const char *fname[NF] = {"put+flush", "put+flush_local", "get+flush", "get+flush_local",
-                                "flush (idle)", "flush_local (idle)"};
+typedef enum {
+    F_PUT_FLUSH,
+    F_PUT_FLUSH_LOCAL,
+    F_GET_FLUSH,
+    F_GET_FLUSH_LOCAL,
+    F_IDLE_FLUSH,
+    F_IDLE_FLUSH_LOCAL,
+    NF
+} fkind_t;
+static const char *fname[NF] = {"put+flush",       "put+flush_local", "get+flush",
+                                "get+flush_local", "flush (idle)",    "flush_local (idle)"};
 
 static double measure_flush(ctx_t *c, const bench_opts_t *o, MPI_Win w, fkind_t k, long iters)
 {
@@ -349,24 +361,10 @@ int main(int argc, char **argv)
     if (prc)
         return prc > 0;
 
-#ifdef HAVE_ARMCI_MPI
-    /* ARMCI-MPI 0.3.1 returns wrong data with its default MPI_Win_allocate windows on this MPICH
-     * (the MPICH bug described at the window creation below); its documented workaround. Must be
-     * set before ARMCI_Init. */
-    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
-#endif
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     ctx_t c;
     memset(&c, 0, sizeof(c));
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.np);
-    if (c.np < 2) {
-        if (c.rank == 0)
-            fprintf(stderr, "bench_contig needs 2 ranks: mpiexec.mpich -n 2 %s\n", argv[0]);
-        MPI_Finalize();
+    if (bench_mpi_start(&argc, &argv, "bench_contig", &c.rank, &c.np, NULL))
         return 1;
-    }
     rmc_status_t st = rmc_init(MPI_COMM_WORLD);
     if (st != RMC_OK)
         bench_fail("rmc_init: %s", rmc_status_string(st));
@@ -394,13 +392,15 @@ int main(int argc, char **argv)
 #endif
     /* MPICH 4.0.2 (ch4:ucx) bug: an MPI_Win_allocate window whose per-rank size is not a multiple
      * of 16 gets a misaligned shared-memory segment on the target and puts from other ranks land 8
-     * bytes before the target's base (in the previous rank's part). Keep the size a multiple of 64. */
+     * bytes before the target's base (in the previous rank's part). Keep the size a multiple of 64.
+     */
     size_t wsize = (c.cap + 63) & ~(size_t)63;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
     MPI_Info_set(info, "accumulate_ordering", "none");
-    if (MPI_Win_allocate((MPI_Aint)wsize, 1, info, MPI_COMM_WORLD, &c.wbase, &c.win) != MPI_SUCCESS ||
+    if (MPI_Win_allocate((MPI_Aint)wsize, 1, info, MPI_COMM_WORLD, &c.wbase, &c.win) !=
+            MPI_SUCCESS ||
         MPI_Win_create(c.rbases[c.rank], (MPI_Aint)c.cap, 1, info, MPI_COMM_WORLD, &c.cwin) !=
             MPI_SUCCESS)
         bench_fail("MPI window creation failed");
@@ -411,8 +411,8 @@ int main(int argc, char **argv)
     int local = rmc_same_node(1) == 1;
     const char *thr = "";
 #ifdef HAVE_RMC_PROGRESS
-    thr = rmc_progress_thread_active() ? ", RMC progress thread running"
-                                       : ", no RMC progress thread";
+    thr =
+        rmc_progress_thread_active() ? ", RMC progress thread running" : ", no RMC progress thread";
 #endif
     char peers[1024];
     snprintf(peers, sizeof(peers),
@@ -480,8 +480,8 @@ int main(int argc, char **argv)
         bw[op] = bench_table_new(name, "size", title);
         for (int p = 0; p < NPEERS; p++)
             bc[op][p] = bench_table_col(bw[op], peer_name[p], "GB/s");
-        int ar = bench_table_ratio(bw[op], "RMC/ARMCI", bc[op][P_RMC], bc[op][P_ARMCI],
-                                   BENCH_RATIO_X);
+        int ar =
+            bench_table_ratio(bw[op], "RMC/ARMCI", bc[op][P_RMC], bc[op][P_ARMCI], BENCH_RATIO_X);
         int mr = bench_table_ratio(bw[op], "RMC/MPI", bc[op][P_RMC], bc[op][P_MPI], BENCH_RATIO_X);
         int cr = bench_table_ratio(bw[op], "RMC/memcpy", bc[op][P_RMC], bc[op][P_MEMCPY],
                                    BENCH_RATIO_PCT);
@@ -517,8 +517,7 @@ int main(int argc, char **argv)
     }
 
     /* ---- MPI_Win_flush vs MPI_Win_flush_local ---- */
-    snprintf(title, sizeof(title),
-             "MPI: 8-byte op + completion [us], median of %d reps x %ld",
+    snprintf(title, sizeof(title), "MPI: 8-byte op + completion [us], median of %d reps x %ld",
              o.reps, lat_it);
     bench_table_t *fl = bench_table_new("flush", "sequence", title);
     int fa = bench_table_col(fl, "Win_allocate", "us");

@@ -33,13 +33,13 @@
 #endif
 #include "bench_util.h"
 
-#define LD 1024
-#define NROWS 4096
+#define LD        1024
+#define NROWS     4096
 #define MAT_BYTES ((size_t)LD * NROWS * sizeof(double))
 
 enum { P_AUTO, P_DT, P_LIST, P_PACK, P_ARMCI, P_MPI, P_MEMCPY, NPEERS };
 static const char *peer_name[NPEERS] = {"RMC auto", "RMC datatype", "RMC list", "RMC pack",
-                                        "ARMCI", "MPI vector", "memcpy"};
+                                        "ARMCI",    "MPI vector",   "memcpy"};
 enum { OP_GET, OP_PUT, OP_ACC, NOPS };
 static const char *op_name[NOPS] = {"get", "put", "acc"};
 
@@ -49,22 +49,20 @@ typedef struct shape {
 } shape_t;
 
 static const shape_t shapes[] = {
-    {"16x16", 16, 16, LD, 1, 1},
-    {"128x128", 128, 128, LD, 1, 1},
-    {"512x512", 512, 512, LD, 1, 1},
-    {"4096x1", 4096, 1, LD, 0, 1}, /* tall-skinny: a column */
-    {"1x4096", 1, 4096, 4096, 1, 0}, /* wide: a row (ld 4096 view) */
+    {"16x16", 16, 16, LD, 1, 1},     {"128x128", 128, 128, LD, 1, 1},
+    {"512x512", 512, 512, LD, 1, 1}, {"4096x1", 4096, 1, LD, 0, 1}, /* tall-skinny: a column */
+    {"1x4096", 1, 4096, 4096, 1, 0},                                /* wide: a row (ld 4096 view) */
 };
 #define NSHAPES (int)(sizeof(shapes) / sizeof(shapes[0]))
 
 typedef struct ctx {
     int rank, np;
-    double *loc;        /* dense local patch buffer */
-    double *lmat;       /* local matrix for the memcpy peer */
-    void **rbases;      /* RMC region bases */
+    double *loc;   /* dense local patch buffer */
+    double *lmat;  /* local matrix for the memcpy peer */
+    void **rbases; /* RMC region bases */
     rmc_region_h reg;
-    void **abases;      /* ARMCI */
-    MPI_Win win;        /* plain MPI: MPI_Win_allocate, lock_all */
+    void **abases; /* ARMCI */
+    MPI_Win win;   /* plain MPI: MPI_Win_allocate, lock_all */
     double *wbase;
     int have_armci;
 } ctx_t;
@@ -119,8 +117,8 @@ static int run(ctx_t *c, int p, int op, const shape_t *s, MPI_Datatype vt, long 
     int ls[1] = {s->cols * (int)sizeof(double)}, rs[1] = {s->ld * (int)sizeof(double)};
     size_t off = patch_off(s);
     if (p <= P_PACK) {
-        bad |= rmc_strided_set_method(p == P_AUTO ? RMC_STRIDED_AUTO
-                                      : p == P_DT ? RMC_STRIDED_DATATYPE
+        bad |= rmc_strided_set_method(p == P_AUTO   ? RMC_STRIDED_AUTO
+                                      : p == P_DT   ? RMC_STRIDED_DATATYPE
                                       : p == P_LIST ? RMC_STRIDED_LIST
                                                     : RMC_STRIDED_PACK);
         double *rm = (double *)c->rbases[1] + off;
@@ -178,8 +176,8 @@ static int peer_on(const ctx_t *c, unsigned mask, int p)
 /* Median seconds per operation of every peer (rank 0; NAN elsewhere) in sec[]. Repetitions are
  * interleaved across peers (rep r of every peer in a shuffled order, then rep r+1), so a burst of
  * background load hits all peers alike. Collective over MPI_COMM_WORLD. */
-static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *s,
-                        MPI_Datatype vt, long iters, unsigned mask, double sec[NPEERS])
+static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *s, MPI_Datatype vt,
+                        long iters, unsigned mask, double sec[NPEERS])
 {
     static double t[NPEERS][BENCH_MAX_REPS];
     long it[NPEERS];
@@ -229,9 +227,7 @@ static void measure_all(ctx_t *c, const bench_opts_t *o, int op, const shape_t *
     if (any)
         bench_fail("%s %s returned an error", op_name[op], s->label);
     for (int p = 0; p < NPEERS; p++)
-        sec[p] = c->rank == 0 && peer_on(c, mask, p)
-                     ? bench_median(t[p], (size_t)o->reps)
-                     : NAN;
+        sec[p] = c->rank == 0 && peer_on(c, mask, p) ? bench_median(t[p], (size_t)o->reps) : NAN;
 }
 
 /* ------------------------------------------------------------------ verification --- */
@@ -357,23 +353,10 @@ int main(int argc, char **argv)
     int prc = bench_parse(argc, argv, "bench_strided", 2048, 2u << 20, &o);
     if (prc)
         return prc > 0;
-#ifdef HAVE_ARMCI_MPI
-    /* ARMCI-MPI 0.3.1's default shared windows return wrong data on this MPICH; its documented
-     * workaround, set before ARMCI_Init. */
-    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
-#endif
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     ctx_t c;
     memset(&c, 0, sizeof(c));
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.np);
-    if (c.np < 2) {
-        if (c.rank == 0)
-            fprintf(stderr, "bench_strided needs 2 ranks: mpiexec.mpich -n 2 %s\n", argv[0]);
-        MPI_Finalize();
+    if (bench_mpi_start(&argc, &argv, "bench_strided", &c.rank, &c.np, NULL))
         return 1;
-    }
     rmc_status_t st = rmc_init(MPI_COMM_WORLD);
     if (st != RMC_OK)
         bench_fail("rmc_init: %s", rmc_status_string(st));
@@ -409,8 +392,8 @@ int main(int argc, char **argv)
              "forced | ARMCI-MPI 0.3.1%s | MPI: MPI_Win_allocate + lock_all, MPI_Get/Put/"
              "Accumulate with an MPI_Type_vector target + MPI_Win_flush each | memcpy: local "
              "strided copy / += loop",
-             rmc_version(), real ? "node-local: direct copies, accumulate under a lock word"
-                                 : "remote: MPI RMA",
+             rmc_version(),
+             real ? "node-local: direct copies, accumulate under a lock word" : "remote: MPI RMA",
 #ifdef HAVE_ARMCI_MPI
              " ARMCI_GetS/PutS/AccS(ARMCI_ACC_DBL) with ARMCI_USE_WIN_ALLOCATE=0 (its default "
              "shared windows return wrong data on this MPICH)"
@@ -418,8 +401,9 @@ int main(int argc, char **argv)
              ": not found at configure time, column empty"
 #endif
     );
-    bench_header(&o, "2-D strided patches of a row-major double matrix, origin rank 0, target "
-                     "rank 1",
+    bench_header(&o,
+                 "2-D strided patches of a row-major double matrix, origin rank 0, target "
+                 "rank 1",
                  peers);
 
     bench_table_t *tb[NOPS];
@@ -437,8 +421,7 @@ int main(int argc, char **argv)
         int ra = bench_table_ratio(tb[op], "auto/ARMCI", col[op][P_AUTO], col[op][P_ARMCI],
                                    BENCH_RATIO_X);
         bench_table_ratio(tb[op], "auto/MPI", col[op][P_AUTO], col[op][P_MPI], BENCH_RATIO_X);
-        int rb = bench_table_ratio(tb[op], "auto/best", col[op][P_AUTO], best[op],
-                                   BENCH_RATIO_PCT);
+        int rb = bench_table_ratio(tb[op], "auto/best", col[op][P_AUTO], best[op], BENCH_RATIO_PCT);
         bench_table_ratio(tb[op], "auto/memcpy", col[op][P_AUTO], col[op][P_MEMCPY],
                           BENCH_RATIO_PCT);
         bench_table_plot(tb[op], 0, 1, "GB/s (log)");

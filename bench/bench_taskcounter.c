@@ -1,13 +1,13 @@
 /* bench_taskcounter: NWChem-style dynamic load balancing (seed 004, §IV.C). N tasks of random work
  * (50..500 us, fixed per task id) are claimed by every rank through a shared counter on rank 0
  * (fetch-and-add); rank 0 computes tasks too, so it is a busy target. Reported: time to finish all
- * tasks against the ideal (total work / ranks), the mean fetch-and-add latency, and the tasks done by
- * rank 0.
+ * tasks against the ideal (total work / ranks), the mean fetch-and-add latency, and the tasks done
+ * by rank 0.
  *
  * Rows (RMC re-initialized per row): RMC in each AMO mode with and without the progress thread,
  * ARMCI-MPI's ARMCI_Rmw (ARMCI_USE_WIN_ALLOCATE=0), plain MPI_Fetch_and_op (MPI_Win_allocate).
- * Every run checks that each task was claimed exactly once (the claimed ids are gathered on rank 0);
- * a mismatch aborts the benchmark. --iters N sets the number of tasks (default 2000).
+ * Every run checks that each task was claimed exactly once (the claimed ids are gathered on rank
+ * 0); a mismatch aborts the benchmark. --iters N sets the number of tasks (default 2000).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -22,8 +22,9 @@
 #include "bench_util.h"
 
 enum { C_RMC_MPI, C_RMC_MPI_T, C_RMC_THR, C_RMC_THR_T, C_ARMCI, C_MPI, NCONF };
-static const char *conf_name[NCONF] = {"RMC mpi",   "RMC mpi + thread", "RMC thread",
-                                       "RMC thread + thread", "ARMCI_Rmw", "MPI_Fetch_and_op"};
+static const char *conf_name[NCONF] = {"RMC mpi",    "RMC mpi + thread",
+                                       "RMC thread", "RMC thread + thread",
+                                       "ARMCI_Rmw",  "MPI_Fetch_and_op"};
 
 typedef struct ctx {
     int rank, np, multiple, conf;
@@ -222,16 +223,10 @@ int main(int argc, char **argv)
     int prc = bench_parse(argc, argv, "bench_taskcounter", 8, 8, &o);
     if (prc)
         return prc > 0;
-#ifdef HAVE_ARMCI_MPI
-    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
-#endif
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     ctx_t c;
     memset(&c, 0, sizeof(c));
-    c.multiple = provided == MPI_THREAD_MULTIPLE;
-    MPI_Comm_rank(MPI_COMM_WORLD, &c.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c.np);
+    if (bench_mpi_start(&argc, &argv, "bench_taskcounter", &c.rank, &c.np, &c.multiple))
+        return 1;
 #ifdef HAVE_ARMCI_MPI
     if (ARMCI_Init() != 0)
         bench_fail("ARMCI_Init failed");
@@ -282,8 +277,10 @@ int main(int argc, char **argv)
         bench_table_set(t, row, c_r0, bench_median(r0, (size_t)o.reps));
     }
     free(ids);
-    bench_table_note(t, "ideal = total work / %d ranks; fadd mean = mean claim latency over all "
-                        "ranks", c.np);
+    bench_table_note(t,
+                     "ideal = total work / %d ranks; fadd mean = mean claim latency over all "
+                     "ranks",
+                     c.np);
     bench_table_t *tabs[1] = {t};
     bench_finish(&o, tabs, 1);
 #ifdef HAVE_ARMCI_MPI

@@ -89,6 +89,29 @@ void bench_printf(const char *fmt, ...)
     fflush(stdout);
 }
 
+int bench_mpi_start(int *argc, char ***argv, const char *prog, int *rank, int *nranks,
+                    int *multiple)
+{
+    setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1); /* before ARMCI_Init; see bench_util.h */
+    int provided = MPI_THREAD_SINGLE, me = 0, np = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (rank)
+        *rank = me;
+    if (nranks)
+        *nranks = np;
+    if (multiple)
+        *multiple = provided == MPI_THREAD_MULTIPLE;
+    if (np < 2) {
+        if (me == 0)
+            fprintf(stderr, "%s needs 2 ranks: mpiexec.mpich -n 2 %s\n", prog, (*argv)[0]);
+        MPI_Finalize();
+        return 1;
+    }
+    return 0;
+}
+
 void bench_fail(const char *fmt, ...)
 {
     int init = 0, fin = 0, rank = 0;
@@ -138,10 +161,20 @@ int bench_parse_size(const char *s, size_t *out)
         return -1;
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: break;
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end == 'i' || *end == 'B')
         end++;
@@ -171,20 +204,21 @@ char *bench_size_label(size_t b, char *buf)
 static void usage(FILE *f, const char *prog, size_t def_min, size_t def_max)
 {
     char a[24], b[24];
-    fprintf(f,
-            "usage: mpiexec.mpich -n 2 %s [options]\n"
-            "  --reps N        repetitions per measurement, median reported (default 7; --quick 3)\n"
-            "  --iters N       iterations per repetition (default: per benchmark and size)\n"
-            "  --quick         CI-sized run: 3 reps, 1/4 of the iterations, sizes up to 1M\n"
-            "  --sizes MIN:MAX[:F]  message sizes MIN, MIN*F, ... MAX bytes (K/M/G suffixes;\n"
-            "                  F default 2; default sizes %s:%s)\n"
-            "  --csv FILE      write all results as long-format CSV (default: $RMC_BENCH_CSV/"
-            "%s.<mode>.csv\n"
-            "                  when RMC_BENCH_CSV names a directory)\n"
-            "  --png FILE      plot with gnuplot into FILE (script FILE minus .png plus .gp)\n"
-            "  --verbose       extra diagnostics\n"
-            "Node mode: RMC_NODE_SIZE=1 makes every peer remote (MPI RMA); unset = real nodes.\n",
-            prog, bench_size_label(def_min, a), bench_size_label(def_max, b), prog);
+    fprintf(
+        f,
+        "usage: mpiexec.mpich -n 2 %s [options]\n"
+        "  --reps N        repetitions per measurement, median reported (default 7; --quick 3)\n"
+        "  --iters N       iterations per repetition (default: per benchmark and size)\n"
+        "  --quick         CI-sized run: 3 reps, 1/4 of the iterations, sizes up to 1M\n"
+        "  --sizes MIN:MAX[:F]  message sizes MIN, MIN*F, ... MAX bytes (K/M/G suffixes;\n"
+        "                  F default 2; default sizes %s:%s)\n"
+        "  --csv FILE      write all results as long-format CSV (default: $RMC_BENCH_CSV/"
+        "%s.<mode>.csv\n"
+        "                  when RMC_BENCH_CSV names a directory)\n"
+        "  --png FILE      plot with gnuplot into FILE (script FILE minus .png plus .gp)\n"
+        "  --verbose       extra diagnostics\n"
+        "Node mode: RMC_NODE_SIZE=1 makes every peer remote (MPI RMA); unset = real nodes.\n",
+        prog, bench_size_label(def_min, a), bench_size_label(def_max, b), prog);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -372,8 +406,9 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
                t.nranks, host, t.hw_cores, t.hw_pus,
                t.emulated ? "emulated (RMC_NODE_SIZE set)" : "real (RMC_NODE_SIZE unset)",
                t.node_count, t.node_size,
-               t.emulated == 1 ? ": every peer remote, MPI RMA"
-               : t.node_size > 1 ? ": node-local peers by loads/stores" : "");
+               t.emulated == 1   ? ": every peer remote, MPI RMA"
+               : t.node_size > 1 ? ": node-local peers by loads/stores"
+                                 : "");
         if (t.emulated)
             printf("#   RMC_NODE_SIZE=%s\n", e ? e : "?");
     } else {
@@ -392,14 +427,14 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
 
 typedef struct bcol {
     char *name, *unit;
-    int ratio;          /* 1 = ratio column */
+    int ratio; /* 1 = ratio column */
     int num, den, fmt;
 } bcol_t;
 
 typedef struct brow {
     char *label;
     double x;
-    double *v;          /* [cap_cols] measured values */
+    double *v; /* [cap_cols] measured values */
 } brow_t;
 
 typedef struct btarget {
@@ -689,8 +724,7 @@ void bench_table_print(const bench_table_t *t, FILE *f)
                 if (t->cols[c].ratio && t->cols[c].fmt == BENCH_RATIO_X && !isnan(v) && v < 100)
                     snprintf(b, W, "%.3fx", v);
                 strcat(b, "!");
-            }
-            else if (t->cols[c].ratio)
+            } else if (t->cols[c].ratio)
                 strcat(b, " ");
             fprintf(f, "  %*s", w[c + 1], b);
         }
@@ -701,8 +735,7 @@ void bench_table_print(const bench_table_t *t, FILE *f)
         int miss = 0;
         for (int r = 0; r < t->nrows; r++)
             miss += cell_missed(t, r, g->col) && target_applies(g, t->rows[r].x);
-        fprintf(f, "  target: %s -> %s\n", g->text,
-                miss ? "MISSED (cells marked !)" : "met");
+        fprintf(f, "  target: %s -> %s\n", g->text, miss ? "MISSED (cells marked !)" : "met");
     }
     for (int i = 0; i < t->nnotes; i++)
         fprintf(f, "  note: %s\n", t->notes[i]);
@@ -815,7 +848,8 @@ static void write_png(const bench_opts_t *o, bench_table_t **ts, int n)
         bench_table_t *t = ts[i];
         fprintf(f, "$T%d << EOD\n", i);
         for (int r = 0; r < t->nrows; r++) {
-            fprintf(f, "\"%s\" %.17g", t->rows[r].label, isnan(t->rows[r].x) ? (double)r : t->rows[r].x);
+            fprintf(f, "\"%s\" %.17g", t->rows[r].label,
+                    isnan(t->rows[r].x) ? (double)r : t->rows[r].x);
             for (int c = 0; c < t->ncols; c++) {
                 if (t->cols[c].ratio)
                     continue;
@@ -894,8 +928,8 @@ static void write_png(const bench_opts_t *o, bench_table_t **ts, int n)
         /* pngcairo may be missing (gnuplot-nox builds differ): retry with the plain png terminal */
         char cmd2[2400];
         snprintf(cmd2, sizeof(cmd2),
-                 "sed -i 's/^set terminal pngcairo/set terminal png/' '%s' && gnuplot '%s' 2>&1", gp,
-                 gp);
+                 "sed -i 's/^set terminal pngcairo/set terminal png/' '%s' && gnuplot '%s' 2>&1",
+                 gp, gp);
         rc = system(cmd2);
     }
     if (rc == 0)

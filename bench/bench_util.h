@@ -52,25 +52,25 @@ double bench_max(const double *v, size_t n);
 /* ------------------------------------------------------------------ command line --- */
 
 typedef struct bench_opts {
-    const char *prog;    /* benchmark name (for default file names and messages) */
-    int reps;            /* repetitions per measurement; the median is reported (default 7, quick 3) */
-    long iters;          /* --iters N: iterations per repetition, 0 = the benchmark's own default */
-    int quick;           /* --quick: CI-sized run (fewer reps and iterations, sizes capped at 1 MiB
-                          * unless --sizes is given) */
-    const char *csv;     /* --csv FILE, else $RMC_BENCH_CSV/<prog>.<mode>.csv when that env var
-                          * names a directory, else NULL (resolved by bench_header) */
-    const char *png;     /* --png FILE or NULL */
-    size_t min_size;     /* --sizes MIN:MAX[:FACTOR] (bytes; suffixes K, M, G = 2^10, 2^20, 2^30) */
+    const char *prog; /* benchmark name (for default file names and messages) */
+    int reps;         /* repetitions per measurement; the median is reported (default 7, quick 3) */
+    long iters;       /* --iters N: iterations per repetition, 0 = the benchmark's own default */
+    int quick;        /* --quick: CI-sized run (fewer reps and iterations, sizes capped at 1 MiB
+                       * unless --sizes is given) */
+    const char *csv;  /* --csv FILE, else $RMC_BENCH_CSV/<prog>.<mode>.csv when that env var
+                       * names a directory, else NULL (resolved by bench_header) */
+    const char *png;  /* --png FILE or NULL */
+    size_t min_size;  /* --sizes MIN:MAX[:FACTOR] (bytes; suffixes K, M, G = 2^10, 2^20, 2^30) */
     size_t max_size;
-    size_t size_factor;  /* FACTOR of --sizes (default 2): iterate with bench_next_size */
-    int verbose;         /* --verbose: benchmarks may print extra diagnostics */
-    char csv_buf[512];   /* storage for a derived csv path */
+    size_t size_factor; /* FACTOR of --sizes (default 2): iterate with bench_next_size */
+    int verbose;        /* --verbose: benchmarks may print extra diagnostics */
+    char csv_buf[512];  /* storage for a derived csv path */
 } bench_opts_t;
 
 /* Parses the common options:
- *   --reps N  --iters N  --quick  --csv FILE  --png FILE  --sizes MIN:MAX[:FACTOR]  --verbose  --help
- * def_min/def_max: default size range. Unknown options are an error. Call on every rank (it does
- * no communication and may be called before MPI_Init). Returns 0 to run, 1 after a usage error
+ *   --reps N  --iters N  --quick  --csv FILE  --png FILE  --sizes MIN:MAX[:FACTOR]  --verbose
+ * --help def_min/def_max: default size range. Unknown options are an error. Call on every rank (it
+ * does no communication and may be called before MPI_Init). Returns 0 to run, 1 after a usage error
  * (message on stderr), -1 after --help (usage on stdout): callers then exit with status rc > 0. */
 int bench_parse(int argc, char **argv, const char *prog, size_t def_min, size_t def_max,
                 bench_opts_t *o);
@@ -107,6 +107,14 @@ const char *bench_node_mode(void);
  * MPI (and preferably RMC) initialization. */
 void bench_header(bench_opts_t *o, const char *title, const char *peers);
 
+/* Starts MPI for a benchmark of `prog` that needs 2 ranks: sets ARMCI_USE_WIN_ALLOCATE=0 for the
+ * ARMCI-MPI peer (its default MPI_Win_allocate windows return wrong data on MPICH 4.0.2, see
+ * docs/benchmarks.md; harmless without it), MPI_Init_thread(MPI_THREAD_MULTIPLE), and stores the
+ * rank, size and whether MPI_THREAD_MULTIPLE was provided (any pointer may be NULL). Returns 0, or
+ * 1 after a message and MPI_Finalize when there are fewer than 2 ranks (main returns it). */
+int bench_mpi_start(int *argc, char ***argv, const char *prog, int *rank, int *nranks,
+                    int *multiple);
+
 /* printf on rank 0 only (flushes). */
 void bench_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -128,8 +136,10 @@ int bench_table_col(bench_table_t *t, const char *name, const char *unit);
 
 /* Ratio column: value(num) / value(den) per row, computed when printed. Returns its index (ratio
  * columns share the index space of measured ones and can be targets of bench_table_target). */
-enum { BENCH_RATIO_X = 0,   /* printed as "2.35x" */
-       BENCH_RATIO_PCT = 1  /* printed as "87%" (ratio * 100) */ };
+enum {
+    BENCH_RATIO_X = 0,  /* printed as "2.35x" */
+    BENCH_RATIO_PCT = 1 /* printed as "87%" (ratio * 100) */
+};
 int bench_table_ratio(bench_table_t *t, const char *name, int num, int den, int fmt);
 
 /* Declares a target for column `col`: rows whose x lies in [x_lo, x_hi] (NAN bounds = all rows)

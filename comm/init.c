@@ -10,6 +10,7 @@
 rmci_state_t rmci;
 void (*rmci_poll_hook)(void);
 void (*rmci_region_hook)(void);
+void (*rmci_region_free_hook)(struct rmc_region *r);
 rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
                                    int rank);
 

@@ -219,6 +219,8 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     RMCI_CHECK_INIT();
     if (!r || !region_live(r))
         return RMC_ERR_HANDLE;
+    if (rmci_region_free_hook)
+        rmci_region_free_hook(r);
     rmci_dirty_forget(r);
     rmc_status_t st = RMC_OK;
     if (MPI_Win_unlock_all(r->win) != MPI_SUCCESS)

@@ -99,6 +99,10 @@ extern void (*rmci_poll_hook)(void);
  * uses it to publish the region to its progress thread. */
 extern void (*rmci_region_hook)(void);
 
+/* Region free hook: run by rmc_region_free on every rank before the region's windows are unlocked
+ * and freed (a sub-layer forgets what it holds about the region). */
+extern void (*rmci_region_free_hook)(struct rmc_region *r);
+
 extern rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
                                           int rank);
 

@@ -64,12 +64,12 @@ extern "C" {
 
 /* Accumulate element types. */
 typedef enum rmc_acc_type {
-    RMC_ACC_INT32 = 1,          /* int32_t */
-    RMC_ACC_INT64 = 2,          /* int64_t */
-    RMC_ACC_FLOAT = 3,          /* float */
-    RMC_ACC_DOUBLE = 4,         /* double */
-    RMC_ACC_COMPLEX_FLOAT = 5,  /* float _Complex (two floats: re, im) */
-    RMC_ACC_COMPLEX_DOUBLE = 6  /* double _Complex (two doubles: re, im) */
+    RMC_ACC_INT32 = 1,         /* int32_t */
+    RMC_ACC_INT64 = 2,         /* int64_t */
+    RMC_ACC_FLOAT = 3,         /* float */
+    RMC_ACC_DOUBLE = 4,        /* double */
+    RMC_ACC_COMPLEX_FLOAT = 5, /* float _Complex (two floats: re, im) */
+    RMC_ACC_COMPLEX_DOUBLE = 6 /* double _Complex (two doubles: re, im) */
 } rmc_acc_type_t;
 
 /* Size in bytes of one element of `type`, 0 for an unknown type (local, no init needed). Any other
@@ -79,9 +79,9 @@ size_t rmc_acc_type_size(rmc_acc_type_t type);
 /* Strided protocol for non-node-local targets (see above). */
 typedef enum rmc_strided_method {
     RMC_STRIDED_AUTO = 0,
-    RMC_STRIDED_DATATYPE = 1,   /* one MPI op, derived datatypes on origin and target */
-    RMC_STRIDED_LIST = 2,       /* one contiguous MPI op per chunk, zero-copy, one flush */
-    RMC_STRIDED_PACK = 3        /* local pack/unpack, one MPI op with a target datatype */
+    RMC_STRIDED_DATATYPE = 1, /* one MPI op, derived datatypes on origin and target */
+    RMC_STRIDED_LIST = 2,     /* one contiguous MPI op per chunk, zero-copy, one flush */
+    RMC_STRIDED_PACK = 3      /* local pack/unpack, one MPI op with a target datatype */
 } rmc_strided_method_t;
 
 /* Method in force for this process (initially from RMC_STRIDED_METHOD at rmc_init; default auto).
@@ -174,13 +174,16 @@ rmc_status_t rmc_acc_vector_nb(rmc_acc_type_t type, const void *scale, const rmc
 /* Counters (per rank, since rmc_init) of how strided / vector operations were served (one count per
  * call). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (stats NULL). */
 typedef struct rmc_strided_stats {
-    unsigned long long local_ops;      /* node-local direct copies / locked accumulates */
-    unsigned long long datatype_ops;   /* remote, derived datatypes both sides */
-    unsigned long long list_ops;       /* remote, list of contiguous operations */
-    unsigned long long pack_ops;       /* remote, pack/unpack + target datatype */
-    unsigned long long contig_ops;     /* remote, patch collapsed to one contiguous operation */
-    unsigned long long mpi_acc_ops;    /* accumulates through MPI_Accumulate */
-    unsigned long long lock_acc_ops;   /* accumulates under the node-local lock */
+    unsigned long long local_ops;    /* node-local direct copies / locked accumulates */
+    unsigned long long datatype_ops; /* remote, derived datatypes both sides */
+    unsigned long long list_ops;     /* remote, list of contiguous operations */
+    unsigned long long pack_ops;     /* remote, pack/unpack + target datatype */
+    unsigned long long contig_ops;   /* remote, patch collapsed to one contiguous operation */
+    unsigned long long mpi_acc_ops;  /* accumulates through MPI_Accumulate */
+    unsigned long long lock_acc_ops; /* accumulates under the node-local lock */
+    unsigned long long
+        staged_acc_ops;              /* blocking remote accumulates issued from the staging area */
+    unsigned long long stage_drains; /* local completions that recycled the staging area */
 } rmc_strided_stats_t;
 
 rmc_status_t rmc_strided_stats(rmc_strided_stats_t *stats);

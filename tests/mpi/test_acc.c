@@ -259,13 +259,100 @@ static void test_acc_mechanism(void **s)
     MPI_CHECK_OK(rmc_region_free(reg));
 }
 
+/* Blocking remote accumulates are staged (rmc_acc copies the source and returns before MPI
+ * completes the accumulate): the source is reusable at once (it is overwritten right after every
+ * call), a get without a fence sees every accumulate, more operations, bytes and (region, target)
+ * pairs than the staging area holds recycle it, scaled and unstaged (larger) accumulates mix in,
+ * and freeing a region with staged accumulates outstanding is harmless. */
+#define ST_NREG 6
+#define ST_SLOT 2049 /* int64 elements per origin in every rank's part */
+static void test_acc_staged(void **s)
+{
+    (void)s;
+    void *bases[ST_NREG][64];
+    rmc_region_h reg[ST_NREG];
+    size_t part = (size_t)np * ST_SLOT * sizeof(int64_t);
+    for (int r = 0; r < ST_NREG; r++)
+        MPI_CHECK_OK(rmc_region_alloc(part, bases[r], &reg[r]));
+    int64_t *exp = calloc((size_t)ST_NREG * (size_t)np * ST_SLOT, sizeof(int64_t));
+    size_t lbytes = (ST_SLOT * sizeof(int64_t) + 63) & ~(size_t)63; /* aligned_alloc: a multiple */
+    int64_t *src = aligned_alloc(64, lbytes);
+    int64_t *got = aligned_alloc(64, lbytes);
+    int64_t two = 2;
+    rmc_strided_stats_t a, b;
+    MPI_CHECK_OK(rmc_strided_stats(&a));
+    unsigned long long staged = 0;
+    int multi = rmc_node_count() > 1;
+    rmc_status_t st = RMC_OK;
+    int k = np <= 2 ? 600 : 200;
+    for (int i = 0; i < k && st == RMC_OK; i++) {
+        int r = i % ST_NREG, tgt = (me + 1 + (i / ST_NREG) % (np - 1 ? np - 1 : 1)) % np;
+        size_t n = 1 + ((size_t)i * 37u) % 512; /* 8 .. 4096 bytes: staged when remote */
+        if (i % 50 == 49)
+            n = 2048; /* 16 KiB, the largest staged size */
+        if (i % 50 == 24)
+            n = 2049; /* just above: not staged */
+        const int64_t *scale = i % 3 == 0 ? &two : NULL;
+        for (size_t e = 0; e < n; e++)
+            src[e] = (int64_t)(i + 1) * 1000 + (int64_t)e;
+        int64_t *dst = (int64_t *)bases[r][tgt] + (size_t)me * ST_SLOT;
+        st = rmc_acc(RMC_ACC_INT64, scale, src, dst, n * sizeof(int64_t), tgt);
+        for (size_t e = 0; e < n; e++) {
+            exp[((size_t)r * (size_t)np + (size_t)tgt) * ST_SLOT + e] += (scale ? 2 : 1) * src[e];
+            src[e] = -777777; /* the caller may reuse its buffer at once */
+        }
+        if (multi && !rmc_same_node(tgt) && n <= 2048)
+            staged++;
+    }
+    /* a get without a fence of everything */
+    int ok = 1;
+    for (int r = 0; r < ST_NREG && st == RMC_OK; r++)
+        for (int tgt = 0; tgt < np && st == RMC_OK; tgt++) {
+            if (tgt == me)
+                continue;
+            int64_t *dst = (int64_t *)bases[r][tgt] + (size_t)me * ST_SLOT;
+            st = rmc_get(dst, got, ST_SLOT * sizeof(int64_t), tgt);
+            const int64_t *e = exp + ((size_t)r * (size_t)np + (size_t)tgt) * ST_SLOT;
+            for (size_t x = 0; x < ST_SLOT && st == RMC_OK; x++)
+                ok &= got[x] == e[x];
+        }
+    MPI_CHECK_OK(rmc_strided_stats(&b));
+    MPI_CHECK_OK(st);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(b.staged_acc_ops - a.staged_acc_ops == staged);
+    /* more than RMCI_STAGE_OPS (256) staged operations recycle the area */
+    MPI_CHECK_ALL(staged <= 256 || b.stage_drains > a.stage_drains);
+
+    /* staged accumulates outstanding on a region that is freed, then on another one */
+    int tgt = (me + 1) % np;
+    for (size_t e = 0; e < 8; e++)
+        src[e] = 5;
+    MPI_CHECK_OK(rmc_acc(RMC_ACC_INT64, NULL, src, bases[0][tgt], 8 * sizeof(int64_t), tgt));
+    MPI_CHECK_OK(rmc_region_free(reg[0]));
+    int64_t *dst1 = (int64_t *)bases[1][tgt] + (size_t)me * ST_SLOT;
+    int64_t *e1 = exp + ((size_t)1 * (size_t)np + (size_t)tgt) * ST_SLOT;
+    MPI_CHECK_OK(rmc_acc(RMC_ACC_INT64, NULL, src, dst1, 8 * sizeof(int64_t), tgt));
+    for (size_t e = 0; e < 8; e++)
+        e1[e] += 5;
+    MPI_CHECK_OK(rmc_get(dst1, got, ST_SLOT * sizeof(int64_t), tgt));
+    ok = 1;
+    for (size_t x = 0; x < ST_SLOT; x++)
+        ok &= got[x] == e1[x];
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    for (int r = 1; r < ST_NREG; r++)
+        MPI_CHECK_OK(rmc_region_free(reg[r]));
+    free(exp);
+    free(src);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_acc_neighbor),
-        cmocka_unit_test(test_acc_self),
-        cmocka_unit_test(test_acc_2d_vector),
-        cmocka_unit_test(test_acc_mechanism),
+        cmocka_unit_test(test_acc_neighbor),  cmocka_unit_test(test_acc_self),
+        cmocka_unit_test(test_acc_2d_vector), cmocka_unit_test(test_acc_mechanism),
+        cmocka_unit_test(test_acc_staged),
     };
     return MPITEST_RUN("typed accumulate", tests, setup, mpitest_teardown_rmc);
 }
