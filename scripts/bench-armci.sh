@@ -6,7 +6,11 @@
 #   ARMCI-MPI | RMC-ARMCI | native | RMC/ARMCI-MPI (speedup, >= 1.00x is the target) |
 #   ARMCI/native (RMC's ARMCI as a share of RMC's native API speed, >= 90% is the target)
 #
-# Usage: scripts/bench-armci.sh [BUILD_DIR] [bench options, e.g. --quick or --reps 11]
+# With --ga (first option after BUILD_DIR) the pair is bench/bench_ga (Global Arrays, Debian's prebuilt
+# libga-mpich.a, on RMC's libarmci) and bench/bench_ga_ampi (the same GA on ARMCI-MPI); there is no
+# native column.
+#
+# Usage: scripts/bench-armci.sh [BUILD_DIR] [--ga] [bench options, e.g. --quick or --reps 11]
 # Environment: MPIEXEC (default mpiexec.mpich), RMC_BENCH_OUT (directory for the CSV files and the
 # merged table, default BUILD_DIR/bench-armci-results), ROUNDS (default 1): with ROUNDS=k the two
 # programs run alternately k times per mode and every cell is the median of the k runs (use it on a
@@ -15,10 +19,19 @@
 set -e
 build=${1:-.}
 [ $# -gt 0 ] && shift
+rmc_prog=bench_armci
+peer_prog=bench_armci_ampi
+what=bench-armci
+if [ "${1:-}" = "--ga" ]; then
+    shift
+    rmc_prog=bench_ga
+    peer_prog=bench_ga_ampi
+    what=bench-ga
+fi
 MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-out=${RMC_BENCH_OUT:-$build/bench-armci-results}
+out=${RMC_BENCH_OUT:-$build/$what-results}
 mkdir -p "$out"
-for p in bench_armci bench_armci_ampi; do
+for p in $rmc_prog $peer_prog; do
     if [ ! -x "$build/bench/$p" ]; then
         echo "bench-armci.sh: $build/bench/$p not built (make bench/$p; bench_armci_ampi needs" \
              "ARMCI-MPI at configure time)" >&2
@@ -32,7 +45,7 @@ for mode in real node1; do
     if [ $mode = node1 ]; then RMC_NODE_SIZE=1; export RMC_NODE_SIZE; else unset RMC_NODE_SIZE; fi
     r=1
     while [ $r -le "$ROUNDS" ]; do
-        for p in bench_armci_ampi bench_armci; do
+        for p in $peer_prog $rmc_prog; do
             echo "== $p, 2 ranks, mode $mode, round $r of $ROUNDS" >&2
             f="$out/$p.$mode.r$r"
             timeout -k 10 1800 "$MPIEXEC" -n 2 "$build/bench/$p" --csv "$f.csv" "$@" \
@@ -46,13 +59,13 @@ done
 unset RMC_NODE_SIZE
 
 knobs="RMC_PROGRESS_THREAD=${RMC_PROGRESS_THREAD:-default} RMC_AMO=${RMC_AMO:-default}"
-echo "bench-armci: 2 ranks, $ROUNDS round(s) per mode; RMC knobs: $knobs;" \
+echo "$what: 2 ranks, $ROUNDS round(s) per mode; RMC knobs: $knobs;" \
      "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" |
-    tee "$out/bench-armci.txt"
+    tee "$out/$what.txt"
 
 # Merge: one table per (mode, table); rows in the order the benchmark printed them; a cell measured
 # in several rounds is their median.
-merged="$out/bench-armci.csv"
+merged="$out/$what.csv"
 awk -F, -v merged="$merged" '
 function isbw(u) { return u == "GB/s" }
 function median(list,    n, a, i, j, t) {
@@ -111,5 +124,5 @@ END {
     }
     printf "\ntargets: RMC/ARMCI-MPI >= 1.00x on every row, ARMCI/native >= 90%%: " \
         "%d miss(es) marked !\n", misses
-}' $files | tee -a "$out/bench-armci.txt"
+}' $files | tee -a "$out/$what.txt"
 echo "merged CSV: $merged; per-run output: $out/*.txt" >&2
