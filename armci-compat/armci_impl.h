@@ -22,25 +22,15 @@ extern ARMCI_Group ARMCI_GROUP_DEFAULT;
 #define RMCA_ALIAS(name)                                                                           \
     extern __typeof(PARMCI_##name) ARMCI_##name __attribute__((weak, alias("PARMCI_" #name)))
 
-/* An allocation made by ARMCI_Malloc(_group).
- *  RMCA_REGION: an RMC region (the group contains every process of ARMCI's world);
- *  RMCA_GMEM:   a proper subgroup. RMC regions are collective over RMC's whole communicator, so
- *               such an allocation is an MPI window over the group's communicator instead
- *               (armci-compat/gmem.c), until comm offers regions on a sub-communicator. */
-enum { RMCA_REGION = 1, RMCA_GMEM = 2 };
-
+/* An allocation made by ARMCI_Malloc(_group): an RMC region, on the group's communicator when the
+ * group is a proper subgroup (rmc_region_alloc_comm). */
 typedef struct rmca_alloc {
     struct rmca_alloc *next, *prev;
-    int kind;
-    rmc_region_h region; /* RMCA_REGION */
-    void *mine;          /* the calling rank's part (NULL when it gave 0 bytes) */
-    size_t size;         /* the calling rank's size */
-    void **abs_bases;    /* [world] base of every absolute rank (NULL: size 0 or not a member) */
-    size_t *abs_sizes;   /* [world] size of every absolute rank's part */
-    /* RMCA_GMEM */
-    int *abs_to_win; /* [world] rank of each absolute rank in `comm`, -1 if not a member */
-    MPI_Comm comm;   /* duplicate of the group's communicator */
-    MPI_Win win;     /* window over the parts, MPI_Win_lock_all held */
+    rmc_region_h region;
+    void *mine;        /* the calling rank's part (NULL when it gave 0 bytes) */
+    size_t size;       /* the calling rank's size */
+    void **abs_bases;  /* [world] base of every absolute rank (NULL: size 0 or not a member) */
+    size_t *abs_sizes; /* [world] size of every absolute rank's part */
 } rmca_alloc_t;
 
 typedef struct rmca_state {
@@ -53,7 +43,6 @@ typedef struct rmca_state {
     int *dom_start;       /* [ndomains + 1] first index of each domain in dom_ranks */
     int *dom_ranks;       /* [nranks] ranks sorted by domain, then rank */
     rmca_alloc_t *allocs; /* live allocations, newest first */
-    int ngmem;            /* of which RMCA_GMEM */
     int have_mutexes;
     rmc_mutex_h mutexes;   /* ARMCI_Create_mutexes */
     uint8_t *impl_pending; /* [nranks] implicit-handle operations issued to the rank, not fenced */
@@ -89,36 +78,10 @@ rmc_acc_type_t rmca_acc_type(int datatype, const char *fn);
 
 /* --------------------------------------------------------- allocations (malloc.c) --- */
 
-/* Allocation of kind RMCA_GMEM holding [addr, addr+len) of absolute rank `proc`, or NULL. Called
- * only when rmca.ngmem > 0. */
-rmca_alloc_t *rmca_gmem_find(int proc, const void *addr);
 /* Frees every live allocation (ARMCI_Finalize). */
 void rmca_free_all(void);
 /* Is ptr inside the calling rank's part of a live allocation? */
 rmca_alloc_t *rmca_alloc_of_local(const void *ptr);
-
-#define RMCA_GMEM_OF(proc, addr)                                                                   \
-    (RMCA_UNLIKELY(rmca.ngmem > 0) ? rmca_gmem_find((proc), (addr)) : NULL)
-
-/* ------------------------------------------------------- group memory (gmem.c) --- */
-
-/* Collective over group->comm (a proper subgroup): allocates `bytes` on the caller into a new
- * allocation `a` (a->mine, a->abs_bases, a->abs_sizes, a->comm, a->win set). */
-rmc_status_t rmca_gmem_create(rmca_alloc_t *a, size_t bytes, ARMCI_Group *group);
-rmc_status_t rmca_gmem_destroy(rmca_alloc_t *a);
-/* Operations on group memory: MPI RMA on a->win, each complete at the target on return (so every
- * non-blocking form is performed as the blocking one). */
-rmc_status_t rmca_gmem_put(rmca_alloc_t *a, const void *src, void *dst, size_t n, int proc);
-rmc_status_t rmca_gmem_get(rmca_alloc_t *a, const void *src, void *dst, size_t n, int proc);
-rmc_status_t rmca_gmem_acc(rmca_alloc_t *a, rmc_acc_type_t t, const void *scale, const void *src,
-                           void *dst, size_t n, int proc);
-/* Strided forms: kind 0 put, 1 get, 2 acc. */
-rmc_status_t rmca_gmem_strided(rmca_alloc_t *a, int kind, rmc_acc_type_t t, const void *scale,
-                               void *src, const int *src_stride, void *dst, const int *dst_stride,
-                               const int *count, int levels, int proc);
-rmc_status_t rmca_gmem_rmw(rmca_alloc_t *a, int op, void *ploc, void *prem, int value, int proc);
-/* Memory barrier for direct access to the caller's parts (after a barrier / Access_begin). */
-void rmca_gmem_sync_all(void);
 
 /* ------------------------------------------------------ non-blocking handles (nb.c) --- */
 

@@ -321,7 +321,6 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
         rmca_error("ARMCI_Init: out of memory");
     rmca.any_impl = 0;
     rmca.allocs = NULL;
-    rmca.ngmem = 0;
     rmca.have_mutexes = 0;
     rmca.init_count = 1;
     return 0;

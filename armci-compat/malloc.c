@@ -1,9 +1,8 @@
 /* ARMCI on RMC: collective allocations (ARMCI_Malloc / ARMCI_Free, + _group) and local memory.
  *
- * An allocation whose group holds every process of ARMCI's world is an RMC region
- * (rmc_region_alloc): node-local peers by loads/stores, others by MPI RMA, all of comm's
- * mechanisms. A proper subgroup cannot use a region (rmc_region_alloc is collective over all of
- * RMC's ranks); it gets group memory (gmem.c) until comm offers regions on a sub-communicator.
+ * Every allocation is an RMC region: rmc_region_alloc when its group holds every process of
+ * ARMCI's world, rmc_region_alloc_comm on the group's communicator for a proper subgroup. Either
+ * way node-local peers are reached by loads/stores, others by MPI RMA: all of comm's mechanisms.
  */
 #include "config.h"
 #include <stdatomic.h>
@@ -18,8 +17,6 @@ static void link_alloc(rmca_alloc_t *a)
     if (rmca.allocs)
         rmca.allocs->prev = a;
     rmca.allocs = a;
-    if (a->kind == RMCA_GMEM)
-        rmca.ngmem++;
 }
 
 static void unlink_alloc(rmca_alloc_t *a)
@@ -30,31 +27,13 @@ static void unlink_alloc(rmca_alloc_t *a)
         rmca.allocs = a->next;
     if (a->next)
         a->next->prev = a->prev;
-    if (a->kind == RMCA_GMEM)
-        rmca.ngmem--;
 }
 
 static void release(rmca_alloc_t *a)
 {
     free(a->abs_bases);
     free(a->abs_sizes);
-    free(a->abs_to_win);
     free(a);
-}
-
-rmca_alloc_t *rmca_gmem_find(int proc, const void *addr)
-{
-    if (proc < 0 || proc >= rmca.nranks)
-        return NULL;
-    uintptr_t p = (uintptr_t)addr;
-    for (rmca_alloc_t *a = rmca.allocs; a; a = a->next) {
-        if (a->kind != RMCA_GMEM || !a->abs_bases[proc])
-            continue;
-        uintptr_t lo = (uintptr_t)a->abs_bases[proc];
-        if (p >= lo && p < lo + a->abs_sizes[proc])
-            return a;
-    }
-    return NULL;
 }
 
 rmca_alloc_t *rmca_alloc_of_local(const void *ptr)
@@ -99,18 +78,16 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
     if (!all)
         rmca_error("ARMCI_Malloc_group: out of memory");
     a->size = (size_t)bytes;
-    if (group->size == n) {
-        a->kind = RMCA_REGION;
+    /* the whole world: an ordinary region; a proper subgroup: a region of its members */
+    if (group->size == n)
         RMCA_CHECK(rmc_region_alloc((size_t)bytes, a->abs_bases, &a->region),
                    "ARMCI_Malloc: allocation of %ld bytes failed", (long)bytes);
-        a->mine = a->abs_bases[rmca.rank];
-        for (int i = 0; i < n; i++)
-            RMCA_CHECK(rmc_region_base(a->region, i, NULL, &a->abs_sizes[i]), "ARMCI_Malloc");
-    } else {
-        a->kind = RMCA_GMEM;
-        RMCA_CHECK(rmca_gmem_create(a, (size_t)bytes, group),
+    else
+        RMCA_CHECK(rmc_region_alloc_comm(group->comm, (size_t)bytes, a->abs_bases, &a->region),
                    "ARMCI_Malloc_group: allocation of %ld bytes failed", (long)bytes);
-    }
+    a->mine = a->abs_bases[rmca.rank];
+    for (int i = 0; i < n; i++)
+        RMCA_CHECK(rmc_region_base(a->region, i, NULL, &a->abs_sizes[i]), "ARMCI_Malloc");
     for (int i = 0; i < group->size; i++)
         ptr_arr[i] = a->abs_bases[group->grp_to_abs[i]];
     link_alloc(a);
@@ -120,10 +97,7 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 static void destroy(rmca_alloc_t *a, const char *fn)
 {
     unlink_alloc(a);
-    if (a->kind == RMCA_REGION)
-        RMCA_CHECK(rmc_region_free(a->region), "%s", fn);
-    else
-        RMCA_CHECK(rmca_gmem_destroy(a), "%s", fn);
+    RMCA_CHECK(rmc_region_free(a->region), "%s", fn);
     release(a);
 }
 
@@ -247,8 +221,6 @@ void PARMCI_Access_begin(void *ptr)
         rmca_error("ARMCI_Access_begin: invalid base pointer %p (not in the caller's part of an "
                    "allocation)",
                    ptr);
-    if (a->kind == RMCA_GMEM)
-        MPI_Win_sync(a->win);
     atomic_thread_fence(memory_order_seq_cst);
 }
 
@@ -261,8 +233,6 @@ void PARMCI_Access_end(void *ptr)
                    "allocation)",
                    ptr);
     atomic_thread_fence(memory_order_seq_cst);
-    if (a->kind == RMCA_GMEM)
-        MPI_Win_sync(a->win);
 }
 
 RMCA_ALIAS(Malloc);

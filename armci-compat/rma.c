@@ -62,9 +62,7 @@ int PARMCI_Put(void *src, void *dst, int size, int proc)
 {
     if (bad_size("ARMCI_Put", size))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
-    RMCA_CHECK(g ? rmca_gmem_put(g, src, dst, (size_t)size, proc)
-                 : rmc_put(src, dst, (size_t)size, proc),
+    RMCA_CHECK(rmc_put(src, dst, (size_t)size, proc),
                "ARMCI_Put(src=%p, dst=%p, %d bytes, proc %d)", src, dst, size, proc);
     return 0;
 }
@@ -73,9 +71,7 @@ int PARMCI_Get(void *src, void *dst, int size, int proc)
 {
     if (bad_size("ARMCI_Get", size))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src);
-    RMCA_CHECK(g ? rmca_gmem_get(g, src, dst, (size_t)size, proc)
-                 : rmc_get(src, dst, (size_t)size, proc),
+    RMCA_CHECK(rmc_get(src, dst, (size_t)size, proc),
                "ARMCI_Get(src=%p, dst=%p, %d bytes, proc %d)", src, dst, size, proc);
     return 0;
 }
@@ -85,9 +81,7 @@ int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int p
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_Acc");
     if (bad_size("ARMCI_Acc", bytes))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
-    RMCA_CHECK(g ? rmca_gmem_acc(g, t, scale, src, dst, (size_t)bytes, proc)
-                 : rmc_acc(t, scale, src, dst, (size_t)bytes, proc),
+    RMCA_CHECK(rmc_acc(t, scale, src, dst, (size_t)bytes, proc),
                "ARMCI_Acc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
     return 0;
 }
@@ -96,10 +90,8 @@ int PARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     if (bad_size("ARMCI_NbPut", bytes))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_put(g, src, dst, (size_t)bytes, proc)
-                 : rmc_put_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_put_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
                "ARMCI_NbPut(src=%p, dst=%p, %d bytes, proc %d)", src, dst, bytes, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -109,10 +101,8 @@ int PARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
     if (bad_size("ARMCI_NbGet", bytes))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_get(g, src, dst, (size_t)bytes, proc)
-                 : rmc_get_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_get_nb(src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
                "ARMCI_NbGet(src=%p, dst=%p, %d bytes, proc %d)", src, dst, bytes, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -124,10 +114,8 @@ int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_NbAcc");
     if (bad_size("ARMCI_NbAcc", bytes))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_acc(g, t, scale, src, dst, (size_t)bytes, proc)
-                 : rmc_acc_nb(t, scale, src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_acc_nb(t, scale, src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
                "ARMCI_NbAcc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -163,12 +151,9 @@ int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_strid
 {
     if (strided_empty("ARMCI_PutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 0, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                   stride_levels, proc),
-               STRIDED_MSG("ARMCI_PutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    RMCA_CHECK(
+        rmc_put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc),
+        STRIDED_MSG("ARMCI_PutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
 
@@ -177,12 +162,9 @@ int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_strid
 {
     if (strided_empty("ARMCI_GetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src_ptr);
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 1, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                   stride_levels, proc),
-               STRIDED_MSG("ARMCI_GetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    RMCA_CHECK(
+        rmc_get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc),
+        STRIDED_MSG("ARMCI_GetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
 
@@ -192,11 +174,8 @@ int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], v
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_AccS");
     if (strided_empty("ARMCI_AccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 2, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_acc_strided(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                   stride_levels, proc),
+    RMCA_CHECK(rmc_acc_strided(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                               stride_levels, proc),
                STRIDED_MSG("ARMCI_AccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
@@ -206,12 +185,9 @@ int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
 {
     if (strided_empty("ARMCI_NbPutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 0, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_put_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                      stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_put_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                  stride_levels, proc, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbPutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -222,12 +198,9 @@ int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
 {
     if (strided_empty("ARMCI_NbGetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, src_ptr);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 1, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_get_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                      stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_get_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                  stride_levels, proc, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbGetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -239,12 +212,9 @@ int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_NbAccS");
     if (strided_empty("ARMCI_NbAccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, dst_ptr);
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(g ? rmca_gmem_strided(g, 2, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                     count, stride_levels, proc)
-                 : rmc_acc_strided_nb(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar,
-                                      count, stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(rmc_acc_strided_nb(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                                  stride_levels, proc, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbAccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -350,34 +320,6 @@ static void iov_done(iovbuf_t *b)
         free(b->v);
 }
 
-/* Vector operation on group memory: segment by segment (kind 0 put, 1 get, 2 acc). */
-static rmc_status_t gmem_vector(int kind, rmc_acc_type_t t, const void *scale, const iovbuf_t *b,
-                                int proc)
-{
-    for (int i = 0; i < b->n; i++)
-        for (int s = 0; s < b->v[i].count; s++) {
-            void *src = b->v[i].src[s], *dst = b->v[i].dst[s];
-            rmca_alloc_t *g = rmca_gmem_find(proc, kind == 1 ? src : dst);
-            if (!g)
-                return RMC_ERR_NOT_REGION;
-            size_t n = b->v[i].bytes;
-            rmc_status_t st = kind == 0   ? rmca_gmem_put(g, src, dst, n, proc)
-                              : kind == 1 ? rmca_gmem_get(g, src, dst, n, proc)
-                                          : rmca_gmem_acc(g, t, scale, src, dst, n, proc);
-            if (st != RMC_OK)
-                return st;
-        }
-    return RMC_OK;
-}
-
-static inline int vec_is_gmem(const iovbuf_t *b, int proc, int remote_is_src)
-{
-    if (RMCA_LIKELY(rmca.ngmem == 0))
-        return 0;
-    const rmc_iov_t *v = &b->v[0];
-    return rmca_gmem_find(proc, remote_is_src ? v->src[0] : v->dst[0]) != NULL;
-}
-
 #define VEC_MSG(fn) fn "(%d descriptors, proc %d)"
 
 int PARMCI_PutV(armci_giov_t *iov, int iov_len, int proc)
@@ -385,8 +327,7 @@ int PARMCI_PutV(armci_giov_t *iov, int iov_len, int proc)
     iovbuf_t b;
     if (iov_conv("ARMCI_PutV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
-    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(0, 0, NULL, &b, proc)
-                                               : rmc_put_vector(b.v, b.n, proc);
+    rmc_status_t st = rmc_put_vector(b.v, b.n, proc);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_PutV"), iov_len, proc);
     return 0;
@@ -397,8 +338,7 @@ int PARMCI_GetV(armci_giov_t *iov, int iov_len, int proc)
     iovbuf_t b;
     if (iov_conv("ARMCI_GetV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
-    rmc_status_t st = vec_is_gmem(&b, proc, 1) ? gmem_vector(1, 0, NULL, &b, proc)
-                                               : rmc_get_vector(b.v, b.n, proc);
+    rmc_status_t st = rmc_get_vector(b.v, b.n, proc);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_GetV"), iov_len, proc);
     return 0;
@@ -410,8 +350,7 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
     iovbuf_t b;
     if (iov_conv("ARMCI_AccV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
-    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(2, t, scale, &b, proc)
-                                               : rmc_acc_vector(t, scale, b.v, b.n, proc);
+    rmc_status_t st = rmc_acc_vector(t, scale, b.v, b.n, proc);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_AccV"), iov_len, proc);
     return 0;
@@ -423,8 +362,7 @@ int PARMCI_NbPutV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl)
     if (iov_conv("ARMCI_NbPutV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    rmc_status_t st = vec_is_gmem(&b, proc, 0) ? gmem_vector(0, 0, NULL, &b, proc)
-                                               : rmc_put_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
+    rmc_status_t st = rmc_put_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_NbPutV"), iov_len, proc);
     nb_issued(hdl, r, proc);
@@ -437,8 +375,7 @@ int PARMCI_NbGetV(armci_giov_t *iov, int iov_len, int proc, armci_hdl_t *hdl)
     if (iov_conv("ARMCI_NbGetV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    rmc_status_t st = vec_is_gmem(&b, proc, 1) ? gmem_vector(1, 0, NULL, &b, proc)
-                                               : rmc_get_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
+    rmc_status_t st = rmc_get_vector_nb(b.v, b.n, proc, hdl ? &r : NULL);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_NbGetV"), iov_len, proc);
     nb_issued(hdl, r, proc);
@@ -453,9 +390,7 @@ int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int
     if (iov_conv("ARMCI_NbAccV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    rmc_status_t st = vec_is_gmem(&b, proc, 0)
-                          ? gmem_vector(2, t, scale, &b, proc)
-                          : rmc_acc_vector_nb(t, scale, b.v, b.n, proc, hdl ? &r : NULL);
+    rmc_status_t st = rmc_acc_vector_nb(t, scale, b.v, b.n, proc, hdl ? &r : NULL);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_NbAccV"), iov_len, proc);
     nb_issued(hdl, r, proc);
@@ -595,11 +530,7 @@ void PARMCI_Barrier(void)
 {
     RMCA_REQUIRE_INIT("ARMCI_Barrier");
     rmca_nb_wait_proc(-1);
-    if (RMCA_UNLIKELY(rmca.ngmem))
-        rmca_gmem_sync_all();
     RMCA_CHECK(rmc_barrier(), "ARMCI_Barrier");
-    if (RMCA_UNLIKELY(rmca.ngmem))
-        rmca_gmem_sync_all();
     clear_implicit();
 }
 

@@ -13,28 +13,24 @@ int PARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc)
     rmc_status_t st;
     if (RMCA_UNLIKELY(!ploc))
         rmca_error("ARMCI_Rmw: NULL local pointer");
-    rmca_alloc_t *g = RMCA_GMEM_OF(proc, prem);
-    if (RMCA_UNLIKELY(g != NULL) && op >= ARMCI_FETCH_AND_ADD && op <= ARMCI_SWAP_LONG)
-        st = rmca_gmem_rmw(g, op, ploc, prem, value, proc);
-    else
-        /* *ploc receives the old value directly (RMC writes nothing on error); int is int32_t and
-         * long is int64_t here (LP64) */
-        switch (op) {
-        case ARMCI_FETCH_AND_ADD:
-            st = rmc_amo_fetch_add_i32(prem, (int32_t)value, (int32_t *)ploc, proc);
-            break;
-        case ARMCI_FETCH_AND_ADD_LONG:
-            st = rmc_amo_fetch_add_i64(prem, (int64_t)value, (int64_t *)ploc, proc);
-            break;
-        case ARMCI_SWAP:
-            st = rmc_amo_swap_i32(prem, *(int32_t *)ploc, (int32_t *)ploc, proc);
-            break;
-        case ARMCI_SWAP_LONG:
-            st = rmc_amo_swap_i64(prem, *(int64_t *)ploc, (int64_t *)ploc, proc);
-            break;
-        default:
-            rmca_error("ARMCI_Rmw: invalid operation (%d)", op);
-        }
+    /* *ploc receives the old value directly (RMC writes nothing on error); int is int32_t and
+     * long is int64_t here (LP64) */
+    switch (op) {
+    case ARMCI_FETCH_AND_ADD:
+        st = rmc_amo_fetch_add_i32(prem, (int32_t)value, (int32_t *)ploc, proc);
+        break;
+    case ARMCI_FETCH_AND_ADD_LONG:
+        st = rmc_amo_fetch_add_i64(prem, (int64_t)value, (int64_t *)ploc, proc);
+        break;
+    case ARMCI_SWAP:
+        st = rmc_amo_swap_i32(prem, *(int32_t *)ploc, (int32_t *)ploc, proc);
+        break;
+    case ARMCI_SWAP_LONG:
+        st = rmc_amo_swap_i64(prem, *(int64_t *)ploc, (int64_t *)ploc, proc);
+        break;
+    default:
+        rmca_error("ARMCI_Rmw: invalid operation (%d)", op);
+    }
     RMCA_CHECK(st, "ARMCI_Rmw(op %d, prem=%p, proc %d)", op, prem, proc);
     return 0;
 }

@@ -185,8 +185,15 @@ rmc_status_t rmc_finalize(void)
     for (int i = nhooks - 1; i >= 0; i--)
         hooks[i]();
     nhooks = 0;
+    /* Leftover regions, newest first: freeing is collective over each region's members, so every
+     * rank must go in one order, and creation order is the one all members share (the live list
+     * is in most-recently-used order). */
     while (rmci.regions) {
-        rmc_status_t s2 = rmc_region_free(rmci.regions);
+        struct rmc_region *newest = rmci.regions;
+        for (struct rmc_region *r = rmci.regions; r; r = r->next)
+            if (r->id > newest->id)
+                newest = r;
+        rmc_status_t s2 = rmc_region_free(newest);
         if (s2 != RMC_OK) {
             st = s2;
             break;

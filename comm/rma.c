@@ -17,7 +17,7 @@ void rmci_mark(struct rmc_region *r, int target, unsigned bits)
             rmci_dirty_t *d = realloc(rmci.dirty, cap * sizeof(*d));
             if (!d) {
                 /* cannot track: complete it now instead (correct, just slower) */
-                MPI_Win_flush(target, r->win);
+                MPI_Win_flush(rmci_mrank(r, target), r->win);
                 rmci.stats.flushes++;
                 return;
             }
@@ -38,7 +38,7 @@ rmc_status_t rmci_flush_pair(struct rmc_region *r, int target, int conflict)
     if (conflict)
         rmci.stats.conflict_flushes++;
     r->cs[target] &= (uint8_t)~RMCI_CS_PENDING;
-    RMCI_MPI(MPI_Win_flush(target, r->win));
+    RMCI_MPI(MPI_Win_flush(rmci_mrank(r, target), r->win));
     return RMC_OK;
 }
 
@@ -228,9 +228,9 @@ static void big_block_free(void)
         MPI_Type_free(&big_block);
 }
 
-/* Issues put (kind RMCI_CS_WRITE: local -> target) or get of `bytes` at `disp` on `rank`. With `reqs`
- * request-based operations fill reqs[0..ret-1]. Returns the number of MPI operations (0..2) or a
- * negative rmc_status_t. */
+/* Issues put (kind RMCI_CS_WRITE: local -> target) or get of `bytes` at `disp` on `rank`. With
+ * `reqs` request-based operations fill reqs[0..ret-1]. Returns the number of MPI operations (0..2)
+ * or a negative rmc_status_t. */
 static int issue_contig(int kind, void *local, MPI_Aint disp, size_t bytes, int rank, MPI_Win win,
                         MPI_Request *reqs)
 {
@@ -280,10 +280,11 @@ static inline rmc_status_t check_args(const void *local, size_t bytes, int rank)
     return RMC_OK;
 }
 
-/* Common path. kind: RMCI_CS_WRITE (put) or RMCI_CS_READ (get). mode: 0 blocking, 1 nb with request,
- * 2 nb implicit. */
-static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, const void *local_ro,
-                                  size_t bytes, int rank, int mode, rmc_request_h *req)
+/* Common path. kind: RMCI_CS_WRITE (put) or RMCI_CS_READ (get). mode: 0 blocking, 1 nb with
+ * request, 2 nb implicit. */
+static inline rmc_status_t contig(int kind, const void *remote, void *local_rw,
+                                  const void *local_ro, size_t bytes, int rank, int mode,
+                                  rmc_request_h *req)
 {
     if (req)
         *req = RMC_REQUEST_NULL;
@@ -296,8 +297,8 @@ static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, 
         /* not a region: dynamically registered memory is served by the progress layer (completed
          * before returning, so a non-blocking form hands back RMC_REQUEST_NULL) */
         if (st == RMC_ERR_NOT_REGION && rmci_fallback_hook)
-            return rmci_fallback_hook(kind, remote, kind == RMCI_CS_WRITE ? (void *)local_ro : local_rw,
-                                      bytes, rank);
+            return rmci_fallback_hook(
+                kind, remote, kind == RMCI_CS_WRITE ? (void *)local_ro : local_rw, bytes, rank);
         return st;
     }
     if (t.local) {
@@ -317,8 +318,8 @@ static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, 
         struct rmc_request *q = rmci_req_alloc();
         if (!q)
             return RMC_ERR_NOMEM;
-        int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes, rank,
-                                r->win, q->mpi);
+        int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes,
+                                rmci_mrank(r, rank), r->win, q->mpi);
         if (nops < 0) {
             rmci_req_release(q);
             return (rmc_status_t)nops;
@@ -328,22 +329,22 @@ static inline rmc_status_t contig(int kind, const void *remote, void *local_rw, 
         *req = q;
         return RMC_OK;
     }
-    int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes, rank, r->win,
-                            NULL);
+    int nops = issue_contig(kind, local_ro ? (void *)local_ro : local_rw, t.disp, bytes,
+                            rmci_mrank(r, rank), r->win, NULL);
     if (nops < 0)
         return (rmc_status_t)nops;
     if (mode == 2) {
         rmci_mark(r, rank, (unsigned)kind);
         return RMC_OK;
     }
-    /* Blocking: a put is completed at the target (as cheap as local completion on MPICH and it keeps
-     * the pair clean); a get is complete when the data is here. */
+    /* Blocking: a put is completed at the target (as cheap as local completion on MPICH and it
+     * keeps the pair clean); a get is complete when the data is here. */
     if (kind == RMCI_CS_WRITE) {
-        RMCI_MPI(MPI_Win_flush(rank, r->win));
+        RMCI_MPI(MPI_Win_flush(rmci_mrank(r, rank), r->win));
         rmci.stats.flushes++;
         r->cs[rank] &= (uint8_t)~RMCI_CS_PENDING; /* the flush completed everything to rank */
     } else {
-        RMCI_MPI(MPI_Win_flush_local(rank, r->win));
+        RMCI_MPI(MPI_Win_flush_local(rmci_mrank(r, rank), r->win));
     }
     return RMC_OK;
 }

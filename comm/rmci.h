@@ -43,12 +43,23 @@ struct rmc_region {
                        * bytes 0-3 the accumulate lock word (comm/strided, RMCI_ACC_LOCK_OFF);
                        * the rest is free for other sub-layers (zeroed at allocation). */
     uint8_t *cs;      /* [nranks] conflict status */
+    MPI_Comm comm;    /* members: rmci.comm, or (sub-communicator region) an owned duplicate */
+    MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
+    int *mrank; /* [nranks] rank of each RMC rank in `comm` (the windows' rank), -1 for non-members;
+                 * NULL when `comm` is rmci.comm (identity) */
     MPI_Win shm_win;  /* node-local shared window */
     MPI_Win win;      /* RMA window over the same memory, lock_all held */
     struct rmc_region *next, *prev; /* live list */
     void *ext; /* per-region state of a sub-layer (e.g. accumulate locks), may be NULL */
     void (*ext_free)(struct rmc_region *r); /* releases ext at region free */
 };
+
+/* Rank of RMC rank `rank` in the region's windows (MPI calls on r->win take this one; conflict
+ * status, dirty list and translation stay indexed by RMC rank). */
+static inline int rmci_mrank(const struct rmc_region *r, int rank)
+{
+    return r->mrank ? r->mrank[rank] : rank;
+}
 
 typedef struct rmci_dirty {
     struct rmc_region *region;

@@ -291,6 +291,7 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
     if (st != RMC_OK)
         return st;
     rmci.stats.remote_ops++;
+    int mr = rmci_mrank(r, rank); /* rank in the region's window */
     MPI_Datatype dt = mpi_type(op, width);
     if (!req) {
         uint64_t in = 0, cmp = 0, out = 0;
@@ -298,14 +299,14 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         rmci_amo_store_fetched(&cmp, width, b);
         int rc;
         if (op == RMCI_AMO_CAS)
-            rc = MPI_Compare_and_swap(&in, &cmp, &out, dt, rank, t->disp, r->win);
+            rc = MPI_Compare_and_swap(&in, &cmp, &out, dt, mr, t->disp, r->win);
         else if (op == RMCI_AMO_ADD)
-            rc = MPI_Accumulate(&in, 1, dt, rank, t->disp, 1, dt, MPI_SUM, r->win);
+            rc = MPI_Accumulate(&in, 1, dt, mr, t->disp, 1, dt, MPI_SUM, r->win);
         else
-            rc = MPI_Fetch_and_op(&in, &out, dt, rank, t->disp, mpi_op(op), r->win);
+            rc = MPI_Fetch_and_op(&in, &out, dt, mr, t->disp, mpi_op(op), r->win);
         if (rc != MPI_SUCCESS)
             return RMC_ERR_MPI;
-        RMCI_MPI(MPI_Win_flush(rank, r->win));
+        RMCI_MPI(MPI_Win_flush(mr, r->win));
         rmci.stats.flushes++;
         r->cs[rank] &= (uint8_t)~RMCI_CS_PENDING;
         if (op != RMCI_AMO_ADD)
@@ -322,15 +323,15 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
     q->cb_buf = s;
     rmci_amo_store_fetched(&s->a, width, a);
     rmci_amo_store_fetched(&s->b, width, b);
-    s->rank = rank;
+    s->rank = mr;
     s->win = r->win;
     int rc;
     if (op == RMCI_AMO_CAS) {
-        rc = MPI_Compare_and_swap(&s->a, &s->b, fetched, dt, rank, t->disp, r->win);
+        rc = MPI_Compare_and_swap(&s->a, &s->b, fetched, dt, mr, t->disp, r->win);
         q->on_complete = cas_complete;
     } else {
         void *res = op == RMCI_AMO_ADD ? (void *)&s->res : fetched;
-        rc = MPI_Rget_accumulate(&s->a, 1, dt, res, 1, dt, rank, t->disp, 1, dt,
+        rc = MPI_Rget_accumulate(&s->a, 1, dt, res, 1, dt, mr, t->disp, 1, dt,
                                  op == RMCI_AMO_ADD ? MPI_SUM : mpi_op(op), r->win, &q->mpi[0]);
         q->nmpi = 1;
     }

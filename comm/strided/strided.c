@@ -184,18 +184,18 @@ rmc_status_t rmci_strided_complete(int kind, int mode, struct rmc_region *r, int
      * of the comm core do not consult the conflict status. */
     if (kind == SK_PUT && mode == SM_BLOCK) {
         rmci.stats.flushes++;
-        RMCI_MPI(MPI_Win_flush(rank, r->win));
+        RMCI_MPI(MPI_Win_flush(rmci_mrank(r, rank), r->win));
         r->cs[rank] &= (uint8_t)~RMCI_CS_PENDING;
         return RMC_OK;
     }
     if (kind == SK_ACC && local_target) {
         rmci.stats.flushes++;
-        RMCI_MPI(MPI_Win_flush(rank, r->win));
+        RMCI_MPI(MPI_Win_flush(rmci_mrank(r, rank), r->win));
         r->cs[rank] &= (uint8_t)~RMCI_CS_PENDING;
         return RMC_OK;
     }
     if (mode == SM_BLOCK) {
-        RMCI_MPI(MPI_Win_flush_local(rank, r->win));
+        RMCI_MPI(MPI_Win_flush_local(rmci_mrank(r, rank), r->win));
         if (kind == SK_ACC)
             rmci_mark(r, rank, RMCI_CS_ACC);
         return RMC_OK;
@@ -427,7 +427,7 @@ static struct {
 static void stage_drain(void)
 {
     for (int i = 0; i < stage.npairs; i++)
-        MPI_Win_flush_local(stage.pair[i].rank, stage.pair[i].r->win);
+        MPI_Win_flush_local(rmci_mrank(stage.pair[i].r, stage.pair[i].rank), stage.pair[i].r->win);
     if (stage.nops)
         rmci_strided.stats.stage_drains++;
     stage.used = 0;
@@ -496,7 +496,7 @@ static rmc_status_t staged_acc(rmc_acc_type_t type, const void *scale, const cha
     else
         rmci_spack_scaled(type, scale, buf, src, d);
     int n = (int)(d->bytes / es);
-    RMCI_MPI(MPI_Accumulate(buf, n, base, proc, t->disp, n, base, MPI_SUM, r->win));
+    RMCI_MPI(MPI_Accumulate(buf, n, base, rmci_mrank(r, proc), t->disp, n, base, MPI_SUM, r->win));
     rmci_mark(r, proc, SK_ACC);
     rmci_strided.stats.contig_ops++;
     rmci_strided.stats.mpi_acc_ops++;
@@ -512,6 +512,7 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
 {
     struct rmc_region *r = t->region;
     MPI_Win win = r->win;
+    int mr = rmci_mrank(r, proc);     /* proc's rank in the region's window */
     int local_tgt = t->local != NULL; /* only possible for MPI accumulates */
     const size_t *lstr = kind == SK_GET ? d->ds : d->ss;
     const size_t *rstr = kind == SK_GET ? d->ss : d->ds;
@@ -557,7 +558,7 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
         if (!ctx)
             return RMC_ERR_NOMEM;
         ctx->win = win;
-        ctx->rank = proc;
+        ctx->rank = mr;
         if (need_buf) {
             buf = rmci_nbctx_data(ctx);
             if (kind == SK_PUT)
@@ -583,12 +584,12 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
         const char *o = buf ? buf : lptr;
         for (size_t off = 0; off < d->l0 && rc == MPI_SUCCESS; off += RMCI_DT_PIECE) {
             int n = (int)((d->l0 - off < RMCI_DT_PIECE ? d->l0 - off : RMCI_DT_PIECE) / es);
-            rc = rmci_issue1(kind, o + off, n, base, proc, t->disp + (MPI_Aint)off, n, base, win,
+            rc = rmci_issue1(kind, o + off, n, base, mr, t->disp + (MPI_Aint)off, n, base, win,
                              NULL);
         }
     } else if (d->levels == 0) {
         rmci_strided.stats.contig_ops++;
-        rc = rmci_issue1(kind, buf ? buf : lptr, nbase, base, proc, t->disp, nbase, base, win, rq);
+        rc = rmci_issue1(kind, buf ? buf : lptr, nbase, base, mr, t->disp, nbase, base, win, rq);
     } else if (m == RMC_STRIDED_LIST) {
         rmci_strided.stats.list_ops++;
         rmci_siter_t it;
@@ -597,11 +598,11 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
             size_t lo = kind == SK_GET ? it.dof : it.so;
             size_t ro = kind == SK_GET ? it.so : it.dof;
             const char *o = buf ? buf + c * d->l0 : lptr + lo;
-            rc = rmci_issue1(kind, o, nbase, base, proc, t->disp + (MPI_Aint)ro, nbase, base, win,
+            rc = rmci_issue1(kind, o, nbase, base, mr, t->disp + (MPI_Aint)ro, nbase, base, win,
                              NULL);
             /* bound the operations in flight: beyond ~1000 the transport slows down sharply */
             if (rc == MPI_SUCCESS && (c + 1) % RMCI_LIST_BATCH == 0 && c + 1 < d->nchunks)
-                rc = MPI_Win_flush_local(proc, win);
+                rc = MPI_Win_flush_local(mr, win);
             rmci_siter_next(&it, d);
         }
     } else {
@@ -609,14 +610,14 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
             rmci_strided.stats.pack_ops++;
         else
             rmci_strided.stats.datatype_ops++;
-        rc = issue_typed(kind, d, lstr, rstr, buf ? buf : lptr, buf != NULL, base, es, proc,
-                         t->disp, win);
+        rc = issue_typed(kind, d, lstr, rstr, buf ? buf : lptr, buf != NULL, base, es, mr, t->disp,
+                         win);
     }
     if (kind == SK_ACC)
         rmci_strided.stats.mpi_acc_ops++;
     if (rc != MPI_SUCCESS) {
         /* Whatever was issued must not outlive the buffers: complete it, then report. */
-        MPI_Win_flush(proc, win);
+        MPI_Win_flush(mr, win);
         if (q) {
             if (rq && *rq != MPI_REQUEST_NULL)
                 MPI_Wait(rq, MPI_STATUS_IGNORE);
@@ -643,7 +644,7 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
     }
     if (mode == SM_IMPLICIT && buf) {
         /* The temporary cannot outlive this call: complete locally now. */
-        if (MPI_Win_flush_local(proc, win) != MPI_SUCCESS) {
+        if (MPI_Win_flush_local(mr, win) != MPI_SUCCESS) {
             free(ctx);
             return RMC_ERR_MPI;
         }

@@ -185,9 +185,11 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
                 o = p;
                 p += v->bytes;
             }
-            rc = rmci_issue1(kind, o, n, base, proc, t.disp, n, base, t.region->win, NULL);
+            rc = rmci_issue1(kind, o, n, base, rmci_mrank(t.region, proc), t.disp, n, base,
+                             t.region->win, NULL);
             if (rc == MPI_SUCCESS && ++issued % RMCI_LIST_BATCH == 0)
-                rc = MPI_Win_flush_local(proc, t.region->win); /* bound ops in flight */
+                rc = MPI_Win_flush_local(rmci_mrank(t.region, proc),
+                                         t.region->win); /* bound ops in flight */
         }
     }
     rmci.stats.remote_ops++;
@@ -196,7 +198,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
         rmci_strided.stats.mpi_acc_ops++;
     if (rc != MPI_SUCCESS || st != RMC_OK) {
         for (size_t k = 0; k < nreg; k++)
-            MPI_Win_flush(proc, regs[k]->win);
+            MPI_Win_flush(rmci_mrank(regs[k], proc), regs[k]->win);
         if (q)
             rmci_req_release(q);
         free(ctx);
@@ -206,7 +208,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     }
     if (mode == SM_REQ) {
         ctx->win = one->win;
-        ctx->rank = proc;
+        ctx->rank = rmci_mrank(one, proc);
         q->nmpi = 0;
         q->cb_buf = ctx;
         q->on_complete = rmci_nb_flush_local;
@@ -216,7 +218,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     }
     for (size_t k = 0; k < nreg && st == RMC_OK; k++) {
         if (mode == SM_IMPLICIT && buf) {
-            if (MPI_Win_flush_local(proc, regs[k]->win) != MPI_SUCCESS)
+            if (MPI_Win_flush_local(rmci_mrank(regs[k], proc), regs[k]->win) != MPI_SUCCESS)
                 st = RMC_ERR_MPI;
             rmci_mark(regs[k], proc, (unsigned)kind);
         } else {
@@ -264,7 +266,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
         if (!ctx)
             return RMC_ERR_NOMEM;
         ctx->win = r->win;
-        ctx->rank = proc;
+        ctx->rank = rmci_mrank(r, proc);
         buf = need_buf ? rmci_nbctx_data(ctx) : NULL;
     }
     MPI_Aint *rd = malloc(nseg * sizeof(MPI_Aint));
@@ -340,10 +342,11 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
         }
         if (rc == MPI_SUCCESS) {
             if (buf)
-                rc = rmci_issue1(kind, buf + off, (int)(gb / es), base, proc, rmin, 1, tt, r->win,
-                                 NULL);
+                rc = rmci_issue1(kind, buf + off, (int)(gb / es), base, rmci_mrank(r, proc), rmin,
+                                 1, tt, r->win, NULL);
             else
-                rc = rmci_issue1(kind, (void *)lmin, 1, ot, proc, rmin, 1, tt, r->win, NULL);
+                rc = rmci_issue1(kind, (void *)lmin, 1, ot, rmci_mrank(r, proc), rmin, 1, tt,
+                                 r->win, NULL);
         }
         if (tt != MPI_DATATYPE_NULL)
             MPI_Type_free(&tt);
@@ -364,7 +367,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     if (kind == SK_ACC)
         rmci_strided.stats.mpi_acc_ops++;
     if (st != RMC_OK) {
-        MPI_Win_flush(proc, r->win);
+        MPI_Win_flush(rmci_mrank(r, proc), r->win);
         if (q)
             rmci_req_release(q);
         free(ctx);
@@ -386,7 +389,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
         return RMC_OK;
     }
     if (mode == SM_IMPLICIT && buf) {
-        if (MPI_Win_flush_local(proc, r->win) != MPI_SUCCESS)
+        if (MPI_Win_flush_local(rmci_mrank(r, proc), r->win) != MPI_SUCCESS)
             st = RMC_ERR_MPI;
         else if (!unpack)
             rmci_mark(r, proc, (unsigned)kind);

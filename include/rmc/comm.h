@@ -23,14 +23,15 @@ extern "C" {
 
 /* ---------------------------------------------------------------------- lifecycle --- */
 
-/* Collective over `comm`. Initializes MPI (MPI_THREAD_MULTIPLE) if the application has not, in which
- * case rmc_finalize finalizes it. RMC works on a private duplicate of `comm`.
- * Errors: RMC_ERR_ALREADY_INIT, RMC_ERR_ARG (comm is MPI_COMM_NULL), RMC_ERR_NOT_INIT (MPI was
- * already finalized and cannot be initialized again), RMC_ERR_MPI. */
+/* Collective over `comm`. Initializes MPI (MPI_THREAD_MULTIPLE) if the application has not, in
+ * which case rmc_finalize finalizes it. RMC works on a private duplicate of `comm`. Errors:
+ * RMC_ERR_ALREADY_INIT, RMC_ERR_ARG (comm is MPI_COMM_NULL), RMC_ERR_NOT_INIT (MPI was already
+ * finalized and cannot be initialized again), RMC_ERR_MPI. */
 rmc_status_t rmc_init(MPI_Comm comm);
 
 /* Collective. Completes all outstanding operations, frees every region still alive, frees the
- * duplicated communicator and finalizes MPI if rmc_init initialized it. Errors: RMC_ERR_NOT_INIT. */
+ * duplicated communicator and finalizes MPI if rmc_init initialized it. Errors: RMC_ERR_NOT_INIT.
+ */
 rmc_status_t rmc_finalize(void);
 
 /* 1 between rmc_init and rmc_finalize, else 0. */
@@ -39,22 +40,24 @@ int rmc_initialized(void);
 /* Rank / size in RMC's communicator; -1 when not initialized. */
 int rmc_rank(void);
 int rmc_nranks(void);
-/* Rank within this rank's (possibly emulated) node and that node's size; -1 when not initialized. */
+/* Rank within this rank's (possibly emulated) node and that node's size; -1 when not initialized.
+ */
 int rmc_node_rank(void);
 int rmc_node_size(void);
 /* Number of (possibly emulated) nodes; -1 when not initialized. */
 int rmc_node_count(void);
-/* 1 when `rank` is on this rank's node (reached by loads/stores), 0 if not, -1 on bad rank / not init. */
+/* 1 when `rank` is on this rank's node (reached by loads/stores), 0 if not, -1 on bad rank / not
+ * init. */
 int rmc_same_node(int rank);
 
 /* Topology as RMC sees it (local, no communication). */
 typedef struct rmc_topology {
-    int rank, nranks;        /* in RMC's communicator */
-    int node_rank, node_size;/* within this rank's (possibly emulated) node */
-    int node_id, node_count; /* this node's index in [0, node_count) and the number of nodes */
-    int emulated;            /* RMC_NODE_SIZE value in force (0 = real nodes) */
-    int hw_cores, hw_pus;    /* cores / processing units of this machine (hwloc) */
-    int hw_bound_pus;        /* PUs in this rank's CPU binding (hwloc); hw_pus when unbound */
+    int rank, nranks;         /* in RMC's communicator */
+    int node_rank, node_size; /* within this rank's (possibly emulated) node */
+    int node_id, node_count;  /* this node's index in [0, node_count) and the number of nodes */
+    int emulated;             /* RMC_NODE_SIZE value in force (0 = real nodes) */
+    int hw_cores, hw_pus;     /* cores / processing units of this machine (hwloc) */
+    int hw_bound_pus;         /* PUs in this rank's CPU binding (hwloc); hw_pus when unbound */
 } rmc_topology_t;
 
 /* Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (t NULL). */
@@ -76,8 +79,19 @@ typedef struct rmc_region *rmc_region_h;
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_NOMEM, RMC_ERR_MPI. */
 rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region);
 
-/* Collective. Completes outstanding operations on the region, then frees it. Addresses inside it
- * become invalid (RMC_ERR_NOT_REGION). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or freed). */
+/* Collective over `comm`, whose processes must all be RMC ranks (a sub-communicator of the one
+ * given to rmc_init, e.g. from MPI_Comm_split): a region of those ranks only. Like
+ * rmc_region_alloc, and `bases` is indexed by RMC rank too (NULL for ranks outside `comm`). Members
+ * reach each other's parts with every operation (node-local ones through shared memory); an address
+ * of a non-member is in no region. rmc_region_free is then collective over the members;
+ * rmc_finalize frees leftover regions in reverse creation order. With comm spanning every RMC rank
+ * this is rmc_region_alloc. Errors: as rmc_region_alloc; RMC_ERR_ARG (comm MPI_COMM_NULL, or a
+ * process of comm is not an RMC rank: reported by every member). */
+rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region);
+
+/* Collective (over the region's members). Completes outstanding operations on the region, then
+ * frees it. Addresses inside it become invalid (RMC_ERR_NOT_REGION). Errors: RMC_ERR_NOT_INIT,
+ * RMC_ERR_HANDLE (unknown or freed). */
 rmc_status_t rmc_region_free(rmc_region_h region);
 
 /* Base address and size of `rank`'s part of a region (local, no communication). */
@@ -89,14 +103,15 @@ size_t rmc_region_count(void);
 /* ------------------------------------------------------------- contiguous RMA --- */
 
 /* Blocking put of `bytes` from local `src` to address `dst` in `rank`'s part of a region.
- * Returns when `src` may be reused. Visible to the origin's later gets at once; to other ranks after
- * rmc_fence(rank) / rmc_fence_all() / rmc_barrier(). bytes == 0 is a no-op (pointers unchecked).
- * Any size is accepted (transfers beyond 2 GiB are split into at most two MPI operations).
- * A remote address outside every region of `rank` may be memory `rank` registered with
+ * Returns when `src` may be reused. Visible to the origin's later gets at once; to other ranks
+ * after rmc_fence(rank) / rmc_fence_all() / rmc_barrier(). bytes == 0 is a no-op (pointers
+ * unchecked). Any size is accepted (transfers beyond 2 GiB are split into at most two MPI
+ * operations). A remote address outside every region of `rank` may be memory `rank` registered with
  * rmc_register (rmc/progress.h): it is then served by an active message at the target, which also
  * answers RMC_ERR_NOT_REGION for unregistered memory — so that error arrives once the target makes
  * progress (inside any RMC call, or at once when its progress thread runs).
- * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL src), RMC_ERR_NOT_REGION, RMC_ERR_BOUNDS. */
+ * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL src), RMC_ERR_NOT_REGION,
+ * RMC_ERR_BOUNDS. */
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank);
 
 /* Blocking get of `bytes` from address `src` in `rank`'s part of a region into local `dst`.
@@ -118,9 +133,9 @@ typedef struct rmc_request *rmc_request_h;
 rmc_status_t rmc_put_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
 rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
 
-/* Waits for *req to complete locally (put: buffer reusable; get: data arrived), releases it and sets
- * *req = RMC_REQUEST_NULL. Waiting on RMC_REQUEST_NULL returns RMC_OK at once.
- * Errors: RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request), RMC_ERR_NOT_INIT. */
+/* Waits for *req to complete locally (put: buffer reusable; get: data arrived), releases it and
+ * sets *req = RMC_REQUEST_NULL. Waiting on RMC_REQUEST_NULL returns RMC_OK at once. Errors:
+ * RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request), RMC_ERR_NOT_INIT. */
 rmc_status_t rmc_wait(rmc_request_h *req);
 
 /* Tests *req: *done = 1 and the request is released (*req = RMC_REQUEST_NULL) when complete,
@@ -135,19 +150,20 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n);
  * with outstanding writes to that target. Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK. */
 rmc_status_t rmc_fence(int rank);
 
-/* rmc_fence for every target; only (region, target) pairs with outstanding operations are flushed. */
+/* rmc_fence for every target; only (region, target) pairs with outstanding operations are flushed.
+ */
 rmc_status_t rmc_fence_all(void);
 
 /* ---------------------------------------------------------------- introspection --- */
 
 /* Counters for tests and tuning (per rank, since rmc_init). */
 typedef struct rmc_comm_stats {
-    unsigned long long flushes;       /* MPI_Win_flush calls issued (conflicts + fences) */
+    unsigned long long flushes;          /* MPI_Win_flush calls issued (conflicts + fences) */
     unsigned long long conflict_flushes; /* flushes forced by a get after an outstanding write */
-    unsigned long long local_ops;     /* operations served by loads/stores */
-    unsigned long long remote_ops;    /* operations issued through MPI RMA */
-    unsigned long long xlate_lookups; /* translation-cache lookups */
-    unsigned long long xlate_mru_hits;/* of which hit the MRU front */
+    unsigned long long local_ops;        /* operations served by loads/stores */
+    unsigned long long remote_ops;       /* operations issued through MPI RMA */
+    unsigned long long xlate_lookups;    /* translation-cache lookups */
+    unsigned long long xlate_mru_hits;   /* of which hit the MRU front */
 } rmc_comm_stats_t;
 
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);

@@ -333,6 +333,53 @@ static void test_fresh_region(void **state)
     amotest_done();
 }
 
+/* Thread mode names regions by id in its active messages: ids must agree on all members although
+ * only some ranks create a sub-communicator region. The odd ranks create one (twice), then every
+ * rank creates a world region and fetch-adds on its right neighbour's part of it, and the odd ranks
+ * on their group region. */
+static void test_subgroup_ids(void **state)
+{
+    (void)state;
+    amotest_init(&amotest_cfgs[2]); /* thread mode, progress thread */
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+    void **sb = calloc((size_t)n, sizeof(void *));
+    rmc_region_h s1 = NULL, s2 = NULL;
+    rmc_status_t sg = RMC_OK; /* group calls: checked by everybody below */
+    if (me % 2) {
+        sg = rmc_region_alloc_comm(half, 64, sb, &s1);
+        if (sg == RMC_OK)
+            sg = rmc_region_free(s1);
+        if (sg == RMC_OK)
+            sg = rmc_region_alloc_comm(half, 64, sb, &s2);
+    }
+    MPI_CHECK_OK(sg);
+    layout_t l;
+    alloc_region(&l, 64);
+    int right = (me + 1) % n, k = amotest_iters(50);
+    int64_t f = -1;
+    rmc_status_t st = RMC_OK;
+    for (int i = 0; i < k && st == RMC_OK; i++)
+        st = rmc_amo_fetch_add_i64(w64(&l, right, 0), 1, &f, right);
+    int odd_right = -1;
+    for (int r = me + 1; me % 2 && r <= me + n && odd_right < 0; r++) /* next odd rank, cyclic */
+        if (r % n % 2 == 1)
+            odd_right = r % n;
+    if (me % 2 && st == RMC_OK && odd_right >= 0)
+        st = rmc_amo_fetch_add_i64(sb[odd_right], 1, &f, odd_right);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(st);
+    MPI_CHECK_ALL(*w64(&l, me, 0) == k);
+    MPI_CHECK_ALL(me % 2 == 0 || *(int64_t *)sb[me] == 1);
+    free_region(&l);
+    sg = s2 ? rmc_region_free(s2) : RMC_OK;
+    MPI_CHECK_OK(sg);
+    MPI_Comm_free(&half);
+    free(sb);
+    amotest_done();
+}
+
 /* MPI mode, remote word: windows have accumulate_ordering none, so an atomic that does not commute
  * with additions (swap, CAS, bitwise) must wait for outstanding accumulates, and everything must
  * wait for it; additions need not wait for each other. Checked by the values and the flush count.
@@ -473,10 +520,11 @@ static void test_mode_selection(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mpi_nothread),  cmocka_unit_test(test_thread_nothread),
-        cmocka_unit_test(test_thread_thread), cmocka_unit_test(test_mpi_thread),
-        cmocka_unit_test(test_fresh_region),  cmocka_unit_test(test_mpi_ordering),
-        cmocka_unit_test(test_bad_input),     cmocka_unit_test(test_mode_selection),
+        cmocka_unit_test(test_mpi_nothread),   cmocka_unit_test(test_thread_nothread),
+        cmocka_unit_test(test_thread_thread),  cmocka_unit_test(test_mpi_thread),
+        cmocka_unit_test(test_fresh_region),   cmocka_unit_test(test_mpi_ordering),
+        cmocka_unit_test(test_subgroup_ids),   cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_mode_selection),
     };
     return MPITEST_RUN("amo", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* Collective regions: every rank's base and size, zero fill and alignment, zero-size parts,
  * many regions alive at once (different sizes per rank, freed in an interleaved order), failed
- * allocations agreed by every rank. */
+ * allocations agreed by every rank, regions on sub-communicators. */
 #include "mpitest.h"
 
 static int me, n;
@@ -328,13 +328,100 @@ static void test_failed_alloc(void **state)
     free(bases);
 }
 
+/* Regions on sub-communicators (rmc_region_alloc_comm): the odd and the even ranks each allocate
+ * one (interleaved with world regions), bases are indexed by RMC rank (NULL outside the group),
+ * members put / get / accumulate / fetch-and-add around a ring of the group (window ranks differ
+ * from RMC ranks: RMC rank 3 is rank 1 of the odd group), freeing is collective over the members
+ * only, and bad input is refused. */
+static void test_subgroups(void **state)
+{
+    (void)state;
+    MPI_CHECK_ALL(rmc_region_alloc_comm(MPI_COMM_NULL, 64, NULL, &(rmc_region_h){0}) ==
+                  RMC_ERR_ARG);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+    int hn, hme;
+    MPI_Comm_size(half, &hn);
+    MPI_Comm_rank(half, &hme);
+    void **wb = malloc((size_t)n * sizeof(void *)), **sb = malloc((size_t)n * sizeof(void *));
+    for (int r = 0; r < n; r++)
+        sb[r] = (void *)&sb; /* must be overwritten */
+    rmc_region_h w1, s, w2;
+    MPI_CHECK_OK(rmc_region_alloc(64, wb, &w1));
+    size_t mysize = 256 + 64 * (size_t)me;
+    MPI_CHECK_OK(rmc_region_alloc_comm(half, mysize, sb, &s));
+    MPI_CHECK_OK(rmc_region_alloc(64, NULL, &w2));
+    MPI_CHECK_ALL(rmc_region_count() == 3);
+    int ok = 1;
+    for (int r = 0; r < n; r++) {
+        void *b;
+        size_t sz = 1;
+        ok &= rmc_region_base(s, r, &b, &sz) == RMC_OK && b == sb[r];
+        if (r % 2 == me % 2)
+            ok &= sb[r] != NULL && sz == 256 + 64 * (size_t)r && ((uintptr_t)sb[r] & 63) == 0;
+        else
+            ok &= sb[r] == NULL && sz == 0;
+    }
+    MPI_CHECK_ALL(ok);
+    /* ring inside the group: next member in RMC ranks */
+    int right = me + 2 < n ? me + 2 : me % 2, left = me - 2 >= 0 ? me - 2 : me % 2 + 2 * (hn - 1);
+    uint64_t v[8], got[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = ((uint64_t)me << 32) | (uint64_t)i;
+    rmc_status_t st = rmc_put(v, sb[right], sizeof v, right);
+    if (st == RMC_OK)
+        st = rmc_get(sb[right], got, sizeof got, right);
+    ok = st == RMC_OK && memcmp(v, got, sizeof v) == 0;
+    int64_t one = 1, f = -1;
+    if (st == RMC_OK)
+        st = rmc_acc(RMC_ACC_INT64, NULL, &one, (int64_t *)sb[right] + 8, sizeof one, right);
+    if (st == RMC_OK)
+        st = rmc_amo_fetch_add_i64((int64_t *)sb[right] + 9, 1, &f, right);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(st);
+    uint64_t *mine = sb[me];
+    for (int i = 0; i < 8; i++)
+        ok &= mine[i] == (((uint64_t)left << 32) | (uint64_t)i);
+    /* one accumulate and one fetch-and-add from the left member (or from myself when alone) */
+    ok &= mine[8] == 1 && mine[9] == 1 && f == 0;
+    MPI_CHECK_ALL(ok);
+    /* my group's part is in no region of a rank of the other group (the put asks that rank by an
+     * active message whether the address is registered memory: rmc_barrier serves such requests
+     * while it waits, a plain MPI collective would not) */
+    uint64_t x = 0;
+    int other = me % 2 ? me - 1 : (me + 1 < n ? me + 1 : me - 1); /* of the other parity */
+    rmc_status_t sx = n > 1 ? rmc_put(&x, sb[me], sizeof x, other) : RMC_ERR_NOT_REGION;
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(sx == RMC_ERR_NOT_REGION);
+    /* free the world regions around it, then the group's, in a different order */
+    MPI_CHECK_OK(rmc_region_free(w1));
+    MPI_CHECK_OK(rmc_region_free(s)); /* collective over the half only */
+    MPI_CHECK_OK(rmc_region_free(w2));
+    MPI_CHECK_ALL(rmc_region_count() == 0);
+    /* a group spanning every rank is an ordinary region */
+    MPI_CHECK_OK(rmc_region_alloc_comm(MPI_COMM_WORLD, 64, wb, &w1));
+    int t = (me + 1) % n;
+    uint64_t y = 42 + (uint64_t)me, z = 0;
+    MPI_CHECK_OK(rmc_put(&y, wb[t], sizeof y, t));
+    MPI_CHECK_OK(rmc_get(wb[t], &z, sizeof z, t));
+    MPI_CHECK_ALL(z == y);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_region_free(w1));
+    /* left for rmc_finalize: a group region and a world region created after it */
+    MPI_CHECK_OK(rmc_region_alloc_comm(half, 128, NULL, &s));
+    MPI_CHECK_OK(rmc_region_alloc(128, NULL, &w2));
+    (void)hme;
+    MPI_Comm_free(&half);
+    free(wb);
+    free(sb);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_base_and_fill),
-        cmocka_unit_test(test_zero_size_parts),
-        cmocka_unit_test(test_many_regions),
-        cmocka_unit_test(test_failed_alloc),
+        cmocka_unit_test(test_base_and_fill), cmocka_unit_test(test_zero_size_parts),
+        cmocka_unit_test(test_many_regions),  cmocka_unit_test(test_failed_alloc),
+        cmocka_unit_test(test_subgroups), /* last: leaves regions to rmc_finalize */
     };
     return MPITEST_RUN("regions", tests, setup, mpitest_teardown_rmc);
 }
