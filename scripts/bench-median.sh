@@ -15,7 +15,7 @@ if [ $# -lt 1 ]; then
     echo "usage: $0 [--tables REGEX] RUN.csv ..." >&2
     exit 2
 fi
-awk -F, -v re="$re" -v nfiles=$# '
+awk -F, -v re="$re" '
 function median(list,    n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) {
@@ -30,6 +30,7 @@ $4 !~ re { next }
 {
     k = $1 SUBSEP $2 SUBSEP $4
     if (!(k in seen)) { seen[k] = 1; keys[++nk] = k; kname[k] = $1 " [" $2 "] " $4 }
+    if (!((k, FILENAME) in fseen)) { fseen[k, FILENAME] = 1; nf[k]++ }
     if (!((k, $7) in cseen)) { cseen[k, $7] = 1; cols[k, ++nc[k]] = $7; cunit[k, $7] = $8 }
     if (!((k, $5) in rseen)) { rseen[k, $5] = 1; rows[k, ++nr[k]] = $5 }
     v[k, $5, $7] = v[k, $5, $7] " " $9
@@ -38,7 +39,7 @@ $4 !~ re { next }
 END {
     for (i = 1; i <= nk; i++) {
         k = keys[i]
-        printf "\n%s (median of %d runs)\n\n| row |", kname[k], nfiles
+        printf "\n%s (median of %d runs)\n\n| row |", kname[k], nf[k]
         for (c = 1; c <= nc[k]; c++) {
             u = cunit[k, cols[k, c]]
             printf " %s%s |", cols[k, c], u == "" ? "" : " [" u "]"

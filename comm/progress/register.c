@@ -194,6 +194,66 @@ static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n,
     return st;
 }
 
+/* Finisher of a pipelined chunk (rmci_am_call_nb): get, ptr = where the chunk's data goes; put,
+ * ptr NULL. n = the chunk's bytes. */
+static rmc_status_t xfer_fin(rmc_status_t st, const void *reply, size_t len, void *ptr, uint64_t n)
+{
+    if (st != RMC_OK)
+        return st;
+    if (!ptr)
+        return len == sizeof(xfer_rep_t) ? RMC_OK : RMC_ERR_INTERNAL;
+    if (len != sizeof(xfer_rep_t) + n)
+        return RMC_ERR_INTERNAL;
+    memcpy(ptr, (const char *)reply + sizeof(xfer_rep_t), (size_t)n);
+    return RMC_OK;
+}
+
+/* Chunks of a transfer in flight at once after the first (which validates the whole range and
+ * learns the descriptor): the target's handler runs while the next chunk travels. Measured with
+ * RMC_NODE_SIZE=1, 1 MiB in 64 KiB chunks, target idle in rmc_barrier: one at a time get/put 289 /
+ * 271 us, two 198 / 163 us, four 352 / 203 us (gets then slow down: the replies pile up as
+ * unexpected rendezvous messages). */
+#define XFER_WINDOW 2
+
+/* The chunks of [done, bytes) with a known descriptor id, XFER_WINDOW at a time. Completes every
+ * chunk it issued before returning. */
+static rmc_status_t xfer_pipelined(int kind, uintptr_t addr, char *local, size_t bytes, size_t done,
+                                   size_t chunk, int rank, uint64_t id)
+{
+    rmc_request_h win[XFER_WINDOW];
+    int head = 0, inflight = 0;
+    rmc_status_t st = RMC_OK;
+    while (st == RMC_OK && done < bytes) {
+        if (inflight == XFER_WINDOW) {
+            st = rmc_wait(&win[head]);
+            head = (head + 1) % XFER_WINDOW;
+            inflight--;
+            if (st != RMC_OK)
+                break;
+        }
+        size_t n = bytes - done < chunk ? bytes - done : chunk;
+        xfer_req_t q = {(uint64_t)(addr + done), (uint64_t)n, id, (uint64_t)(bytes - done)};
+        rmc_request_h *slot = &win[(head + inflight) % XFER_WINDOW];
+        if (kind == RMCI_CS_WRITE)
+            st = rmci_am_call_nb(rank, RMCI_AM_ID_REG_PUT, &q, sizeof(q), local + done, n,
+                                 sizeof(xfer_rep_t), xfer_fin, NULL, (uint64_t)n, slot);
+        else
+            st = rmci_am_call_nb(rank, RMCI_AM_ID_REG_GET, &q, sizeof(q), NULL, 0,
+                                 sizeof(xfer_rep_t) + n, xfer_fin, local + done, (uint64_t)n, slot);
+        if (st == RMC_OK)
+            inflight++;
+        done += n;
+    }
+    while (inflight) {
+        rmc_status_t s2 = rmc_wait(&win[head]);
+        if (st == RMC_OK)
+            st = s2;
+        head = (head + 1) % XFER_WINDOW;
+        inflight--;
+    }
+    return st;
+}
+
 rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t bytes, int rank)
 {
     if (!rg.up)
@@ -254,6 +314,10 @@ rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t
             RMCI_PSTAT_ADD(cache_evictions, rg.cache.evictions - ev);
         }
         done += n;
+        if (id != 0 && done < bytes) { /* the range is valid and named: pipeline the rest */
+            st = xfer_pipelined(kind, addr, (char *)local, bytes, done, chunk, rank, id);
+            break;
+        }
     }
     free(scratch);
     return st;
