@@ -1,8 +1,9 @@
 /* ARMCI on RMC: collective allocations (ARMCI_Malloc / ARMCI_Free, + _group) and local memory.
  *
- * Every allocation is an RMC region: rmc_region_alloc when its group holds every process of
- * ARMCI's world, rmc_region_alloc_comm on the group's communicator for a proper subgroup. Either
- * way node-local peers are reached by loads/stores, others by MPI RMA: all of comm's mechanisms.
+ * Every allocation is an RMC region on the group's communicator (rmc_region_alloc_comm: an
+ * ordinary region when the group is ARMCI's world, a region of the members for a proper subgroup).
+ * Either way node-local peers are reached by loads/stores, others by MPI RMA: all of comm's
+ * mechanisms.
  */
 #include "config.h"
 #include <stdatomic.h>
@@ -78,13 +79,10 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
     if (!all)
         rmca_error("ARMCI_Malloc_group: out of memory");
     a->size = (size_t)bytes;
-    /* the whole world: an ordinary region; a proper subgroup: a region of its members */
-    if (group->size == n)
-        RMCA_CHECK(rmc_region_alloc((size_t)bytes, a->abs_bases, &a->region),
-                   "ARMCI_Malloc: allocation of %ld bytes failed", (long)bytes);
-    else
-        RMCA_CHECK(rmc_region_alloc_comm(group->comm, (size_t)bytes, a->abs_bases, &a->region),
-                   "ARMCI_Malloc_group: allocation of %ld bytes failed", (long)bytes);
+    /* a region of the group's members; comm makes it an ordinary region when the group's
+     * communicator spans every RMC rank (ARMCI_Malloc) */
+    RMCA_CHECK(rmc_region_alloc_comm(group->comm, (size_t)bytes, a->abs_bases, &a->region),
+               "ARMCI_Malloc_group: allocation of %ld bytes failed", (long)bytes);
     a->mine = a->abs_bases[rmca.rank];
     for (int i = 0; i < n; i++)
         RMCA_CHECK(rmc_region_base(a->region, i, NULL, &a->abs_sizes[i]), "ARMCI_Malloc");

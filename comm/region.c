@@ -328,13 +328,8 @@ static int region_live(rmc_region_h h)
     for (struct rmc_region *r = rmci.regions; r; r = r->next)
         if (r == h) {
             if (r != rmci.regions) {
-                r->prev->next = r->next;
-                if (r->next)
-                    r->next->prev = r->prev;
-                r->prev = NULL;
-                r->next = rmci.regions;
-                rmci.regions->prev = r;
-                rmci.regions = r;
+                region_unlink(r);
+                region_link(r);
             }
             return 1;
         }
@@ -360,7 +355,6 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     region_unlink(r);
     if (r->ext_free)
         r->ext_free(r);
-    r->magic = 0;
     region_release(r);
     return st;
 }

@@ -483,7 +483,7 @@ static char *stage_alloc(struct rmc_region *r, int rank, size_t bytes)
 /* The staged form of a blocking contiguous accumulate to a target that is not node-local (the
  * caller ordered it already). Returns RMCI_STAGE_DECLINED when it cannot stage. */
 #define RMCI_STAGE_DECLINED ((rmc_status_t)1)
-static rmc_status_t staged_acc(rmc_acc_type_t type, const void *scale, const char *src,
+static rmc_status_t staged_acc(rmc_acc_type_t type, const void *scale, int scaled, const char *src,
                                const rmci_sdesc_t *d, const rmci_target_t *t, int proc,
                                MPI_Datatype base, size_t es)
 {
@@ -491,10 +491,10 @@ static rmc_status_t staged_acc(rmc_acc_type_t type, const void *scale, const cha
     char *buf = stage_alloc(r, proc, d->bytes);
     if (!buf)
         return RMCI_STAGE_DECLINED;
-    if (rmci_acc_scale_is_one(type, scale))
-        memcpy(buf, src, d->bytes);
-    else
+    if (scaled)
         rmci_spack_scaled(type, scale, buf, src, d);
+    else
+        memcpy(buf, src, d->bytes);
     int n = (int)(d->bytes / es);
     RMCI_MPI(MPI_Accumulate(buf, n, base, rmci_mrank(r, proc), t->disp, n, base, MPI_SUM, r->win));
     rmci_mark(r, proc, SK_ACC);
@@ -539,7 +539,7 @@ static rmc_status_t remote_strided(int kind, rmc_acc_type_t type, const void *sc
         return st;
     if (kind == SK_ACC && mode == SM_BLOCK && !local_tgt && d->levels == 0 &&
         d->bytes <= RMCI_STAGE_MAX) {
-        st = staged_acc(type, scale, src, d, t, proc, base, es);
+        st = staged_acc(type, scale, scaled, src, d, t, proc, base, es);
         if (st != RMCI_STAGE_DECLINED)
             return st;
     }
