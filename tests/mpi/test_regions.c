@@ -352,6 +352,13 @@ static void test_subgroups(void **state)
     MPI_CHECK_OK(rmc_region_alloc_comm(half, mysize, sb, &s));
     MPI_CHECK_OK(rmc_region_alloc(64, NULL, &w2));
     MPI_CHECK_ALL(rmc_region_count() == 3);
+    /* bad input on a group: refused by every member, nothing created */
+    MPI_CHECK_ALL(rmc_region_alloc_comm(half, 64, NULL, NULL) == RMC_ERR_ARG);
+    rmc_region_h bad = (rmc_region_h)&bad;
+    rmc_status_t sbad =
+        rmc_region_alloc_comm(half, hme == hn - 1 ? SIZE_MAX - 4096 : 64, NULL, &bad);
+    MPI_CHECK_ALL(sbad == RMC_ERR_NOMEM && bad == NULL);
+    MPI_CHECK_ALL(rmc_region_count() == 3);
     int ok = 1;
     for (int r = 0; r < n; r++) {
         void *b;
@@ -410,7 +417,6 @@ static void test_subgroups(void **state)
     /* left for rmc_finalize: a group region and a world region created after it */
     MPI_CHECK_OK(rmc_region_alloc_comm(half, 128, NULL, &s));
     MPI_CHECK_OK(rmc_region_alloc(128, NULL, &w2));
-    (void)hme;
     MPI_Comm_free(&half);
     free(wb);
     free(sb);
