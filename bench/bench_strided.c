@@ -117,7 +117,7 @@ static int run(ctx_t *c, int p, int op, const shape_t *s, MPI_Datatype vt, long 
     int ls[1] = {s->cols * (int)sizeof(double)}, rs[1] = {s->ld * (int)sizeof(double)};
     size_t off = patch_off(s);
     if (p <= P_PACK) {
-        bad |= rmc_strided_set_method(p == P_AUTO   ? RMC_STRIDED_AUTO
+        bad |= rmc_strided_method_set(p == P_AUTO   ? RMC_STRIDED_AUTO
                                       : p == P_DT   ? RMC_STRIDED_DATATYPE
                                       : p == P_LIST ? RMC_STRIDED_LIST
                                                     : RMC_STRIDED_PACK);
@@ -507,7 +507,7 @@ int main(int argc, char **argv)
         }
         nt = 2 * NOPS;
     }
-    rmc_strided_set_method(RMC_STRIDED_AUTO);
+    rmc_strided_method_set(RMC_STRIDED_AUTO);
 
     bench_table_t *all[2 * NOPS];
     for (int op = 0; op < NOPS; op++) {

@@ -5,20 +5,31 @@
 
 static const rmc_knob_t knobs[] = {
     {"RMC_NODE_SIZE", "0",
-     "emulate nodes of k consecutive ranks within a real node (0 = real nodes, 1 = every peer remote)"},
+     "emulate nodes of k consecutive ranks within a real node (0 = real nodes, 1 = every peer "
+     "remote)"},
     {"RMC_AMO", "auto",
-     "atomics: mpi (MPI atomics everywhere) | thread (CPU atomics; remote ones by the target's AM engine)"
-     " | auto (thread on one node or when every rank runs a progress thread, else mpi); same on all ranks"},
+     "atomics: mpi (MPI atomics everywhere) | thread (CPU atomics; remote ones by the target's AM "
+     "engine)"
+     " | auto (thread on one node or when every rank runs a progress thread, else mpi); same on "
+     "all ranks"},
     {"RMC_PROGRESS_THREAD", "auto",
-     "asynchronous progress thread serving AMs/atomics: 1 | 0 | auto (on with MPI_THREAD_MULTIPLE when"
+     "asynchronous progress thread serving AMs/atomics: 1 | 0 | auto (on with MPI_THREAD_MULTIPLE "
+     "when"
      " there is a free PU for it)"},
     {"RMC_PROGRESS_BACKOFF_US", "200",
-     "longest sleep (us) of an idle progress thread sharing its CPU (exponential back-off from 1 us)"},
-    {"RMC_AM_MAX_PAYLOAD", "65536", "largest active-message payload / reply in bytes (256 .. 64 MiB)"},
+     "longest sleep (us) of an idle progress thread sharing its CPU (exponential back-off from 1 "
+     "us)"},
+    {"RMC_AM_MAX_PAYLOAD", "65536",
+     "largest active-message payload / reply in bytes (256 .. 64 MiB)"},
     {"RMC_REGION_CACHE", "64",
      "descriptors of peers' registered ranges cached per rank (LFU eviction), 1 .. 1048576"},
     {"RMC_STRIDED_METHOD", "auto",
      "protocol of strided/vector ops to non-node-local targets: auto | datatype | list | pack"},
+    {"RMC_VERBOSE", "0",
+     "1: print every failure RMC reports (the text of rmc_last_error) on stderr as it happens"},
+    {"RMC_FAULT", "",
+     "testing only: inject failures, SITE[@RANK][#N[+]],... (SITE an MPI function or malloc; see"
+     " docs/environment.md)"},
 };
 
 size_t rmc_knob_count(void)

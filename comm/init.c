@@ -1,37 +1,24 @@
-/* Initialization, topology (MPI shared-memory split + hwloc, emulated nodes), barrier, finalize. */
+/* Initialization (topology: MPI shared-memory split + hwloc, emulated nodes), finalize and the
+ * topology queries. Every collective step agrees on its outcome before the next collective, so a
+ * failure on one rank (an allocation, an MPI call) makes every rank's rmc_init fail, frees what it
+ * took and never leaves a rank waiting. */
 #include "config.h"
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
-#include "rmci.h"
-#include "rmc/progress.h" /* rmc_progress: attentive barrier */
+#include "core.h"
 
 rmci_state_t rmci;
-void (*rmci_poll_hook)(void);
-void (*rmci_region_hook)(void);
-void (*rmci_region_free_hook)(struct rmc_region *r);
-rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
-                                   int rank);
-
-#define RMCI_MAX_HOOKS 8
-static rmci_finalize_hook_t hooks[RMCI_MAX_HOOKS];
-static int nhooks;
-
-void rmci_at_finalize(rmci_finalize_hook_t fn)
-{
-    for (int i = 0; i < nhooks; i++)
-        if (hooks[i] == fn)
-            return;
-    if (nhooks < RMCI_MAX_HOOKS)
-        hooks[nhooks++] = fn;
-}
+rmci_info_t rmci_info_;
+rmc_comm_stats_t rmci_stats_;
+rmci_xlate_t rmci_xlate_;
+static int mpi_owned; /* RMC called MPI_Init_thread: rmc_finalize finalizes MPI */
 
 static void hw_probe(void)
 {
     hwloc_topology_t topo;
     rmci.hw_cores = rmci.hw_pus = rmci.hw_bound_pus = 1;
-    rmci.hwloc_topo = NULL;
+    rmci_info_.hwloc_topo = NULL;
     if (hwloc_topology_init(&topo) != 0)
         return;
     hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
@@ -54,206 +41,297 @@ static void hw_probe(void)
             rmci.hw_bound_pus = w;
     }
     hwloc_bitmap_free(set);
-    rmci.hwloc_topo = topo;
+    rmci_info_.hwloc_topo = topo;
+}
+
+/* The (possibly emulated) node communicator: ranks sharing memory, cut into groups of k
+ * consecutive ranks when RMC_NODE_SIZE=k. Collective; the outcome is agreed. */
+static rmc_status_t node_split(long k)
+{
+    MPI_Comm real = MPI_COMM_NULL;
+    rmc_status_t st = RMCI_MPI_ST(MPI_Comm_split_type, (rmci_info_.comm, MPI_COMM_TYPE_SHARED,
+                                                        rmci_info_.rank, MPI_INFO_NULL, &real));
+    if (st == RMC_OK)
+        rmci_res_count(RMCI_RES_COMM, 1);
+    st = rmci_agree(rmci_info_.comm, st);
+    if (st != RMC_OK || k <= 0) {
+        rmci.node_comm = real;
+        return st;
+    }
+    int rr = 0;
+    st = RMCI_MPI_ST(MPI_Comm_rank, (real, &rr));
+    st = rmci_agree(real, st);
+    if (st == RMC_OK) {
+        st = RMCI_MPI_ST(MPI_Comm_split, (real, (int)(rr / k), rr, &rmci.node_comm));
+        if (st == RMC_OK)
+            rmci_res_count(RMCI_RES_COMM, 1);
+        else
+            rmci.node_comm = MPI_COMM_NULL;
+    }
+    rmci_comm_free(&real);
+    return rmci_agree(rmci_info_.comm, st);
+}
+
+/* node_of[] (dense node index of every rank, numbered by their smallest rank) from every rank's
+ * node leader. */
+static void number_nodes(const int *leaders)
+{
+    int n = rmci_info_.nranks, cnt = 0;
+    int *index = rmci.local_index; /* scratch: filled for real below */
+    for (int r = 0; r < n; r++)
+        index[r] = -1;
+    for (int r = 0; r < n; r++)
+        index[leaders[r]] = 0;
+    for (int r = 0; r < n; r++)
+        if (index[r] == 0)
+            index[r] = cnt++ + 1; /* +1: 0 means "is a leader, not numbered yet" above */
+    for (int r = 0; r < n; r++)
+        rmci.node_of[r] = index[leaders[r]] - 1;
+    rmci_info_.node_count = cnt;
+    rmci.node_id = rmci.node_of[rmci_info_.rank];
+}
+
+/* local_index[] (node rank of every rank of this node, -1 for the others). Local. */
+static rmc_status_t map_node_ranks(void)
+{
+    int n = rmci_info_.nranks, ns = rmci_info_.node_size;
+    MPI_Group wg = MPI_GROUP_NULL, ng = MPI_GROUP_NULL;
+    int *nr = rmci_malloc((size_t)ns * sizeof(int)), *wr = rmci_malloc((size_t)ns * sizeof(int));
+    rmc_status_t st = nr && wr ? RMC_OK : rmci_fail(RMC_ERR_NOMEM, "rmc_init", "node rank tables");
+    if (st == RMC_OK && (st = RMCI_MPI_ST(MPI_Comm_group, (rmci_info_.comm, &wg))) == RMC_OK)
+        rmci_res_count(RMCI_RES_GROUP, 1);
+    if (st == RMC_OK && (st = RMCI_MPI_ST(MPI_Comm_group, (rmci.node_comm, &ng))) == RMC_OK)
+        rmci_res_count(RMCI_RES_GROUP, 1);
+    if (st == RMC_OK) {
+        for (int i = 0; i < ns; i++)
+            nr[i] = i;
+        st = RMCI_MPI_ST(MPI_Group_translate_ranks, (ng, ns, nr, wg, wr));
+    }
+    if (st == RMC_OK) {
+        for (int r = 0; r < n; r++)
+            rmci.local_index[r] = -1;
+        for (int i = 0; i < ns; i++)
+            rmci.local_index[wr[i]] = i;
+    }
+    rmci_group_free(&wg);
+    rmci_group_free(&ng);
+    free(nr);
+    free(wr);
+    return st;
 }
 
 static rmc_status_t topo_setup(void)
 {
-    MPI_Comm real_node;
-    RMCI_MPI(
-        MPI_Comm_split_type(rmci.comm, MPI_COMM_TYPE_SHARED, rmci.rank, MPI_INFO_NULL, &real_node));
+    int n = rmci_info_.nranks;
     long k = rmci_env_long("RMC_NODE_SIZE");
+    rmc_status_t st = RMC_OK;
+    if (k < 0 || k > n)
+        st = rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_NODE_SIZE=%ld outside [0, %d]", k, n);
     rmci.emulated = k > 0 ? (int)k : 0;
-    if (k > 0) {
-        int rr;
-        MPI_Comm_rank(real_node, &rr);
-        RMCI_MPI(MPI_Comm_split(real_node, (int)(rr / k), rr, &rmci.node_comm));
-        MPI_Comm_free(&real_node);
-    } else {
-        rmci.node_comm = real_node;
+    rmci.node_of = rmci_malloc((size_t)n * sizeof(int));
+    rmci.local_index = rmci_malloc((size_t)n * sizeof(int));
+    int *leaders = rmci_malloc((size_t)n * sizeof(int));
+    if (st == RMC_OK && (!rmci.node_of || !rmci.local_index || !leaders))
+        st = rmci_fail(RMC_ERR_NOMEM, "rmc_init", "topology tables for %d ranks", n);
+    st = rmci_agree(rmci_info_.comm, st);
+    if (st == RMC_OK)
+        st = node_split(k); /* collective, agreed */
+    if (st != RMC_OK)
+        goto out;
+    int leader = -1;
+    st = RMCI_MPI_ST(MPI_Comm_rank, (rmci.node_comm, &rmci.node_rank));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_size, (rmci.node_comm, &rmci_info_.node_size));
+    if (st == RMC_OK)
+        leader = rmci.node_rank == 0 ? rmci_info_.rank : -1;
+    /* node id = smallest rank of the node (the leader's), renumbered densely */
+    long long v = -(long long)leader; /* agreement takes minima: negate for the maximum */
+    st = rmci_agree_vals(rmci.node_comm, st, &v, 1);
+    st = rmci_agree(rmci_info_.comm, st);
+    if (st != RMC_OK)
+        goto out;
+    leader = (int)-v;
+    MPI_Request rq;
+    st = RMCI_MPI_ST(MPI_Iallgather,
+                     (&leader, 1, MPI_INT, leaders, 1, MPI_INT, rmci_info_.comm, &rq));
+    if (st == RMC_OK)
+        st = rmci_wait(&rq, "rmc_init");
+    if (st == RMC_OK) {
+        number_nodes(leaders);
+        st = map_node_ranks();
     }
-    MPI_Comm_rank(rmci.node_comm, &rmci.node_rank);
-    MPI_Comm_size(rmci.node_comm, &rmci.node_size);
-
-    /* node id = smallest world rank of the node, renumbered densely */
-    int leader = rmci.node_rank == 0 ? rmci.rank : -1;
-    RMCI_MPI(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MAX, rmci.node_comm));
-    rmci.node_of = malloc((size_t)rmci.nranks * sizeof(int));
-    rmci.local_index = malloc((size_t)rmci.nranks * sizeof(int));
-    int *leaders = malloc((size_t)rmci.nranks * sizeof(int));
-    if (!rmci.node_of || !rmci.local_index || !leaders) {
-        free(leaders);
-        return RMC_ERR_NOMEM;
-    }
-    RMCI_MPI(MPI_Allgather(&leader, 1, MPI_INT, leaders, 1, MPI_INT, rmci.comm));
-    /* dense numbering: leaders are world ranks; node index = number of distinct leaders below */
-    int *is_leader = calloc((size_t)rmci.nranks, sizeof(int));
-    if (!is_leader) {
-        free(leaders);
-        return RMC_ERR_NOMEM;
-    }
-    for (int r = 0; r < rmci.nranks; r++)
-        is_leader[leaders[r]] = 1;
-    int *index_of_leader = is_leader; /* reuse: prefix count */
-    int cnt = 0;
-    for (int r = 0; r < rmci.nranks; r++) {
-        int was = is_leader[r];
-        index_of_leader[r] = was ? cnt : -1;
-        cnt += was;
-    }
-    rmci.node_count = cnt;
-    for (int r = 0; r < rmci.nranks; r++)
-        rmci.node_of[r] = index_of_leader[leaders[r]];
-    rmci.node_id = rmci.node_of[rmci.rank];
-    free(is_leader);
+    st = rmci_agree(rmci_info_.comm, st);
+out:
     free(leaders);
+    return st;
+}
 
-    /* world rank -> node rank for peers of this node */
-    MPI_Group wg, ng;
-    MPI_Comm_group(rmci.comm, &wg);
-    MPI_Comm_group(rmci.node_comm, &ng);
-    int *wr = malloc((size_t)rmci.node_size * sizeof(int));
-    int *nr = malloc((size_t)rmci.node_size * sizeof(int));
-    if (!wr || !nr) {
-        free(wr);
-        free(nr);
-        return RMC_ERR_NOMEM;
-    }
-    for (int i = 0; i < rmci.node_size; i++)
-        nr[i] = i;
-    MPI_Group_translate_ranks(ng, rmci.node_size, nr, wg, wr);
-    for (int r = 0; r < rmci.nranks; r++)
-        rmci.local_index[r] = -1;
-    for (int i = 0; i < rmci.node_size; i++)
-        rmci.local_index[wr[i]] = i;
-    free(wr);
-    free(nr);
-    MPI_Group_free(&wg);
-    MPI_Group_free(&ng);
+static void topo_release(void)
+{
+    rmci_comm_free(&rmci.node_comm);
+    free(rmci.node_of);
+    free(rmci.local_index);
+    rmci.node_of = rmci.local_index = NULL;
+    if (rmci_info_.hwloc_topo)
+        hwloc_topology_destroy((hwloc_topology_t)rmci_info_.hwloc_topo);
+    rmci_info_.hwloc_topo = NULL;
+}
+
+/* Resets every piece of core state (the memory it points to is gone already). */
+static void state_reset(void)
+{
+    memset(&rmci, 0, sizeof(rmci));
+    memset(&rmci_info_, 0, sizeof(rmci_info_));
+    memset(&rmci_stats_, 0, sizeof(rmci_stats_));
+    rmci.node_comm = MPI_COMM_NULL;
+    rmci_info_.comm = MPI_COMM_NULL;
+}
+
+/* MPI initialized (by the application, or now by RMC with MPI_THREAD_MULTIPLE). */
+static rmc_status_t mpi_ready(void)
+{
+    int flag = 0, fin = 0;
+    MPI_Finalized(&fin);
+    if (fin)
+        return rmci_fail(RMC_ERR_NOT_INIT, "rmc_init", "MPI is finalized and cannot start again");
+    MPI_Initialized(&flag);
+    if (flag)
+        return RMC_OK;
+    int provided;
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    if (rc != MPI_SUCCESS)
+        return rmci_mpi_fail("MPI_Init_thread", "rmc_init", rc);
+    mpi_owned = 1;
     return RMC_OK;
 }
 
 rmc_status_t rmc_init(MPI_Comm comm)
 {
-    if (rmci.initialized)
-        return RMC_ERR_ALREADY_INIT;
+    if (rmci_info_.initialized)
+        return rmci_fail(RMC_ERR_ALREADY_INIT, __func__, "RMC is already initialized");
     if (comm == MPI_COMM_NULL)
-        return RMC_ERR_ARG;
-    int flag = 0, fin = 0;
-    MPI_Finalized(&fin);
-    if (fin)
-        return RMC_ERR_NOT_INIT; /* MPI cannot be initialized again */
-    MPI_Initialized(&flag);
-    int owned = 0;
-    if (!flag) {
-        int provided;
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
-            return RMC_ERR_MPI;
-        owned = 1;
-    }
-    memset(&rmci, 0, sizeof(rmci));
-    rmci.mpi_owned = owned;
-    if (MPI_Comm_dup(comm, &rmci.comm) != MPI_SUCCESS)
-        return RMC_ERR_MPI;
-    MPI_Comm_set_errhandler(rmci.comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(rmci.comm, &rmci.rank);
-    MPI_Comm_size(rmci.comm, &rmci.nranks);
-    rmc_status_t st = topo_setup();
+        return rmci_fail(RMC_ERR_ARG, __func__, "comm is MPI_COMM_NULL");
+    rmc_status_t st = mpi_ready();
     if (st != RMC_OK)
         return st;
-    hw_probe();
-    rmci_xlate_init(&rmci.xlate);
-    rmci.initialized = 1;
-    /* amo/progress layer (collective; on failure it has cleaned up after itself) */
-    st = rmci_progress_init();
-    if (st != RMC_OK) {
-        rmc_finalize();
-        return st;
+    state_reset();
+    int rank = 0;
+    st = RMCI_MPI_ST(MPI_Comm_rank, (comm, &rank));
+    if (st == RMC_OK)
+        st = rmci_fault_setup(rank);
+    st = rmci_agree(comm, st); /* on the caller's communicator: ours does not exist yet */
+    if (st == RMC_OK)
+        st = rmci_comm_dup(comm, &rmci_info_.comm, __func__);
+    if (st == RMC_OK) {
+        st = RMCI_MPI_ST(MPI_Comm_rank, (rmci_info_.comm, &rmci_info_.rank));
+        if (st == RMC_OK)
+            st = RMCI_MPI_ST(MPI_Comm_size, (rmci_info_.comm, &rmci_info_.nranks));
+        st = rmci_agree(rmci_info_.comm, st);
     }
-    return RMC_OK;
+    if (st == RMC_OK)
+        st = topo_setup();
+    if (st != RMC_OK)
+        goto fail;
+    hw_probe();
+    rmci_info_.local_index = rmci.local_index;
+    rmci_xlate_init(&rmci_xlate_);
+    rmci_info_.initialized = 1;
+    st = rmci_layers_init(); /* collective, agreed; on failure the layers are finalized */
+    if (st == RMC_OK)
+        return RMC_OK;
+    rmci_info_.initialized = 0;
+    rmci_layers_end();
+    rmci_req_pool_destroy();
+    rmci_xlate_destroy(&rmci_xlate_);
+fail:
+    topo_release();
+    rmci_comm_free(&rmci_info_.comm);
+    state_reset();
+    return st;
 }
 
 int rmc_initialized(void)
 {
-    return rmci.initialized;
+    return rmci_info_.initialized;
 }
 
-rmc_status_t rmc_finalize(void)
+/* Frees the leftover regions, newest first: freeing is collective over each region's members, so
+ * every rank must go in one order, and creation order is the one all members share (the live list
+ * is in most-recently-used order). */
+static rmc_status_t free_leftover_regions(void)
 {
-    RMCI_CHECK_INIT();
-    rmc_status_t st = rmci_fence(-1);
-    for (int i = nhooks - 1; i >= 0; i--)
-        hooks[i]();
-    nhooks = 0;
-    /* Leftover regions, newest first: freeing is collective over each region's members, so every
-     * rank must go in one order, and creation order is the one all members share (the live list
-     * is in most-recently-used order). */
-    while (rmci.regions) {
+    rmc_status_t st = RMC_OK;
+    while (rmci.regions && st == RMC_OK) {
         struct rmc_region *newest = rmci.regions;
         for (struct rmc_region *r = rmci.regions; r; r = r->next)
             if (r->id > newest->id)
                 newest = r;
-        rmc_status_t s2 = rmc_region_free(newest);
-        if (s2 != RMC_OK) {
-            st = s2;
-            break;
-        }
+        st = rmc_region_free(newest);
     }
+    return st;
+}
+
+rmc_status_t rmc_finalize(void)
+{
+    RMCI_CHECK_INIT(__func__);
+    rmc_status_t st = rmci_fence(-1);
+    rmci_layers_finalize();
+    rmci_keep(&st, free_leftover_regions());
+    rmci_layers_end();
+    rmci_rma_finalize();
     rmci_req_pool_destroy();
-    rmci_xlate_destroy(&rmci.xlate);
+    rmci_xlate_destroy(&rmci_xlate_);
     free(rmci.dirty);
-    free(rmci.node_of);
-    free(rmci.local_index);
-    if (rmci.hwloc_topo)
-        hwloc_topology_destroy((hwloc_topology_t)rmci.hwloc_topo);
-    MPI_Comm_free(&rmci.node_comm);
-    MPI_Comm_free(&rmci.comm);
-    int owned = rmci.mpi_owned;
-    memset(&rmci, 0, sizeof(rmci));
-    if (owned)
+    topo_release();
+    rmci_comm_free(&rmci_info_.comm);
+    state_reset();
+    rmci_fault_armed_ = 0;
+    if (mpi_owned) {
+        mpi_owned = 0;
         MPI_Finalize();
+    }
     return st;
 }
 
 int rmc_rank(void)
 {
-    return rmci.initialized ? rmci.rank : -1;
+    return rmci_info_.initialized ? rmci_info_.rank : -1;
 }
 int rmc_nranks(void)
 {
-    return rmci.initialized ? rmci.nranks : -1;
+    return rmci_info_.initialized ? rmci_info_.nranks : -1;
 }
 int rmc_node_rank(void)
 {
-    return rmci.initialized ? rmci.node_rank : -1;
+    return rmci_info_.initialized ? rmci.node_rank : -1;
 }
 int rmc_node_size(void)
 {
-    return rmci.initialized ? rmci.node_size : -1;
+    return rmci_info_.initialized ? rmci_info_.node_size : -1;
 }
 int rmc_node_count(void)
 {
-    return rmci.initialized ? rmci.node_count : -1;
+    return rmci_info_.initialized ? rmci_info_.node_count : -1;
 }
 
 int rmc_same_node(int rank)
 {
-    if (!rmci.initialized || rank < 0 || rank >= rmci.nranks)
+    if (!rmci_info_.initialized || rank < 0 || rank >= rmci_info_.nranks)
         return -1;
     return rmci.local_index[rank] >= 0;
 }
 
 rmc_status_t rmc_topology(rmc_topology_t *t)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     if (!t)
-        return RMC_ERR_ARG;
-    t->rank = rmci.rank;
-    t->nranks = rmci.nranks;
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL topology pointer");
+    t->rank = rmci_info_.rank;
+    t->nranks = rmci_info_.nranks;
     t->node_rank = rmci.node_rank;
-    t->node_size = rmci.node_size;
+    t->node_size = rmci_info_.node_size;
     t->node_id = rmci.node_id;
-    t->node_count = rmci.node_count;
+    t->node_count = rmci_info_.node_count;
     t->emulated = rmci.emulated;
     t->hw_cores = rmci.hw_cores;
     t->hw_pus = rmci.hw_pus;
@@ -261,38 +339,12 @@ rmc_status_t rmc_topology(rmc_topology_t *t)
     return RMC_OK;
 }
 
-rmc_status_t rmc_barrier(void)
-{
-    RMCI_CHECK_INIT();
-    RMCI_POLL();
-    rmc_status_t st = rmci_fence(-1);
-    if (st != RMC_OK)
-        return st;
-    atomic_thread_fence(memory_order_seq_cst);
-    if (rmci_poll_hook) {
-        /* attentive barrier: keep serving active messages (a peer may wait for one before it
-         * enters) */
-        MPI_Request rq;
-        RMCI_MPI(MPI_Ibarrier(rmci.comm, &rq));
-        for (int done = 0;;) {
-            RMCI_MPI(MPI_Test(&rq, &done, MPI_STATUS_IGNORE));
-            if (done)
-                break;
-            rmc_progress(); /* full poll (the hook polls the network only every few calls) */
-        }
-    } else {
-        RMCI_MPI(MPI_Barrier(rmci.comm));
-    }
-    atomic_thread_fence(memory_order_seq_cst);
-    return RMC_OK;
-}
-
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *s)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     if (!s)
-        return RMC_ERR_ARG;
-    *s = rmci.stats;
-    s->xlate_mru_hits = rmci.xlate.mru_hits;
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");
+    *s = rmci_stats_;
+    s->xlate_mru_hits = rmci_xlate_.mru_hits;
     return RMC_OK;
 }

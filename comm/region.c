@@ -1,25 +1,27 @@
-/* Collective regions: shared-memory window for node-local peers + RMA window for everyone. */
+/* Collective regions: a shared-memory window for node-local peers + an RMA window for everyone.
+ *
+ * An allocation goes through phases, each collective over the region's members and ending in an
+ * agreement on its outcome; a failure anywhere unwinds what the earlier phases took (region_undo),
+ * on every member. Waits are attentive (comm/sync.c): a member keeps serving active messages while
+ * others are still on their way. */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "rmci.h"
+#include "core.h"
 
-/* Releases the bookkeeping of a region whose windows are gone (or were never created). */
-static void region_release(struct rmc_region *r)
-{
-    if (r->node_comm != MPI_COMM_NULL && r->node_comm != rmci.node_comm)
-        MPI_Comm_free(&r->node_comm);
-    if (r->comm != MPI_COMM_NULL && r->comm != rmci.comm)
-        MPI_Comm_free(&r->comm);
-    free(r->sizes);
-    free(r->bases);
-    free(r->lptr);
-    free(r->hdr);
-    free(r->cs);
-    free(r->mrank);
-    free(r);
-}
+/* What an allocation has taken so far (region_undo releases it). */
+typedef struct alloc {
+    struct rmc_region *r;
+    int *lidx;     /* [nranks] rank in r->node_comm of each node-local member, else -1 */
+    int shm, win;  /* windows created */
+    int locked;    /* lock_all held on r->win */
+    int live;      /* in the translation cache and the live list */
+    int announced; /* layers told (region_created) */
+    char *base;    /* this rank's part (after the header), NULL for size 0 */
+    size_t pad;    /* bytes between the shared segment and its 64-byte aligned header */
+} alloc_t;
 
 /* Physical memory of this machine. A part larger than that cannot be backed by shared memory,
  * and MPICH does not fail such an allocation quickly (it maps and probes it page by page). */
@@ -58,267 +60,374 @@ static void region_unlink(struct rmc_region *r)
     r->magic = 0;
 }
 
-/* Agrees on a status across the members: the worst (most negative) wins. */
-static rmc_status_t agree(MPI_Comm comm, rmc_status_t st)
+static struct rmc_region *region_new(void)
 {
-    int v = (int)st;
-    if (MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-        return RMC_ERR_MPI;
-    return (rmc_status_t)v;
+    int n = rmci_info_.nranks;
+    struct rmc_region *r = rmci_calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->comm = r->node_comm = MPI_COMM_NULL;
+    r->shm_win = r->win = MPI_WIN_NULL;
+    r->sizes = rmci_calloc((size_t)n, sizeof(size_t));
+    r->bases = rmci_calloc((size_t)n, sizeof(uintptr_t));
+    r->lptr = rmci_calloc((size_t)n, sizeof(char *));
+    r->hdr = rmci_calloc((size_t)n, sizeof(char *));
+    r->cs = rmci_calloc((size_t)n, 1);
+    r->pair = rmci_calloc((size_t)n, sizeof(rmci_pair_t *));
+    return r;
 }
 
-/* Agrees on a status (worst wins) and on the new region's id: the largest next id of the members,
- * so ids stay unique on every rank and equal on all members (thread-mode atomics name regions by
- * id) although members of sub-communicator regions create different numbers of regions. */
-static rmc_status_t agree_id(MPI_Comm comm, rmc_status_t st, uint32_t *id)
+/* Releases the bookkeeping of a region whose windows are gone (or were never created). */
+static void region_release(struct rmc_region *r)
 {
-    long long v[2] = {(long long)st, -(long long)rmci.next_region_id}, out[2];
-    if (MPI_Allreduce(v, out, 2, MPI_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS)
-        return RMC_ERR_MPI;
-    *id = (uint32_t)(-out[1]);
-    return (rmc_status_t)out[0];
+    if (!r)
+        return;
+    if (r->node_comm != rmci.node_comm)
+        rmci_comm_free(&r->node_comm);
+    if (r->comm != rmci_info_.comm)
+        rmci_comm_free(&r->comm);
+    if (r->pair)
+        for (int i = 0; i < rmci_info_.nranks; i++)
+            free(r->pair[i]);
+    free(r->pair);
+    free(r->sizes);
+    free(r->bases);
+    free(r->lptr);
+    free(r->hdr);
+    free(r->cs);
+    free(r->mrank);
+    free(r);
+}
+
+static void win_free(MPI_Win *w)
+{
+    if (*w == MPI_WIN_NULL)
+        return;
+    RMCI_MPI_ST(MPI_Win_free, (w));
+    *w = MPI_WIN_NULL;
+    rmci_res_count(RMCI_RES_WIN, -1);
+}
+
+/* Unwinds a failed allocation (every member runs it after the same agreement). */
+static void region_undo(alloc_t *a)
+{
+    struct rmc_region *r = a->r;
+    if (r && a->announced)
+        rmci_layers_region_freed(r);
+    if (r && a->live) {
+        region_unlink(r);
+        rmci_xlate_remove(&rmci_xlate_, r);
+    }
+    if (r && a->locked)
+        RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
+    if (r && a->win)
+        win_free(&r->win);
+    if (r && a->shm)
+        win_free(&r->shm_win);
+    region_release(r);
+    free(a->lidx);
+}
+
+/* Is every process of `comm` an RMC rank? Local (no communication, no allocation), so every
+ * member, and only the members, see the same answer; a process outside RMC is never asked to take
+ * part in a collective. */
+static rmc_status_t comm_is_subset(MPI_Comm comm)
+{
+    MPI_Group cg = MPI_GROUP_NULL, wg = MPI_GROUP_NULL, diff = MPI_GROUP_NULL;
+    int extra = 0;
+    rmc_status_t st = RMCI_MPI_ST(MPI_Comm_group, (comm, &cg));
+    if (st == RMC_OK && (st = RMCI_MPI_ST(MPI_Comm_group, (rmci_info_.comm, &wg))) == RMC_OK &&
+        (st = RMCI_MPI_ST(MPI_Group_difference, (cg, wg, &diff))) == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Group_size, (diff, &extra));
+    /* MPI_Group_free counts are for groups we keep; these three are freed at once */
+    MPI_Group *g[3] = {&cg, &wg, &diff};
+    for (int i = 0; i < 3; i++)
+        if (*g[i] != MPI_GROUP_NULL && *g[i] != MPI_GROUP_EMPTY)
+            MPI_Group_free(g[i]);
+    if (st == RMC_OK && extra > 0)
+        st = rmci_fail(RMC_ERR_ARG, "rmc_region_alloc_comm",
+                       "%d process(es) of the communicator are not RMC ranks", extra);
+    return st;
 }
 
 /* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->mrank
- * (NULL for rmci.comm), r->node_comm and lidx[i] = RMC rank i's rank in r->node_comm (-1: not a
- * node-local member). Collective over comm; the status is agreed. */
-static rmc_status_t region_members(struct rmc_region *r, MPI_Comm comm, int *lidx)
+ * (NULL for rmci.comm), r->node_comm and a->lidx. Collective over comm; the outcome is agreed. */
+static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
 {
-    int n = rmci.nranks;
-    rmc_status_t st = RMC_OK;
-    if (comm == rmci.comm) {
-        r->comm = rmci.comm;
+    struct rmc_region *r = a->r;
+    int n = rmci_info_.nranks;
+    if (comm == rmci_info_.comm) {
+        r->comm = rmci_info_.comm;
         r->node_comm = rmci.node_comm;
-        for (int i = 0; i < n; i++)
-            lidx[i] = rmci.local_index[i];
+        memcpy(a->lidx, rmci.local_index, (size_t)n * sizeof(int));
         return RMC_OK;
     }
-    int csize = 0;
-    MPI_Comm_size(comm, &csize);
-    MPI_Group cg = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
-    int *cr = malloc((size_t)csize * sizeof(int)), *wr = malloc((size_t)csize * sizeof(int));
-    r->mrank = malloc((size_t)n * sizeof(int));
-    if (!cr || !wr || !r->mrank)
-        st = RMC_ERR_NOMEM;
-    if (st == RMC_OK &&
-        (MPI_Comm_group(comm, &cg) != MPI_SUCCESS || MPI_Comm_group(rmci.comm, &wg) != MPI_SUCCESS))
-        st = RMC_ERR_MPI;
+    rmc_status_t st = rmci_comm_dup(comm, &r->comm, "rmc_region_alloc_comm");
+    int me = -1, nl = 0;
+    r->mrank = rmci_malloc((size_t)n * sizeof(int));
+    if (st == RMC_OK && !r->mrank)
+        st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "member table");
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_rank, (r->comm, &me));
+    st = rmci_agree(comm, st);
+    if (st != RMC_OK)
+        return st;
+    /* every member's RMC rank, then the members of this (possibly emulated) node */
+    int *all = a->lidx; /* scratch: [csize <= n] RMC rank of each member */
+    MPI_Request rq;
+    st = RMCI_MPI_ST(MPI_Iallgather, (&rmci_info_.rank, 1, MPI_INT, all, 1, MPI_INT, r->comm, &rq));
+    if (st == RMC_OK)
+        st = rmci_wait(&rq, "rmc_region_alloc_comm");
     if (st == RMC_OK) {
-        for (int i = 0; i < csize; i++)
-            cr[i] = i;
-        if (MPI_Group_translate_ranks(cg, csize, cr, wg, wr) != MPI_SUCCESS)
-            st = RMC_ERR_MPI;
-    }
-    if (st == RMC_OK) {
+        int csize = 0;
+        st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
         for (int i = 0; i < n; i++)
             r->mrank[i] = -1;
-        for (int i = 0; i < csize && st == RMC_OK; i++) {
-            if (wr[i] == MPI_UNDEFINED || wr[i] < 0 || wr[i] >= n)
-                st = RMC_ERR_ARG; /* a process of comm that is not an RMC rank */
-            else
-                r->mrank[wr[i]] = i;
-        }
+        for (int i = 0; st == RMC_OK && i < csize; i++)
+            r->mrank[all[i]] = i;
     }
-    if (cg != MPI_GROUP_NULL)
-        MPI_Group_free(&cg);
-    if (wg != MPI_GROUP_NULL)
-        MPI_Group_free(&wg);
-    free(cr);
-    st = agree(comm, st);
-    if (st == RMC_OK && MPI_Comm_dup(comm, &r->comm) != MPI_SUCCESS)
-        r->comm = MPI_COMM_NULL;
-    st = agree(comm, st == RMC_OK && r->comm == MPI_COMM_NULL ? RMC_ERR_MPI : st);
-    /* node-local members: the members of this (possibly emulated) node */
-    int nl = 0;
-    if (st == RMC_OK &&
-        MPI_Comm_split(r->comm, rmci.node_id, r->mrank[rmci.rank], &r->node_comm) != MPI_SUCCESS)
-        r->node_comm = MPI_COMM_NULL;
-    st = agree(comm, st == RMC_OK && r->node_comm == MPI_COMM_NULL ? RMC_ERR_MPI : st);
+    st = rmci_agree(r->comm, st);
+    if (st != RMC_OK)
+        return st;
+    st = rmci_attentive_barrier(r->comm, "rmc_region_alloc_comm");
     if (st == RMC_OK) {
-        MPI_Comm_size(r->node_comm, &nl);
-        if (MPI_Allgather(&rmci.rank, 1, MPI_INT, wr, 1, MPI_INT, r->node_comm) != MPI_SUCCESS)
-            st = RMC_ERR_MPI;
-        for (int i = 0; i < n; i++)
-            lidx[i] = -1;
-        for (int i = 0; i < nl && st == RMC_OK; i++)
-            lidx[wr[i]] = i;
+        st = RMCI_MPI_ST(MPI_Comm_split, (r->comm, rmci.node_id, me, &r->node_comm));
+        if (st == RMC_OK)
+            rmci_res_count(RMCI_RES_COMM, 1);
+        else
+            r->node_comm = MPI_COMM_NULL;
     }
-    free(wr);
-    return agree(comm, st);
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_size, (r->node_comm, &nl));
+    st = rmci_agree(r->comm, st);
+    if (st != RMC_OK)
+        return st;
+    int *tmp = rmci_malloc((size_t)nl * sizeof(int));
+    st = tmp ? RMC_OK : rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "node member table");
+    st = rmci_agree(r->node_comm, st);
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Iallgather,
+                         (&rmci_info_.rank, 1, MPI_INT, tmp, 1, MPI_INT, r->node_comm, &rq));
+    if (st == RMC_OK)
+        st = rmci_wait(&rq, "rmc_region_alloc_comm");
+    if (st == RMC_OK) {
+        for (int i = 0; i < n; i++)
+            a->lidx[i] = -1;
+        for (int i = 0; i < nl; i++)
+            a->lidx[tmp[i]] = i;
+    }
+    free(tmp);
+    return rmci_agree(r->comm, st);
 }
 
-/* rmc_region_alloc on `comm` (rmci.comm or a sub-communicator). */
-static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region)
+/* Node-local shared memory: a zeroed header, then the user part. Round up so every rank's part
+ * stays 64-byte aligned. MPI only guarantees a small alignment of the segment (a node of one rank
+ * gets plain heap memory, 16-byte aligned), so 64 bytes of slack let the header start at the next
+ * 64-byte boundary; the padding is published so node-local peers find the header. */
+static rmc_status_t region_shared(alloc_t *a, size_t size)
 {
-    int n = rmci.nranks;
-    rmc_status_t st = RMC_OK;
-    if (!region)
-        st = RMC_ERR_ARG;
-    else
-        *region = NULL;
-    if (size > (size_t)PTRDIFF_MAX / 2 || size > phys_bytes())
-        st = RMC_ERR_NOMEM;
-    struct rmc_region *r = calloc(1, sizeof(*r));
-    int *lidx = malloc((size_t)n * sizeof(int));
-    if (r) {
-        r->comm = r->node_comm = MPI_COMM_NULL;
-        r->sizes = calloc((size_t)n, sizeof(size_t));
-        r->bases = calloc((size_t)n, sizeof(uintptr_t));
-        r->lptr = calloc((size_t)n, sizeof(char *));
-        r->hdr = calloc((size_t)n, sizeof(char *));
-        r->cs = calloc((size_t)n, 1);
-    }
-    if (!r || !lidx || !r->sizes || !r->bases || !r->lptr || !r->hdr || !r->cs)
-        st = RMC_ERR_NOMEM;
-    st = agree(comm, st);
+    struct rmc_region *r = a->r;
+    size_t bytes = 64 + RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
+    MPI_Info info = MPI_INFO_NULL;
+    char *seg = NULL;
+    rmc_status_t st = rmci_attentive_barrier(r->comm, "rmc_region_alloc");
     if (st == RMC_OK)
-        st = region_members(r, comm, lidx);
-    if (st != RMC_OK) {
-        if (r)
-            region_release(r);
-        free(lidx);
-        return st;
+        st = RMCI_MPI_ST(MPI_Info_create, (&info));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Info_set, (info, "alloc_shared_noncontig", "true"));
+    /* the window is collective over the node's members: they agree first (a failure elsewhere
+     * must not leave them waiting in it) */
+    st = rmci_agree(r->node_comm, st);
+    if (st == RMC_OK) {
+        st = RMCI_MPI_ST(MPI_Win_allocate_shared,
+                         ((MPI_Aint)bytes, 1, info, r->node_comm, &seg, &r->shm_win));
+        if (st == RMC_OK) {
+            a->shm = 1;
+            rmci_res_count(RMCI_RES_WIN, 1);
+        } else {
+            char why[256];
+            snprintf(why, sizeof why, "%s", rmc_last_error());
+            st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc", "%zu bytes of shared memory (%s)",
+                           bytes, why);
+        }
     }
+    if (info != MPI_INFO_NULL)
+        rmci_keep(&st, RMCI_MPI_ST(MPI_Info_free, (&info)));
+    st = rmci_agree(r->comm, st);
+    if (st != RMC_OK)
+        return st;
+    memset(seg, 0, bytes);
+    a->pad = (64 - ((uintptr_t)seg & 63)) & 63;
+    seg += a->pad;
+    r->hdr[rmci_info_.rank] = seg;
+    a->base = size ? seg + RMCI_REGION_HDR : NULL;
+    return RMC_OK;
+}
+
+/* Every member's RMC rank, base, size and header padding; local mappings of node-local members. */
+static rmc_status_t region_publish(alloc_t *a, size_t size)
+{
+    struct rmc_region *r = a->r;
     int csize = 0;
-    MPI_Comm_size(r->comm, &csize);
-
-    /* Node-local shared memory: a zeroed header, then the user part. Round up so every rank's part
-     * stays 64-byte aligned. MPI only guarantees a small alignment of the segment (a node of one
-     * rank gets plain heap memory, 16-byte aligned), so 64 bytes of slack let the header start at
-     * the next 64-byte boundary; the padding is published so node-local peers find the header. */
-    size_t alloc = 64 + RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true");
-    char *base = NULL;
-    int rc = MPI_Win_allocate_shared((MPI_Aint)alloc, 1, info, r->node_comm, &base, &r->shm_win);
-    MPI_Info_free(&info);
-    st = agree(r->comm, rc == MPI_SUCCESS ? RMC_OK : RMC_ERR_NOMEM);
-    if (st != RMC_OK) {
-        if (rc == MPI_SUCCESS)
-            MPI_Win_free(&r->shm_win);
-        region_release(r);
-        free(lidx);
-        return st;
-    }
-    memset(base, 0, alloc);
-    size_t pad = (64 - ((uintptr_t)base & 63)) & 63;
-    base += pad;
-    r->hdr[rmci.rank] = base;
-    base = size ? base + RMCI_REGION_HDR : NULL;
-
-    /* Every member's RMC rank, base, size and header padding. */
-    unsigned long long mine[4] = {(unsigned long long)rmci.rank,
-                                  (unsigned long long)(uintptr_t)base, (unsigned long long)size,
-                                  (unsigned long long)pad};
-    unsigned long long *all = malloc((size_t)csize * 4 * sizeof(unsigned long long));
-    unsigned long long *padof = calloc((size_t)n, sizeof(unsigned long long));
-    rc = all && padof ? MPI_Allgather(mine, 4, MPI_UNSIGNED_LONG_LONG, all, 4,
-                                      MPI_UNSIGNED_LONG_LONG, r->comm)
-                      : MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) {
-        free(all);
-        free(padof);
-        free(lidx);
-        MPI_Win_free(&r->shm_win);
-        region_release(r);
-        return RMC_ERR_MPI;
-    }
-    for (int m = 0; m < csize; m++) {
+    unsigned long long mine[4] = {(unsigned long long)rmci_info_.rank,
+                                  (unsigned long long)(uintptr_t)a->base, (unsigned long long)size,
+                                  (unsigned long long)a->pad};
+    rmc_status_t st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
+    unsigned long long *all = rmci_malloc((size_t)(csize > 0 ? csize : 1) * 4 * sizeof(*all));
+    if (st == RMC_OK && !all)
+        st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc", "table of %d members", csize);
+    st = rmci_agree(r->comm, st);
+    MPI_Request rq;
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Iallgather, (mine, 4, MPI_UNSIGNED_LONG_LONG, all, 4,
+                                          MPI_UNSIGNED_LONG_LONG, r->comm, &rq));
+    if (st == RMC_OK)
+        st = rmci_wait(&rq, "rmc_region_alloc");
+    for (int m = 0; st == RMC_OK && m < csize; m++) {
         int i = (int)all[4 * m];
         r->bases[i] = (uintptr_t)all[4 * m + 1];
         r->sizes[i] = (size_t)all[4 * m + 2];
-        padof[i] = all[4 * m + 3];
-    }
-    free(all);
-
-    /* Local mappings of node-local members. */
-    for (int i = 0; i < n; i++) {
-        int li = lidx[i];
+        int li = a->lidx[i];
         if (li < 0)
             continue;
-        if (i == rmci.rank) {
-            r->lptr[i] = base;
+        if (i == rmci_info_.rank) {
+            r->lptr[i] = a->base;
             continue;
         }
         MPI_Aint qs;
         int du;
         char *p = NULL;
-        MPI_Win_shared_query(r->shm_win, li, &qs, &du, &p);
+        st = RMCI_MPI_ST(MPI_Win_shared_query, (r->shm_win, li, &qs, &du, &p));
         if (p)
-            p += padof[i];
+            p += all[4 * m + 3];
         r->hdr[i] = p;
         r->lptr[i] = (p && r->sizes[i]) ? p + RMCI_REGION_HDR : NULL;
     }
-    free(padof);
-    free(lidx);
+    free(all);
+    return rmci_agree(r->comm, st);
+}
 
-    /* RMA window over the same memory, for members that are not node-local (and MPI atomics). */
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "same_disp_unit", "true");
-    MPI_Info_set(info, "accumulate_ordering", "none");
-    rc = MPI_Win_create(base, (MPI_Aint)size, 1, info, r->comm, &r->win);
-    MPI_Info_free(&info);
-    if (rc == MPI_SUCCESS) {
-        MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN);
-        rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, r->win);
-    }
-    uint32_t id = 0;
-    st = agree_id(r->comm, rc == MPI_SUCCESS ? RMC_OK : RMC_ERR_MPI, &id);
-    rmc_status_t ins = RMC_ERR_INTERNAL;
+/* RMA window over the same memory, for members that are not node-local (and MPI atomics), locked
+ * once for the region's life. */
+static rmc_status_t region_window(alloc_t *a, size_t size)
+{
+    struct rmc_region *r = a->r;
+    MPI_Info info = MPI_INFO_NULL;
+    rmc_status_t st = RMCI_MPI_ST(MPI_Info_create, (&info));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Info_set, (info, "same_disp_unit", "true"));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Info_set, (info, "accumulate_ordering", "none"));
+    st = rmci_agree(r->comm, st);
+    if (st == RMC_OK)
+        st = rmci_attentive_barrier(r->comm, "rmc_region_alloc");
     if (st == RMC_OK) {
-        ins = rmci_xlate_insert(&rmci.xlate, r, n, r->bases, r->sizes);
-        if (ins == RMC_OK) {
-            /* live before the last agreement: when any member returns, every member's sub-layers
-             * (the progress thread's region table) know the region */
-            r->id = id;
-            rmci.next_region_id = id + 1;
-            region_link(r);
-            if (rmci_region_hook)
-                rmci_region_hook();
+        st = RMCI_MPI_ST(MPI_Win_create, (a->base, (MPI_Aint)size, 1, info, r->comm, &r->win));
+        if (st == RMC_OK) {
+            a->win = 1;
+            rmci_res_count(RMCI_RES_WIN, 1);
         }
-        st = agree(r->comm, ins);
     }
+    if (info != MPI_INFO_NULL)
+        rmci_keep(&st, RMCI_MPI_ST(MPI_Info_free, (&info)));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Win_set_errhandler, (r->win, MPI_ERRORS_RETURN));
+    if (st == RMC_OK && (st = RMCI_MPI_ST(MPI_Win_lock_all, (MPI_MODE_NOCHECK, r->win))) == RMC_OK)
+        a->locked = 1;
+    return rmci_agree(r->comm, st);
+}
+
+/* Makes the region live: an id agreed by the members (the largest next id among them, so ids stay
+ * unique on every rank and equal on all members although members of sub-communicator regions
+ * create different numbers of regions), translation cache, live list, layers. Live before the
+ * last agreement: when any member returns, every member's layers know the region. */
+static rmc_status_t region_go_live(alloc_t *a)
+{
+    struct rmc_region *r = a->r;
+    long long id = -(long long)rmci.next_region_id;
+    rmc_status_t st = rmci_agree_vals(r->comm, RMC_OK, &id, 1);
+    if (st != RMC_OK)
+        return st;
+    r->id = (uint32_t)-id;
+    st = rmci_xlate_insert(&rmci_xlate_, r, rmci_info_.nranks, r->bases, r->sizes,
+                           (void *const *)r->lptr);
+    if (st == RMC_OK) {
+        rmci.next_region_id = r->id + 1;
+        region_link(r);
+        a->live = 1;
+        st = rmci_layers_region_created(r);
+        a->announced = st == RMC_OK;
+    } else {
+        st = rmci_fail(st, "rmc_region_alloc", "translation cache is out of memory");
+    }
+    return rmci_agree(r->comm, st);
+}
+
+/* rmc_region_alloc on `comm` (rmci.comm or a sub-communicator whose processes are RMC ranks). */
+static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region,
+                                 const char *fn)
+{
+    alloc_t a = {0};
+    rmc_status_t st = RMC_OK;
+    if (!region)
+        st = rmci_fail(RMC_ERR_ARG, fn, "NULL region handle pointer");
+    else
+        *region = NULL;
+    if (st == RMC_OK && (size > (size_t)PTRDIFF_MAX / 2 || size > phys_bytes()))
+        st = rmci_fail(RMC_ERR_NOMEM, fn, "%zu bytes is more than this machine's memory", size);
+    a.r = region_new();
+    a.lidx = rmci_malloc((size_t)rmci_info_.nranks * sizeof(int));
+    if (st == RMC_OK && (!a.r || !a.r->sizes || !a.r->bases || !a.r->lptr || !a.r->hdr ||
+                         !a.r->cs || !a.r->pair || !a.lidx))
+        st = rmci_fail(RMC_ERR_NOMEM, fn, "region tables");
+    st = rmci_agree(comm, st);
+    if (st == RMC_OK)
+        st = region_members(&a, comm);
+    if (st == RMC_OK)
+        st = region_shared(&a, size);
+    if (st == RMC_OK)
+        st = region_publish(&a, size);
+    if (st == RMC_OK)
+        st = region_window(&a, size);
+    if (st == RMC_OK)
+        st = region_go_live(&a);
     if (st != RMC_OK) {
-        if (ins == RMC_OK)
-            region_unlink(r);
-        rmci_xlate_remove(&rmci.xlate, r);
-        if (rc == MPI_SUCCESS) {
-            MPI_Win_unlock_all(r->win);
-            MPI_Win_free(&r->win); /* drops it from sub-layer tables (window attributes) */
-        }
-        MPI_Win_free(&r->shm_win);
-        region_release(r);
+        region_undo(&a);
         return st;
     }
+    free(a.lidx);
     if (bases)
-        for (int i = 0; i < n; i++)
-            bases[i] = (void *)r->bases[i];
-    *region = r;
+        for (int i = 0; i < rmci_info_.nranks; i++)
+            bases[i] = (void *)a.r->bases[i];
+    *region = a.r;
     return RMC_OK;
 }
 
 rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
 {
-    RMCI_CHECK_INIT();
-    return region_alloc(rmci.comm, size, bases, region);
+    RMCI_CHECK_INIT(__func__);
+    return region_alloc(rmci_info_.comm, size, bases, region, __func__);
 }
 
 rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region)
 {
-    RMCI_CHECK_INIT();
-    if (comm == MPI_COMM_NULL) {
-        if (region)
-            *region = NULL;
-        return RMC_ERR_ARG;
-    }
+    const char *fn = __func__;
+    if (region)
+        *region = NULL;
+    RMCI_CHECK_INIT(fn);
+    if (comm == MPI_COMM_NULL)
+        return rmci_fail(RMC_ERR_ARG, fn, "comm is MPI_COMM_NULL");
     /* the same group as RMC's communicator: an ordinary region (identity ranks) */
     int cmp = MPI_UNEQUAL;
-    if (MPI_Comm_compare(comm, rmci.comm, &cmp) != MPI_SUCCESS)
-        return RMC_ERR_MPI;
+    RMCI_MPI(MPI_Comm_compare, (comm, rmci_info_.comm, &cmp));
     if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT)
-        return region_alloc(rmci.comm, size, bases, region);
-    return region_alloc(comm, size, bases, region);
+        return region_alloc(rmci_info_.comm, size, bases, region, fn);
+    /* a communicator with processes outside RMC: refused by every member without a collective
+     * (the outsiders cannot join one: they get RMC_ERR_NOT_INIT, or are not RMC ranks) */
+    rmc_status_t st = comm_is_subset(comm);
+    if (st != RMC_OK)
+        return st;
+    return region_alloc(comm, size, bases, region, fn);
 }
 
 /* Is `h` a live region? Walks the list and moves a hit to the front, so repeated queries of the
@@ -338,33 +447,30 @@ static int region_live(rmc_region_h h)
 
 rmc_status_t rmc_region_free(rmc_region_h r)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     if (!r || !region_live(r))
-        return RMC_ERR_HANDLE;
-    if (rmci_region_free_hook)
-        rmci_region_free_hook(r);
+        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
     rmci_dirty_forget(r);
-    rmc_status_t st = RMC_OK;
-    if (MPI_Win_unlock_all(r->win) != MPI_SUCCESS)
-        st = RMC_ERR_MPI;
-    /* every member's operations on this region are complete before memory goes away */
-    MPI_Barrier(r->comm);
-    MPI_Win_free(&r->win);
-    MPI_Win_free(&r->shm_win);
-    rmci_xlate_remove(&rmci.xlate, r);
+    /* completes this rank's operations on the region; then every member's are complete before
+     * the layers forget it and its memory goes away */
+    rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
+    rmci_keep(&st, rmci_attentive_barrier(r->comm, __func__));
+    rmci_layers_region_freed(r);
+    win_free(&r->win);
+    win_free(&r->shm_win);
+    rmci_xlate_remove(&rmci_xlate_, r);
     region_unlink(r);
-    if (r->ext_free)
-        r->ext_free(r);
     region_release(r);
     return st;
 }
 
 rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size)
 {
-    RMCI_CHECK_INIT();
-    RMCI_CHECK_RANK(rank);
+    RMCI_CHECK_INIT(__func__);
+    if (rank < 0 || rank >= rmci_info_.nranks)
+        return rmci_bad_rank(__func__, rank);
     if (!r || !region_live(r))
-        return RMC_ERR_HANDLE;
+        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
     if (base)
         *base = (void *)r->bases[rank];
     if (size)
@@ -374,5 +480,49 @@ rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size
 
 size_t rmc_region_count(void)
 {
-    return rmci.initialized ? rmci.nregions : 0;
+    return rmci_info_.initialized ? rmci.nregions : 0;
+}
+
+/* ------------------------------------------------------------------ accessors --- */
+
+MPI_Win rmci_region_win(const struct rmc_region *r)
+{
+    return r->win;
+}
+
+int rmci_region_mrank(const struct rmc_region *r, int rank)
+{
+    return rmci_mrank_(r, rank);
+}
+
+uint32_t rmci_region_id(const struct rmc_region *r)
+{
+    return r->id;
+}
+
+char *rmci_region_local(const struct rmc_region *r, int rank)
+{
+    return r->lptr[rank];
+}
+
+size_t rmci_region_size(const struct rmc_region *r, int rank)
+{
+    return r->sizes[rank];
+}
+
+char *rmci_region_hdr(const struct rmc_region *r, int rank)
+{
+    return r->hdr[rank];
+}
+
+int rmci_local_overlaps_region(uintptr_t lo, size_t len)
+{
+    uintptr_t hi = lo + len;
+    for (struct rmc_region *r = rmci.regions; r; r = r->next) {
+        uintptr_t b = r->bases[rmci_info_.rank];
+        size_t s = r->sizes[rmci_info_.rank];
+        if (s && lo < b + s && b < hi)
+            return 1;
+    }
+    return 0;
 }

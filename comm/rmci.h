@@ -1,15 +1,25 @@
-/* Internal state and helpers of the comm core. Never installed; other comm sub-layers
- * (strided, amo, progress) include it, containers and compat layers never do. */
+/* The comm core's interface for its sub-layers (comm/strided, comm/amo, comm/progress). Never
+ * installed; containers and the compat layers never include it (they use include/rmc/ headers).
+ *
+ * Sub-layers see the core through this header only: a read-only view of the core's state, the
+ * resolution of remote addresses, region accessors, conflict tracking, requests, errors,
+ * agreement and attentive waiting. The core's own structures are in comm/core.h, which no
+ * sub-layer includes (the layering check in `make check` holds the code to that). Sub-layers hook
+ * into the core's life cycle through the layer registry (include/rmc/layer.h). */
 #ifndef RMCI_H
 #define RMCI_H
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <mpi.h>
 #include "rmc/comm.h"
 #include "rmc/env.h"
+#include "rmc/layer.h"
 #include "xlate.h"
 
+/* Hot-path argument checks (rank range, NULL buffers, alignment) are compiled in unless configure
+ * was given --disable-checks. Checks that protect memory or collectives are never compiled out. */
 #ifdef RMC_ENABLE_CHECKS
 #define RMCI_CHECKS 1
 #else
@@ -18,188 +28,259 @@
 
 #define RMCI_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RMCI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RMCI_COLD        __attribute__((cold, noinline))
 
-/* Conflict status bits per (region, target): what is outstanding from this origin. */
-enum {
-    RMCI_CS_WRITE = 1u, /* put not yet complete at target */
-    RMCI_CS_ACC = 2u,   /* accumulate not yet complete at target */
-    RMCI_CS_READ = 4u,  /* get not yet complete at origin (implicit handle) */
-    RMCI_CS_PENDING = 7u,
-    RMCI_CS_LISTED = 0x80u /* pair is in the dirty list */
-};
+/* ------------------------------------------------------------ view of the core state --- */
 
-#define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
-#define RMCI_REGION_HDR   64          /* bytes of zeroed per-rank header in shared memory */
+typedef struct rmci_info {
+    int initialized;
+    int rank, nranks; /* in RMC's communicator */
+    int node_size, node_count;
+    MPI_Comm comm;          /* RMC's communicator (a private duplicate) */
+    const int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
+    void *hwloc_topo;       /* hwloc_topology_t of this machine, or NULL */
+} rmci_info_t;
 
-struct rmc_region {
-    uint32_t magic;
-    uint32_t id;      /* creation sequence number */
-    size_t *sizes;    /* [nranks] bytes per rank */
-    uintptr_t *bases; /* [nranks] base address in the owner's address space (0 for size 0) */
-    char **lptr;      /* [nranks] local mapping of node-local peers, NULL for others */
-    char **hdr;       /* [nranks] local mapping of node-local peers' RMCI_REGION_HDR-byte header
-                       * (lock words for sub-layers), NULL for others. The header lies just
-                       * below the user part and is never reachable by user addresses. Layout:
-                       * bytes 0-3 the accumulate lock word (comm/strided, RMCI_ACC_LOCK_OFF);
-                       * the rest is free for other sub-layers (zeroed at allocation). */
-    uint8_t *cs;      /* [nranks] conflict status */
-    MPI_Comm comm;    /* members: rmci.comm, or (sub-communicator region) an owned duplicate */
-    MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
-    int *mrank; /* [nranks] rank of each RMC rank in `comm` (the windows' rank), -1 for non-members;
-                 * NULL when `comm` is rmci.comm (identity) */
-    MPI_Win shm_win;  /* node-local shared window */
-    MPI_Win win;      /* RMA window over the same memory, lock_all held */
-    struct rmc_region *next, *prev; /* live list */
-    void *ext; /* per-region state of a sub-layer (e.g. accumulate locks), may be NULL */
-    void (*ext_free)(struct rmc_region *r); /* releases ext at region free */
-};
+/* Written by the core only; sub-layers read it through RMCI (const). */
+extern rmci_info_t rmci_info_;
+#define RMCI (*(const rmci_info_t *)&rmci_info_)
 
-/* Rank of RMC rank `rank` in the region's windows (MPI calls on r->win take this one; conflict
- * status, dirty list and translation stay indexed by RMC rank). */
-static inline int rmci_mrank(const struct rmc_region *r, int rank)
+/* Operation counters of rmc_comm_stats; every layer adds to them through RMCI_STAT. */
+extern rmc_comm_stats_t rmci_stats_;
+#define RMCI_STAT(field, n) (rmci_stats_.field += (n))
+
+/* ---------------------------------------------------------------------- errors --- */
+
+/* Records a failure for rmc_last_error ("<where>: <message>") and returns st. */
+RMCI_COLD rmc_status_t rmci_fail(rmc_status_t st, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a failed MPI call (its name and MPI_Error_string of rc) and returns RMC_ERR_MPI. */
+RMCI_COLD rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc);
+/* A failure that no call can return (found by the progress thread, a poll): always on stderr. */
+RMCI_COLD void rmci_async_fail(const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fault injection for tests (knob RMC_FAULT, comm/fault.c): when armed, a named MPI call or an
+ * allocation fails on a chosen rank at a chosen count. Costs one predictable branch when not. */
+extern int rmci_fault_armed_;
+int rmci_fault_mpi(const char *call);
+int rmci_fault_alloc(void);
+
+/* Every MPI call of comm goes through these: the return code is checked, a failure is recorded
+ * with the call's name. RMCI_MPI_RC gives the MPI code, RMCI_MPI_ST the rmc status, RMCI_MPI
+ * returns from the calling function on failure. */
+#define RMCI_MPI_RC(fn, args)                                                                      \
+    ((RMCI_UNLIKELY(rmci_fault_armed_) && rmci_fault_mpi(#fn)) ? MPI_ERR_OTHER : fn args)
+#define RMCI_MPI_ST(fn, args) rmci_mpi_status(#fn, __func__, RMCI_MPI_RC(fn, args))
+#define RMCI_MPI(fn, args)                                                                         \
+    do {                                                                                           \
+        rmc_status_t rmci_s_ = RMCI_MPI_ST(fn, args);                                              \
+        if (RMCI_UNLIKELY(rmci_s_ != RMC_OK))                                                      \
+            return rmci_s_;                                                                        \
+    } while (0)
+
+static inline rmc_status_t rmci_mpi_status(const char *call, const char *where, int rc)
 {
-    return r->mrank ? r->mrank[rank] : rank;
+    return RMCI_LIKELY(rc == MPI_SUCCESS) ? RMC_OK : rmci_mpi_fail(call, where, rc);
 }
 
-typedef struct rmci_dirty {
-    struct rmc_region *region;
-    int target;
-} rmci_dirty_t;
+/* Keeps the first failure of a sequence: *st = s2 when *st is RMC_OK. */
+static inline void rmci_keep(rmc_status_t *st, rmc_status_t s2)
+{
+    if (*st == RMC_OK)
+        *st = s2;
+}
 
-typedef struct rmci_state {
-    int initialized;
-    int mpi_owned;      /* rmc_init called MPI_Init_thread */
-    MPI_Comm comm;      /* duplicate of the user's communicator */
-    MPI_Comm node_comm; /* (emulated) node */
-    int rank, nranks;
-    int node_rank, node_size, node_id, node_count, emulated;
-    int *node_of;     /* [nranks] node index of each rank */
-    int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
-    int hw_cores, hw_pus, hw_bound_pus;
-    void *hwloc_topo; /* hwloc_topology_t, kept for the progress layer */
+/* Allocations of comm (fault-injectable: RMC_FAULT=malloc...). Released with free(). */
+static inline void *rmci_malloc(size_t n)
+{
+    return (RMCI_UNLIKELY(rmci_fault_armed_) && rmci_fault_alloc()) ? NULL : malloc(n);
+}
+static inline void *rmci_calloc(size_t n, size_t size)
+{
+    return (RMCI_UNLIKELY(rmci_fault_armed_) && rmci_fault_alloc()) ? NULL : calloc(n, size);
+}
+static inline void *rmci_realloc(void *p, size_t n)
+{
+    return (RMCI_UNLIKELY(rmci_fault_armed_) && rmci_fault_alloc()) ? NULL : realloc(p, n);
+}
 
-    struct rmc_region *regions; /* live list head */
-    size_t nregions;
-    uint32_t next_region_id;
-    rmci_xlate_t xlate;
+/* MPI objects created and freed by comm, counted for rmc_resources (leak checks). */
+typedef enum rmci_res {
+    RMCI_RES_COMM,
+    RMCI_RES_WIN,
+    RMCI_RES_GROUP,
+    RMCI_RES_INFO,
+    RMCI_RES_TYPE
+} rmci_res_t;
+void rmci_res_count(rmci_res_t kind, int delta);
+rmc_status_t rmci_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *where);
+void rmci_comm_free(MPI_Comm *comm);
+void rmci_group_free(MPI_Group *g);
+void rmci_type_free(MPI_Datatype *t);
 
-    rmci_dirty_t *dirty; /* (region, target) pairs with pending bits */
-    size_t ndirty, dirty_cap;
+/* Argument checks shared by the entry points. `fn` names the public function for the message. */
+RMCI_COLD rmc_status_t rmci_not_init(const char *fn);
+RMCI_COLD rmc_status_t rmci_bad_rank(const char *fn, int rank);
+#define RMCI_CHECK_INIT(fn)                                                                        \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(!rmci_info_.initialized))                                                \
+            return rmci_not_init(fn);                                                              \
+    } while (0)
+#if RMCI_CHECKS
+#define RMCI_CHECK_RANK(fn, r)                                                                     \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY((unsigned)(r) >= (unsigned)rmci_info_.nranks))                           \
+            return rmci_bad_rank(fn, r);                                                           \
+    } while (0)
+/* A hot-path argument check: `cond` must hold, else st with a message. */
+#define RMCI_CHECK_ARG(cond, st, fn, ...)                                                          \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(!(cond)))                                                                \
+            return rmci_fail(st, fn, __VA_ARGS__);                                                 \
+    } while (0)
+#else
+#define RMCI_CHECK_RANK(fn, r)            ((void)0)
+#define RMCI_CHECK_ARG(cond, st, fn, ...) ((void)0)
+#endif
 
-    rmc_comm_stats_t stats;
-} rmci_state_t;
+/* ---------------------------------------------------------------- environment --- */
 
-extern rmci_state_t rmci;
+long rmci_env_long(const char *name);
 
-/* Progress hook: the progress layer installs a poll function that every comm entry point calls
- * (RMCI_POLL) so active messages advance inside comm calls. NULL when there is nothing to poll. */
-extern void (*rmci_poll_hook)(void);
+/* ------------------------------------------------------------------- progress --- */
+
+/* Every entry point of comm calls RMCI_POLL(): every RMCI_POLL_INTERVAL calls the layers' cheap
+ * polls run (active messages advance inside RMC calls). A long call may count for more
+ * (rmci_poll_charge). */
+#define RMCI_POLL_INTERVAL 16
+extern int rmci_poll_countdown_;
+void rmci_poll_now(void);
 #define RMCI_POLL()                                                                                \
     do {                                                                                           \
-        if (RMCI_UNLIKELY(rmci_poll_hook))                                                         \
-            rmci_poll_hook();                                                                      \
+        if (RMCI_UNLIKELY(--rmci_poll_countdown_ <= 0))                                            \
+            rmci_poll_now();                                                                       \
     } while (0)
+static inline void rmci_poll_charge(size_t bytes)
+{
+    rmci_poll_countdown_ -= (int)(bytes >> 16); /* one call per 64 KiB moved */
+}
 
-/* Fall-back of rmc_put/rmc_get when the remote address lies in no region of `rank` (rmci_resolve
- * returned RMC_ERR_NOT_REGION): the progress layer serves dynamically registered memory through
- * active messages. kind: RMCI_CS_WRITE (put: local -> remote) or RMCI_CS_READ (get: remote ->
- * local). Completes the transfer (at the target) before returning. NULL: no fall-back
- * (RMC_ERR_NOT_REGION). */
-/* Region hook: run by rmc_region_alloc on every rank once the new region is live and before the
- * allocation's last agreement (so no rank returns before every rank ran it). The progress layer
- * uses it to publish the region to its progress thread. */
-extern void (*rmci_region_hook)(void);
+/* Every layer's full poll (serve everything pending): waiting loops call it each round. */
+void rmci_poll_full(void);
 
-/* Region free hook: run by rmc_region_free on every rank before the region's windows are unlocked
- * and freed (a sub-layer forgets what it holds about the region). */
-extern void (*rmci_region_free_hook)(struct rmc_region *r);
+/* Waits for an MPI request while serving active messages (rmci_poll_full each round, yielding
+ * the CPU after a short spin: ranks may outnumber cores). Every waiting loop of comm uses it, so
+ * no rank waits inattentively while a peer needs it to serve a request. */
+rmc_status_t rmci_wait(MPI_Request *req, const char *where);
 
-extern rmc_status_t (*rmci_fallback_hook)(int kind, const void *remote, void *local, size_t bytes,
-                                          int rank);
+/* One waiting round of a hand-written waiting loop: full poll, then spin or yield. */
+void rmci_wait_round(unsigned *spins);
 
-/* Collective initialization of the amo/progress layer (comm/progress/am.c), run at the end of
- * rmc_init; its shutdown is an rmci_at_finalize hook. */
-rmc_status_t rmci_progress_init(void);
+/* Agreement: every member of `comm` learns the worst (most negative) status, and vals[0..n) are
+ * replaced by their minimum over the members (n may be 0; negate a value to get its maximum).
+ * Attentive (an MPI_Iallreduce waited with rmci_wait). Every collective of comm agrees on its
+ * outcome with it before going on, so a failure on one rank never leaves another hanging. */
+rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n);
+static inline rmc_status_t rmci_agree(MPI_Comm comm, rmc_status_t st)
+{
+    return rmci_agree_vals(comm, st, NULL, 0);
+}
+/* An attentive barrier on comm (MPI_Ibarrier + rmci_wait). Entered before an MPI collective that
+ * has no nonblocking form (window creation, communicator creation), so that no member sits in a
+ * blocking collective while another still needs it to serve an active message. */
+rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where);
 
-/* Error / argument helpers ------------------------------------------------------------------- */
-#define RMCI_CHECK_INIT()                                                                          \
-    do {                                                                                           \
-        if (RMCI_UNLIKELY(!rmci.initialized))                                                      \
-            return RMC_ERR_NOT_INIT;                                                               \
-    } while (0)
+/* ---------------------------------------------------------------------- regions --- */
 
-#define RMCI_CHECK_RANK(r)                                                                         \
-    do {                                                                                           \
-        if (RMCI_UNLIKELY((r) < 0 || (r) >= rmci.nranks))                                          \
-            return RMC_ERR_RANK;                                                                   \
-    } while (0)
-
-#define RMCI_MPI(call)                                                                             \
-    do {                                                                                           \
-        if (RMCI_UNLIKELY((call) != MPI_SUCCESS))                                                  \
-            return RMC_ERR_MPI;                                                                    \
-    } while (0)
+typedef struct rmc_region rmci_region_t;
 
 /* A resolved remote range: where it lives and how to reach it. */
 typedef struct rmci_target {
-    struct rmc_region *region;
+    rmci_region_t *region;
     MPI_Aint disp; /* displacement in the target's part (bytes) */
     char *local;   /* load/store address when node-local, else NULL */
 } rmci_target_t;
 
-/* Resolves [addr, addr+len) on `rank` (len > 0). RMC_ERR_NOT_REGION / RMC_ERR_BOUNDS on failure. */
+extern rmci_xlate_t rmci_xlate_;
+
+/* Resolves [addr, addr+len) on `rank` (len > 0). RMC_ERR_NOT_REGION / RMC_ERR_BOUNDS on failure
+ * (no message recorded: the caller knows what it was doing). */
 static inline rmc_status_t rmci_resolve(int rank, const void *addr, size_t len, rmci_target_t *t)
 {
     const rmci_xent_t *e;
-    rmc_status_t st = rmci_xlate_find(&rmci.xlate, rank, (uintptr_t)addr, len, &e);
-    rmci.stats.xlate_lookups++;
+    rmc_status_t st = rmci_xlate_find(&rmci_xlate_, rank, (uintptr_t)addr, len, &e);
+    rmci_stats_.xlate_lookups++;
     if (RMCI_UNLIKELY(st != RMC_OK))
         return st;
-    struct rmc_region *r = (struct rmc_region *)e->owner;
-    t->region = r;
+    t->region = (rmci_region_t *)e->owner;
     t->disp = (MPI_Aint)((uintptr_t)addr - e->lo);
-    t->local = r->lptr[rank] ? r->lptr[rank] + t->disp : NULL;
+    t->local = e->local ? (char *)e->local + t->disp : NULL;
     return RMC_OK;
 }
 
-/* Conflict tracking ---------------------------------------------------------------------------- */
+/* Accessors (sub-layers never read region fields). */
+MPI_Win rmci_region_win(const rmci_region_t *r);           /* the RMA window (lock_all held) */
+int rmci_region_mrank(const rmci_region_t *r, int rank);   /* rank's rank in that window */
+uint32_t rmci_region_id(const rmci_region_t *r);           /* equal on every member */
+char *rmci_region_local(const rmci_region_t *r, int rank); /* load/store mapping or NULL */
+size_t rmci_region_size(const rmci_region_t *r, int rank);
+/* The RMCI_REGION_HDR zeroed bytes before node-local peer `rank`'s part (lock words of the
+ * sub-layers; never reachable by user addresses), or NULL when `rank` is not node-local. Bytes 0-3:
+ * comm/strided's accumulate lock (RMCI_ACC_LOCK_OFF); the rest is free. */
+#define RMCI_REGION_HDR 64
+char *rmci_region_hdr(const rmci_region_t *r, int rank);
+/* 1 when [lo, lo+len) of this rank's memory overlaps a part of a live region. */
+int rmci_local_overlaps_region(uintptr_t lo, size_t len);
 
-/* Flushes (region, target) and clears its pending bits (stays listed). */
-rmc_status_t rmci_flush_pair(struct rmc_region *r, int target, int conflict);
+/* ---------------------------------------------------------- conflict tracking --- */
 
-/* Records that an operation of kind `bits` is outstanding on (region, target). */
-void rmci_mark(struct rmc_region *r, int target, unsigned bits);
-
-/* Outstanding kinds an operation of a kind must wait for (index: its RMCI_CS_* kind). Accumulates
- * need not wait for accumulates: the windows have accumulate_ordering none, but every operation
- * marked RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions commute. Atomics
- * that do not commute with them (swap, CAS, bitwise) are marked and ordered as RMCI_CS_WRITE. */
-static const unsigned char rmci_conflicts[RMCI_CS_PENDING + 1] = {
-    [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ, /* put after anything */
-    [RMCI_CS_ACC] = RMCI_CS_WRITE | RMCI_CS_READ,                 /* acc after put / get */
-    [RMCI_CS_READ] = RMCI_CS_WRITE | RMCI_CS_ACC,                 /* get after put / acc */
+/* Kinds of outstanding operations per (region, target) from this origin. */
+enum {
+    RMCI_CS_WRITE = 1u, /* put (or swap/CAS/bitwise atomic) not yet complete at the target */
+    RMCI_CS_ACC = 2u,   /* accumulate / fetch-and-add not yet complete at the target */
+    RMCI_CS_READ = 4u,  /* get not yet complete at the origin (implicit handle) */
+    RMCI_CS_PENDING = 7u
 };
 
-/* Before issuing an operation of kind `kind` (RMCI_CS_READ for gets, RMCI_CS_WRITE for puts,
- * RMCI_CS_ACC for accumulates) to a remote (region, target): flushes it if an outstanding operation
- * conflicts (rmci_conflicts). */
-static inline rmc_status_t rmci_order(struct rmc_region *r, int target, unsigned kind)
+/* Byte range [lo, hi) of displacements in the target's part; RMCI_ALL covers all of it. */
+typedef struct rmci_range {
+    MPI_Aint lo, hi;
+} rmci_range_t;
+#define RMCI_ALL ((rmci_range_t){0, (MPI_Aint)(~(size_t)0 >> 1)})
+static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
 {
-    unsigned pend = r->cs[target] & RMCI_CS_PENDING;
-    if (RMCI_LIKELY(pend == 0))
-        return RMC_OK;
-    if (pend & rmci_conflicts[kind & RMCI_CS_PENDING])
-        return rmci_flush_pair(r, target, 1);
-    return RMC_OK;
+    return (rmci_range_t){disp, disp + (MPI_Aint)len};
 }
 
+/* Before issuing an operation of `kind` on `range` of a remote (region, target): flushes the pair
+ * when an outstanding operation conflicts with it (location consistency). Writes are tracked per
+ * range (a get or put flushes only when it overlaps an outstanding write), accumulates and reads
+ * per pair. Accumulates do not conflict with accumulates (additions commute). */
+rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
+/* Records that an operation of `kind` on `range` is outstanding on (region, target). */
+void rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
+/* Makes (region, target) clean: MPI_Win_flush, nothing outstanding afterwards. */
+rmc_status_t rmci_flush(rmci_region_t *r, int target);
+/* Completion of a blocking put (or strided put) of `range`, issued after rmci_order: the source is
+ * reusable when it returns. The write completes locally and stays outstanding (ordered by later
+ * conflicting operations, visible to other ranks after a fence), unless the pair just saw a put to
+ * an overlapping range: repeated puts to one place are completed at the target at once, so they
+ * do not pay a conflict flush each. */
+rmc_status_t rmci_complete_put(rmci_region_t *r, int target, rmci_range_t range);
 /* Flushes every dirty pair of `target` (target < 0: all). */
 rmc_status_t rmci_fence(int target);
-/* Drops dirty entries of a region that is being freed. */
-void rmci_dirty_forget(struct rmc_region *r);
 
-/* Requests ---------------------------------------------------------------------------------------
- */
+/* Issue modes of an operation. */
+typedef enum rmci_mode {
+    RMCI_BLOCKING = 0,   /* complete (as the call documents) on return */
+    RMCI_NB_REQUEST = 1, /* non-blocking, completed by rmc_wait/rmc_test on the request */
+    RMCI_NB_IMPLICIT = 2 /* non-blocking, completed by a fence or barrier */
+} rmci_mode_t;
+#define RMCI_NB_MODE(req) ((req) ? RMCI_NB_REQUEST : RMCI_NB_IMPLICIT)
+
+/* ---------------------------------------------------------------------- requests --- */
+
 #define RMCI_REQ_MAGIC 0x52455155u /* live */
 #define RMCI_REQ_FREE  0x46524545u
 
@@ -216,14 +297,5 @@ struct rmc_request {
 
 struct rmc_request *rmci_req_alloc(void);
 void rmci_req_release(struct rmc_request *req);
-void rmci_req_pool_destroy(void);
-
-/* Sub-layer hooks run at finalize (before MPI is torn down), registered at most a few. */
-typedef void (*rmci_finalize_hook_t)(void);
-void rmci_at_finalize(rmci_finalize_hook_t fn);
-
-/* Environment ------------------------------------------------------------------------------------
- */
-long rmci_env_long(const char *name);
 
 #endif

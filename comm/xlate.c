@@ -9,6 +9,7 @@ static void mru_clear(rmci_xlate_t *x)
         x->mru[i].rank = -1;
         x->mru[i].lo = x->mru[i].hi = 0;
         x->mru[i].owner = NULL;
+        x->mru[i].local = NULL;
     }
 }
 
@@ -35,7 +36,7 @@ static int ent_cmp(const void *a, const void *b)
 }
 
 rmc_status_t rmci_xlate_insert(rmci_xlate_t *x, void *owner, int nranks, const uintptr_t *bases,
-                               const size_t *sizes)
+                               const size_t *sizes, void *const *local)
 {
     size_t add = 0;
     for (int r = 0; r < nranks; r++)
@@ -64,6 +65,7 @@ rmc_status_t rmci_xlate_insert(rmci_xlate_t *x, void *owner, int nranks, const u
         fresh[k].lo = bases[r];
         fresh[k].hi = bases[r] + sizes[r];
         fresh[k].owner = owner;
+        fresh[k].local = local ? local[r] : NULL;
         k++;
     }
     size_t i = x->n, j = add, out = x->n + add;
@@ -90,6 +92,7 @@ void rmci_xlate_remove(rmci_xlate_t *x, void *owner)
             x->mru[i].rank = -1;
             x->mru[i].lo = x->mru[i].hi = 0;
             x->mru[i].owner = NULL;
+            x->mru[i].local = NULL;
         }
 }
 

@@ -10,13 +10,14 @@
 typedef struct rmci_xent {
     uintptr_t lo, hi; /* [lo, hi) in the owner's address space, hi > lo */
     int rank;
-    void *owner;      /* the region */
+    void *owner; /* the region */
+    void *local; /* load/store address of lo in this process, or NULL */
 } rmci_xent_t;
 
 #define RMCI_XLATE_MRU 4
 
 typedef struct rmci_xlate {
-    rmci_xent_t *ents;   /* sorted by (rank, lo) */
+    rmci_xent_t *ents; /* sorted by (rank, lo) */
     size_t n, cap;
     rmci_xent_t mru[RMCI_XLATE_MRU];
     unsigned long long probes; /* comparisons made by binary searches (for tests) */
@@ -26,9 +27,10 @@ typedef struct rmci_xlate {
 void rmci_xlate_init(rmci_xlate_t *x);
 void rmci_xlate_destroy(rmci_xlate_t *x);
 
-/* Adds one entry per rank with sizes[r] > 0. Returns RMC_ERR_NOMEM or RMC_OK. */
+/* Adds one entry per rank with sizes[r] > 0; local[r] (local may be NULL) is that part's load/store
+ * address in this process, or NULL. Returns RMC_ERR_NOMEM or RMC_OK. */
 rmc_status_t rmci_xlate_insert(rmci_xlate_t *x, void *owner, int nranks, const uintptr_t *bases,
-                               const size_t *sizes);
+                               const size_t *sizes, void *const *local);
 
 /* Removes every entry of `owner`. */
 void rmci_xlate_remove(rmci_xlate_t *x, void *owner);

@@ -3,6 +3,7 @@
 #define RMC_H
 #include <rmc/status.h>
 #include <rmc/env.h>
+#include <rmc/layer.h>
 #include <rmc/comm.h>
 #include <rmc/strided.h>
 #include <rmc/amo.h>

@@ -1,33 +1,34 @@
-/* Mutexes (include/rmc/amo.h): a ticket lock per mutex, one 64-bit word in a region (one cache line per
- * mutex): high 32 bits = next ticket, low 32 bits = ticket now served.
- *   lock:    t = fetch_add(word, 1 << 32); wait until low32(word) == high32(t)   (FIFO: fair)
- *   unlock:  add 1 to the low half without carrying into the high half: the holder knows the served
- *            value (its ticket), so at the wrap (0xffffffff) it adds 1 - 2^32 instead of 1.
- *   trylock: compare-and-swap from a free state (low == high) to high + 1.
- * Waiters poll the word with the AMOs of the mode in force, backing off exponentially (spinning briefly
- * for node-local words) and serving active messages between polls, so a waiter never blocks the
- * progress of others. Which mutexes this rank holds (and with which ticket) is tracked locally: unlock
- * of a mutex the caller does not hold is refused (RMC_ERR_STATE) without touching the word. */
+/* Mutexes (include/rmc/amo.h): a ticket lock per mutex, one 64-bit word in a region (one cache line
+ * per mutex): high 32 bits = next ticket, low 32 bits = ticket now served. lock:    t =
+ * fetch_add(word, 1 << 32); wait until low32(word) == high32(t)   (FIFO: fair) unlock:  add 1 to
+ * the low half without carrying into the high half: the holder knows the served value (its ticket),
+ * so at the wrap (0xffffffff) it adds 1 - 2^32 instead of 1. trylock: compare-and-swap from a free
+ * state (low == high) to high + 1. Waiters poll the word with the AMOs of the mode in force,
+ * backing off exponentially (spinning briefly for node-local words) and serving active messages
+ * between polls, so a waiter never blocks the progress of others. Which mutexes this rank holds
+ * (and with which ticket) is tracked locally: unlock of a mutex the caller does not hold is refused
+ * (RMC_ERR_STATE) without touching the word. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../progress/progress_internal.h"
+#include "../rmci.h"
+#include "rmc/amo.h"
 
-#define MUTEX_MAGIC 0x4d555458u
+#define MUTEX_MAGIC  0x4d555458u
 #define MUTEX_STRIDE 64
-#define TICKET ((uint64_t)1 << 32)
+#define TICKET       ((uint64_t)1 << 32)
 
 struct rmc_mutex {
     uint32_t magic;
     rmc_region_h region;
-    int *count;           /* [nranks] mutexes hosted by each rank */
-    char **base;          /* [nranks] their words' base address */
-    size_t *first;        /* [nranks] index of rank's first mutex in held/ticket */
-    uint8_t *held;        /* held by this rank */
-    uint32_t *ticket;     /* this rank's ticket of a held mutex */
+    int *count;       /* [nranks] mutexes hosted by each rank */
+    char **base;      /* [nranks] their words' base address */
+    size_t *first;    /* [nranks] index of rank's first mutex in held/ticket */
+    uint8_t *held;    /* held by this rank */
+    uint32_t *ticket; /* this rank's ticket of a held mutex */
     struct rmc_mutex *next;
 };
 
@@ -53,37 +54,10 @@ static int mutex_live(rmc_mutex_h m)
     return 0;
 }
 
-rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
+/* Every rank's count, base and first slot from the set's region. */
+static void mutex_layout(struct rmc_mutex *m, void **bases)
 {
-    RMCI_CHECK_INIT();
-    if (out)
-        *out = NULL;
-    int n = rmci.nranks;
-    rmc_status_t st = (count < 0 || !out) ? RMC_ERR_ARG : RMC_OK;
-    struct rmc_mutex *m = calloc(1, sizeof(*m));
-    if (m) {
-        m->count = calloc((size_t)n, sizeof(int));
-        m->base = calloc((size_t)n, sizeof(char *));
-        m->first = calloc((size_t)n + 1, sizeof(size_t));
-    }
-    if (!m || !m->count || !m->base || !m->first)
-        st = st == RMC_OK ? RMC_ERR_NOMEM : st;
-    st = rmci_am_agree(st);
-    if (st != RMC_OK) {
-        if (m)
-            mutex_release(m);
-        return st;
-    }
-    void **bases = malloc((size_t)n * sizeof(void *));
-    size_t bytes = (size_t)count * MUTEX_STRIDE;
-    st = rmci_am_agree(bases ? RMC_OK : RMC_ERR_NOMEM);
-    if (st == RMC_OK)
-        st = rmc_region_alloc(bytes, bases, &m->region);
-    if (st != RMC_OK) {
-        free(bases);
-        mutex_release(m);
-        return st;
-    }
+    int n = RMCI.nranks;
     for (int r = 0; r < n; r++) {
         size_t sz = 0;
         rmc_region_base(m->region, r, NULL, &sz);
@@ -91,34 +65,69 @@ rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
         m->base[r] = bases[r];
         m->first[r + 1] = m->first[r] + (size_t)m->count[r];
     }
-    free(bases);
+}
+
+rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
+{
+    const char *fn = __func__;
+    RMCI_CHECK_INIT(fn);
+    if (out)
+        *out = NULL;
+    int n = RMCI.nranks;
+    rmc_status_t st = RMC_OK;
+    if (count < 0)
+        st = rmci_fail(RMC_ERR_ARG, fn, "count %d < 0", count);
+    else if (!out)
+        st = rmci_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
+    struct rmc_mutex *m = rmci_calloc(1, sizeof(*m));
+    void **bases = rmci_malloc((size_t)n * sizeof(void *));
+    if (m) {
+        m->count = rmci_calloc((size_t)n, sizeof(int));
+        m->base = rmci_calloc((size_t)n, sizeof(char *));
+        m->first = rmci_calloc((size_t)n + 1, sizeof(size_t));
+    }
+    if (st == RMC_OK && (!m || !m->count || !m->base || !m->first || !bases))
+        st = rmci_fail(RMC_ERR_NOMEM, fn, "mutex tables for %d ranks", n);
+    st = rmci_agree(RMCI.comm, st);
+    if (st == RMC_OK)
+        st = rmc_region_alloc((size_t)count * MUTEX_STRIDE, bases, &m->region); /* agreed */
+    if (st != RMC_OK)
+        goto fail;
+    mutex_layout(m, bases);
     size_t total = m->first[n];
-    m->held = calloc(total ? total : 1, 1);
-    m->ticket = calloc(total ? total : 1, sizeof(uint32_t));
-    st = rmci_am_agree((m->held && m->ticket) ? RMC_OK : RMC_ERR_NOMEM);
+    m->held = rmci_calloc(total ? total : 1, 1);
+    m->ticket = rmci_calloc(total ? total : 1, sizeof(uint32_t));
+    if (!m->held || !m->ticket)
+        st = rmci_fail(RMC_ERR_NOMEM, fn, "state of %zu mutexes", total);
+    st = rmci_agree(RMCI.comm, st);
     if (st != RMC_OK) {
         rmc_region_free(m->region);
-        mutex_release(m);
-        return st;
+        goto fail;
     }
+    free(bases);
     m->magic = MUTEX_MAGIC;
     m->next = live;
     live = m;
     *out = m;
     return RMC_OK;
+fail:
+    free(bases);
+    if (m)
+        mutex_release(m);
+    return st;
 }
 
 rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     rmc_status_t st = RMC_OK;
     if (!m || !mutex_live(m))
-        st = RMC_ERR_HANDLE;
+        st = rmci_fail(RMC_ERR_HANDLE, __func__, "mutex set %p is not live", (void *)m);
     else
-        for (size_t i = 0; i < m->first[rmci.nranks]; i++)
+        for (size_t i = 0; i < m->first[RMCI.nranks] && st == RMC_OK; i++)
             if (m->held[i])
-                st = RMC_ERR_STATE;
-    st = rmci_am_agree(st);
+                st = rmci_fail(RMC_ERR_STATE, __func__, "this rank holds a mutex of the set");
+    st = rmci_agree(RMCI.comm, st);
     if (st != RMC_OK)
         return st;
     for (struct rmc_mutex **pp = &live; *pp; pp = &(*pp)->next)
@@ -131,14 +140,16 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
     return st;
 }
 
-static rmc_status_t check(rmc_mutex_h m, int idx, int rank, size_t *slot)
+static rmc_status_t check(rmc_mutex_h m, int idx, int rank, size_t *slot, const char *fn)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(fn);
     if (!m || !mutex_live(m))
-        return RMC_ERR_HANDLE;
-    RMCI_CHECK_RANK(rank);
+        return rmci_fail(RMC_ERR_HANDLE, fn, "mutex set %p is not live", (void *)m);
+    if (rank < 0 || rank >= RMCI.nranks)
+        return rmci_bad_rank(fn, rank);
     if (idx < 0 || idx >= m->count[rank])
-        return RMC_ERR_ARG;
+        return rmci_fail(RMC_ERR_ARG, fn, "mutex %d outside [0, %d) of rank %d", idx,
+                         m->count[rank], rank);
     *slot = m->first[rank] + (size_t)idx;
     return RMC_OK;
 }
@@ -148,12 +159,12 @@ static inline void *word_of(rmc_mutex_h m, int idx, int rank)
     return m->base[rank] + (size_t)idx * MUTEX_STRIDE;
 }
 
-/* One back-off step of a waiter: short spins for node-local words in thread mode, then sleeps growing
- * to 64 us; active messages are served in between. */
+/* One back-off step of a waiter: short spins for node-local words in thread mode, then sleeps
+ * growing to 64 us; active messages are served in between. */
 static void backoff(unsigned *k, int cheap)
 {
     unsigned s = (*k)++;
-    rmci_am_poll();
+    rmci_poll_full();
     if (cheap && s < 6) {
         for (int i = 0; i < (1 << s); i++)
             __builtin_ia32_pause();
@@ -172,11 +183,12 @@ static void backoff(unsigned *k, int cheap)
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
 {
     size_t slot;
-    rmc_status_t st = check(m, idx, rank, &slot);
+    rmc_status_t st = check(m, idx, rank, &slot, __func__);
     if (st != RMC_OK)
         return st;
     if (m->held[slot])
-        return RMC_ERR_STATE;
+        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this rank", idx,
+                         rank);
     void *w = word_of(m, idx, rank);
     int64_t old;
     st = rmc_amo_fetch_add_i64(w, (int64_t)TICKET, &old, rank);
@@ -202,13 +214,14 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
     if (acquired)
         *acquired = 0;
     size_t slot;
-    rmc_status_t st = check(m, idx, rank, &slot);
+    rmc_status_t st = check(m, idx, rank, &slot, __func__);
     if (st != RMC_OK)
         return st;
     if (!acquired)
-        return RMC_ERR_ARG;
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL acquired pointer");
     if (m->held[slot])
-        return RMC_ERR_STATE;
+        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this rank", idx,
+                         rank);
     void *w = word_of(m, idx, rank);
     int64_t cur, old;
     st = rmc_amo_load_i64(w, &cur, rank);
@@ -232,11 +245,12 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
 rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
 {
     size_t slot;
-    rmc_status_t st = check(m, idx, rank, &slot);
+    rmc_status_t st = check(m, idx, rank, &slot, __func__);
     if (st != RMC_OK)
         return st;
     if (!m->held[slot])
-        return RMC_ERR_STATE;
+        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is not held by this rank",
+                         idx, rank);
     /* release: everything done in the critical section is complete before the next holder enters */
     st = rmc_fence_all();
     if (st != RMC_OK)

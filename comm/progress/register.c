@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "progress_internal.h"
+#include "am_impl.h"
 #include "regcache.h"
 
 typedef struct reg {
@@ -23,6 +23,7 @@ static struct {
     size_t n, cap;
     uint64_t next_id;
     rmci_regcache_t cache; /* descriptors of peers' registrations (main thread only) */
+    int id_get, id_put;    /* internal AM ids */
 } rg;
 
 /* Wire formats. */
@@ -121,54 +122,21 @@ static rmc_status_t h_put(int origin, const void *payload, size_t len, void *rep
     return st;
 }
 
-static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *reply, size_t cap,
-                          size_t *rlen, void *arg)
+/* Runs fn on a checked range under the lock (the AMO layer's atomics on registered memory). */
+rmc_status_t rmci_reg_access(uintptr_t addr, size_t len, void (*fn)(void *p, void *ctx), void *ctx)
 {
-    (void)origin;
-    (void)arg;
-    rmci_amo_wire_t m;
-    rmc_status_t st = rmci_amo_wire_decode(payload, len, cap, &m);
-    if (st != RMC_OK)
-        return st;
+    if (!rg.up)
+        return RMC_ERR_NOT_REGION;
     pthread_mutex_lock(&rg.lock);
     const reg_t *r;
-    st = check_range((uintptr_t)m.at, m.width, 0, &r);
-    if (st == RMC_OK) {
-        rmci_amo_wire_apply((void *)(uintptr_t)m.at, &m, reply, rlen);
-        RMCI_PSTAT_ADD(fallback_ops, 1);
-    }
+    rmc_status_t st = check_range(addr, len, 0, &r);
+    if (st == RMC_OK)
+        fn((void *)addr, ctx);
     pthread_mutex_unlock(&rg.lock);
     return st;
 }
 
 /* ----------------------------------------------------------------------- origin side --- */
-
-rmc_status_t rmci_reg_amo(int op, int width, void *dst, uint64_t a, uint64_t b, void *fetched,
-                          int rank, rmc_request_h *req)
-{
-    if (!rg.up)
-        return RMC_ERR_NOT_REGION;
-    if (rank == rmci.rank) {
-        pthread_mutex_lock(&rg.lock);
-        const reg_t *r;
-        rmc_status_t st = check_range((uintptr_t)dst, (size_t)width, 0, &r);
-        if (st == RMC_OK)
-            rmci_amo_store_fetched(fetched, width, rmci_cpu_amo(dst, op, width, a, b));
-        pthread_mutex_unlock(&rg.lock);
-        return st;
-    }
-    rmci_amo_wire_t q = {(uint64_t)(uintptr_t)dst, a, b, 0, (uint16_t)op, (uint16_t)width};
-    if (req)
-        return rmci_am_call_nb(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, 8,
-                               rmci_amo_wire_finish, fetched, (uint64_t)width, req);
-    uint64_t old = 0;
-    size_t rlen = 0;
-    rmc_status_t st =
-        rmci_am_call(rank, RMCI_AM_ID_REG_AMO, &q, sizeof(q), NULL, 0, &old, 8, &rlen);
-    if (st == RMC_OK)
-        rmci_amo_store_fetched(fetched, width, old);
-    return st;
-}
 
 /* One chunk to/from a peer. id 0: by address (learns the descriptor into *d). */
 static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n, size_t total,
@@ -178,12 +146,11 @@ static rmc_status_t xfer_chunk(int kind, uintptr_t raddr, char *local, size_t n,
     size_t rlen = 0;
     rmc_status_t st;
     if (kind == RMCI_CS_WRITE) {
-        st = rmci_am_call(rank, RMCI_AM_ID_REG_PUT, &q, sizeof(q), local, n, d, sizeof(*d), &rlen);
+        st = rmci_am_call(rank, rg.id_put, &q, sizeof(q), local, n, d, sizeof(*d), &rlen);
         if (st == RMC_OK && rlen != sizeof(*d))
             st = RMC_ERR_INTERNAL;
     } else {
-        st = rmci_am_call(rank, RMCI_AM_ID_REG_GET, &q, sizeof(q), NULL, 0, scratch, sizeof(*d) + n,
-                          &rlen);
+        st = rmci_am_call(rank, rg.id_get, &q, sizeof(q), NULL, 0, scratch, sizeof(*d) + n, &rlen);
         if (st == RMC_OK && rlen != sizeof(*d) + n)
             st = RMC_ERR_INTERNAL;
         if (st == RMC_OK) {
@@ -235,11 +202,11 @@ static rmc_status_t xfer_pipelined(int kind, uintptr_t addr, char *local, size_t
         xfer_req_t q = {(uint64_t)(addr + done), (uint64_t)n, id, (uint64_t)(bytes - done)};
         rmc_request_h *slot = &win[(head + inflight) % XFER_WINDOW];
         if (kind == RMCI_CS_WRITE)
-            st = rmci_am_call_nb(rank, RMCI_AM_ID_REG_PUT, &q, sizeof(q), local + done, n,
+            st = rmci_am_call_nb(rank, rg.id_put, &q, sizeof(q), local + done, n,
                                  sizeof(xfer_rep_t), xfer_fin, NULL, (uint64_t)n, slot);
         else
-            st = rmci_am_call_nb(rank, RMCI_AM_ID_REG_GET, &q, sizeof(q), NULL, 0,
-                                 sizeof(xfer_rep_t) + n, xfer_fin, local + done, (uint64_t)n, slot);
+            st = rmci_am_call_nb(rank, rg.id_get, &q, sizeof(q), NULL, 0, sizeof(xfer_rep_t) + n,
+                                 xfer_fin, local + done, (uint64_t)n, slot);
         if (st == RMC_OK)
             inflight++;
         done += n;
@@ -254,12 +221,15 @@ static rmc_status_t xfer_pipelined(int kind, uintptr_t addr, char *local, size_t
     return st;
 }
 
-rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t bytes, int rank)
+rmc_status_t rmci_reg_unmapped(int is_put, const void *remote, void *local, size_t bytes, int rank,
+                               void *arg)
 {
+    (void)arg;
+    int kind = is_put ? RMCI_CS_WRITE : RMCI_CS_READ;
     if (!rg.up)
         return RMC_ERR_NOT_REGION;
     uintptr_t addr = (uintptr_t)remote;
-    if (rank == rmci.rank) {
+    if (rank == RMCI.rank) {
         pthread_mutex_lock(&rg.lock);
         const reg_t *r;
         rmc_status_t st = check_range(addr, bytes, 0, &r);
@@ -275,9 +245,10 @@ rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t
     size_t chunk = rmci_am_max_payload() - sizeof(xfer_req_t); /* request and reply fit */
     char *scratch = NULL;
     if (kind != RMCI_CS_WRITE) {
-        scratch = malloc(sizeof(xfer_rep_t) + (bytes < chunk ? bytes : chunk));
+        scratch = rmci_malloc(sizeof(xfer_rep_t) + (bytes < chunk ? bytes : chunk));
         if (!scratch)
-            return RMC_ERR_NOMEM;
+            return rmci_fail(RMC_ERR_NOMEM, is_put ? "rmc_put" : "rmc_get",
+                             "no memory for a registered-memory transfer buffer");
     }
     uint64_t id = 0;
     rmci_rc_ent_t *e = rmci_rc_find(&rg.cache, rank, addr);
@@ -327,35 +298,31 @@ rmc_status_t rmci_reg_fallback(int kind, const void *remote, void *local, size_t
 
 rmc_status_t rmc_register(void *ptr, size_t len)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     if (!rg.up)
-        return RMC_ERR_UNSUPPORTED;
+        return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");
     RMCI_POLL();
     if (!ptr || len == 0)
-        return RMC_ERR_ARG;
+        return rmci_fail(RMC_ERR_ARG, __func__, "empty range (%p, %zu bytes)", ptr, len);
     uintptr_t lo = (uintptr_t)ptr;
     if (len > UINTPTR_MAX - lo)
-        return RMC_ERR_ARG;
+        return rmci_fail(RMC_ERR_ARG, __func__, "range (%p, %zu bytes) wraps around", ptr, len);
     uintptr_t hi = lo + len;
-    for (struct rmc_region *r = rmci.regions; r; r = r->next) {
-        uintptr_t b = r->bases[rmci.rank];
-        size_t s = r->sizes[rmci.rank];
-        if (s && lo < b + s && b < hi)
-            return RMC_ERR_STATE;
-    }
+    if (rmci_local_overlaps_region(lo, len))
+        return rmci_fail(RMC_ERR_STATE, __func__, "[%p, +%zu) overlaps a region", ptr, len);
     pthread_mutex_lock(&rg.lock);
     rmc_status_t st = RMC_OK;
     size_t at = 0;
     while (at < rg.n && rg.v[at].lo < lo)
         at++;
     if ((at > 0 && rg.v[at - 1].hi > lo) || (at < rg.n && rg.v[at].lo < hi))
-        st = RMC_ERR_STATE;
+        st = rmci_fail(RMC_ERR_STATE, __func__, "[%p, +%zu) overlaps a registration", ptr, len);
     if (st == RMC_OK && rg.n == rg.cap) {
         size_t cap = rg.cap ? 2 * rg.cap : 16;
-        reg_t *v = realloc(rg.v, cap * sizeof(*v));
-        if (!v)
-            st = RMC_ERR_NOMEM;
-        else {
+        reg_t *v = rmci_realloc(rg.v, cap * sizeof(*v));
+        if (!v) {
+            st = rmci_fail(RMC_ERR_NOMEM, __func__, "registration table of %zu entries", cap);
+        } else {
             rg.v = v;
             rg.cap = cap;
         }
@@ -373,17 +340,18 @@ rmc_status_t rmc_register(void *ptr, size_t len)
 
 rmc_status_t rmc_deregister(void *ptr)
 {
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(__func__);
     if (!rg.up)
-        return RMC_ERR_UNSUPPORTED;
+        return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");
     RMCI_POLL();
     pthread_mutex_lock(&rg.lock);
     long i = ptr ? find_reg((uintptr_t)ptr) : -1;
-    rmc_status_t st = RMC_ERR_NOT_FOUND;
+    rmc_status_t st = RMC_OK;
     if (i >= 0 && rg.v[i].lo == (uintptr_t)ptr) {
         memmove(&rg.v[i], &rg.v[i + 1], (rg.n - (size_t)i - 1) * sizeof(*rg.v));
         rg.n--;
-        st = RMC_OK;
+    } else {
+        st = rmci_fail(RMC_ERR_NOT_FOUND, __func__, "no registration starts at %p", ptr);
     }
     pthread_mutex_unlock(&rg.lock);
     return st;
@@ -392,23 +360,25 @@ rmc_status_t rmc_deregister(void *ptr)
 rmc_status_t rmci_reg_init(void)
 {
     memset(&rg, 0, sizeof(rg));
-    long cap = rmci_env_long("RMC_REGION_CACHE"); /* validated by rmci_progress_init */
-    if (cap < 1)
-        cap = 1;
-    if (rmci_rc_init(&rg.cache, (size_t)cap) != 0)
-        return RMC_ERR_NOMEM;
+    long cap = rmci_env_long("RMC_REGION_CACHE"); /* validated by the layer's init */
+    if (rmci_rc_init(&rg.cache, (size_t)(cap < 1 ? 1 : cap)) != 0)
+        return rmci_fail(RMC_ERR_NOMEM, "rmc_init", "registration cache of %ld entries", cap);
     pthread_mutex_init(&rg.lock, NULL);
-    rmci_am_set_internal(RMCI_AM_ID_REG_GET, h_get, NULL);
-    rmci_am_set_internal(RMCI_AM_ID_REG_PUT, h_put, NULL);
-    rmci_am_set_internal(RMCI_AM_ID_REG_AMO, h_amo, NULL);
+    rmc_status_t st = rmci_am_add_internal(h_get, NULL, &rg.id_get);
+    if (st == RMC_OK)
+        st = rmci_am_add_internal(h_put, NULL, &rg.id_put);
     rg.up = 1;
-    return RMC_OK;
+    if (st != RMC_OK)
+        rmci_reg_shutdown();
+    return st;
 }
 
 void rmci_reg_shutdown(void)
 {
     if (!rg.up)
         return;
+    rmci_am_remove_internal(rg.id_get);
+    rmci_am_remove_internal(rg.id_put);
     rmci_rc_destroy(&rg.cache);
     pthread_mutex_destroy(&rg.lock);
     free(rg.v);

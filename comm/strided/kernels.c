@@ -60,24 +60,11 @@ void rmci_scopy(char *dst, const size_t *ds, const char *src, const size_t *ss,
         break;
     }
     /* odometer over levels 3..L, two-level copies inside */
-    size_t idx[RMCI_SL_MAX + 1] = {0};
-    size_t so = 0, dof = 0;
-    for (;;) {
-        copy2(dst + dof, ds, src + so, ss, l0, d->cnt[1], d->cnt[2]);
-        int k = 3;
-        for (; k <= d->levels; k++) {
-            if (++idx[k] < d->cnt[k]) {
-                so += ss[k - 1];
-                dof += ds[k - 1];
-                break;
-            }
-            so -= ss[k - 1] * (d->cnt[k] - 1);
-            dof -= ds[k - 1] * (d->cnt[k] - 1);
-            idx[k] = 0;
-        }
-        if (k > d->levels)
-            return;
-    }
+    rmci_odo_t o;
+    rmci_odo_init(&o);
+    do
+        copy2(dst + o.b, ds, src + o.a, ss, l0, d->cnt[1], d->cnt[2]);
+    while (rmci_odo_next(&o, d, 3, ss, ds));
 }
 
 void rmci_spack(char *buf, const char *src, const rmci_sdesc_t *d)
@@ -98,30 +85,26 @@ void rmci_sunpack(char *dst, const char *buf, const rmci_sdesc_t *d)
 
 size_t rmci_acc_esize(rmc_acc_type_t t)
 {
+#define ESIZE_(code, T, U, lanes, mpi)                                                             \
+    case code:                                                                                     \
+        return lanes * sizeof(T);
     switch (t) {
-    case RMC_ACC_INT32:
-    case RMC_ACC_FLOAT:
-        return 4;
-    case RMC_ACC_INT64:
-    case RMC_ACC_DOUBLE:
-    case RMC_ACC_COMPLEX_FLOAT:
-        return 8;
-    case RMC_ACC_COMPLEX_DOUBLE:
-        return 16;
+        RMCI_ACC_TYPES(ESIZE_)
     }
+#undef ESIZE_
     return 0;
 }
 
 size_t rmci_acc_align(rmc_acc_type_t t)
 {
+#define ALIGN_(code, T, U, lanes, mpi)                                                             \
+    case code:                                                                                     \
+        return sizeof(T);
     switch (t) {
-    case RMC_ACC_COMPLEX_FLOAT:
-        return 4;
-    case RMC_ACC_COMPLEX_DOUBLE:
-        return 8;
-    default:
-        return rmci_acc_esize(t);
+        RMCI_ACC_TYPES(ALIGN_)
     }
+#undef ALIGN_
+    return 0;
 }
 
 size_t rmc_acc_type_size(rmc_acc_type_t type)
@@ -133,166 +116,101 @@ int rmci_acc_scale_is_one(rmc_acc_type_t t, const void *scale)
 {
     if (!scale)
         return 1;
+#define ONE_(code, T, U, lanes, mpi)                                                               \
+    case code: {                                                                                   \
+        T v[2] = {0, 0};                                                                           \
+        memcpy(v, scale, lanes * sizeof(T));                                                       \
+        return v[0] == (T)1 && v[1] == (T)0;                                                       \
+    }
     switch (t) {
-    case RMC_ACC_INT32: {
-        int32_t v;
-        memcpy(&v, scale, sizeof v);
-        return v == 1;
+        RMCI_ACC_TYPES(ONE_)
     }
-    case RMC_ACC_INT64: {
-        int64_t v;
-        memcpy(&v, scale, sizeof v);
-        return v == 1;
-    }
-    case RMC_ACC_FLOAT: {
-        float v;
-        memcpy(&v, scale, sizeof v);
-        return v == 1.0f;
-    }
-    case RMC_ACC_DOUBLE: {
-        double v;
-        memcpy(&v, scale, sizeof v);
-        return v == 1.0;
-    }
-    case RMC_ACC_COMPLEX_FLOAT: {
-        float v[2];
-        memcpy(v, scale, sizeof v);
-        return v[0] == 1.0f && v[1] == 0.0f;
-    }
-    case RMC_ACC_COMPLEX_DOUBLE: {
-        double v[2];
-        memcpy(v, scale, sizeof v);
-        return v[0] == 1.0 && v[1] == 0.0;
-    }
-    }
+#undef ONE_
     return 0;
 }
 
-/* Integer kernels use unsigned arithmetic: wrap-around instead of undefined overflow. */
-#define DEF_REAL(name, T, U)                                                                       \
-    static void name##_add(void *dst, const void *src, size_t n, const void *scale)                \
+/* Kernels per type: add (dst += src over n elements), axpy (dst += a * src) and scale (dst = a *
+ * src); a complex product for two lanes. The lanes test is a constant: each function is one loop.
+ */
+#define KERNELS_(code, T, U, lanes, mpi)                                                           \
+    static void code##_add(void *dst, const void *src, size_t n, const void *scale)                \
     {                                                                                              \
         (void)scale;                                                                               \
         U *restrict d = dst;                                                                       \
         const U *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++)                                                             \
+        for (size_t i = 0; i < n * lanes; i++)                                                     \
             d[i] = (U)(d[i] + s[i]);                                                               \
     }                                                                                              \
-    static void name##_axpy(void *dst, const void *src, size_t n, const void *scale)               \
+    static void code##_axpy(void *dst, const void *src, size_t n, const void *scale)               \
     {                                                                                              \
-        T a;                                                                                       \
-        memcpy(&a, scale, sizeof a);                                                               \
-        const U ua = (U)a;                                                                         \
+        T a[2] = {0, 0};                                                                           \
+        memcpy(a, scale, lanes * sizeof(T));                                                       \
+        const U ar = (U)a[0], ai = (U)a[1];                                                        \
         U *restrict d = dst;                                                                       \
         const U *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++)                                                             \
-            d[i] = (U)(d[i] + ua * s[i]);                                                          \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (lanes == 1) {                                                                      \
+                d[i] = (U)(d[i] + ar * s[i]);                                                      \
+            } else {                                                                               \
+                U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
+                d[lanes * i] += ar * xr - ai * xi;                                                 \
+                d[lanes * i + 1] += ar * xi + ai * xr;                                             \
+            }                                                                                      \
+        }                                                                                          \
     }                                                                                              \
-    static void name##_scale(void *dst, const void *src, size_t n, const void *scale)              \
+    static void code##_scale(void *dst, const void *src, size_t n, const void *scale)              \
     {                                                                                              \
-        T a;                                                                                       \
-        memcpy(&a, scale, sizeof a);                                                               \
-        const U ua = (U)a;                                                                         \
+        T a[2] = {0, 0};                                                                           \
+        memcpy(a, scale, lanes * sizeof(T));                                                       \
+        const U ar = (U)a[0], ai = (U)a[1];                                                        \
         U *restrict d = dst;                                                                       \
         const U *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++)                                                             \
-            d[i] = (U)(ua * s[i]);                                                                 \
-    }
-
-DEF_REAL(i32, int32_t, uint32_t)
-DEF_REAL(i64, int64_t, uint64_t)
-DEF_REAL(f32, float, float)
-DEF_REAL(f64, double, double)
-
-#define DEF_CPLX(name, R)                                                                          \
-    static void name##_axpy(void *dst, const void *src, size_t n, const void *scale)               \
-    {                                                                                              \
-        R a[2];                                                                                    \
-        memcpy(a, scale, sizeof a);                                                                \
-        const R ar = a[0], ai = a[1];                                                              \
-        R *restrict d = dst;                                                                       \
-        const R *restrict s = src;                                                                 \
         for (size_t i = 0; i < n; i++) {                                                           \
-            R xr = s[2 * i], xi = s[2 * i + 1];                                                    \
-            d[2 * i] += ar * xr - ai * xi;                                                         \
-            d[2 * i + 1] += ar * xi + ai * xr;                                                     \
-        }                                                                                          \
-    }                                                                                              \
-    static void name##_scale(void *dst, const void *src, size_t n, const void *scale)              \
-    {                                                                                              \
-        R a[2];                                                                                    \
-        memcpy(a, scale, sizeof a);                                                                \
-        const R ar = a[0], ai = a[1];                                                              \
-        R *restrict d = dst;                                                                       \
-        const R *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            R xr = s[2 * i], xi = s[2 * i + 1];                                                    \
-            d[2 * i] = ar * xr - ai * xi;                                                          \
-            d[2 * i + 1] = ar * xi + ai * xr;                                                      \
+            if (lanes == 1) {                                                                      \
+                d[i] = (U)(ar * s[i]);                                                             \
+            } else {                                                                               \
+                U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
+                d[lanes * i] = ar * xr - ai * xi;                                                  \
+                d[lanes * i + 1] = ar * xi + ai * xr;                                              \
+            }                                                                                      \
         }                                                                                          \
     }
-
-DEF_CPLX(c32, float)
-DEF_CPLX(c64, double)
+RMCI_ACC_TYPES(KERNELS_)
+#undef KERNELS_
 
 typedef void (*acc_fn)(void *dst, const void *src, size_t n, const void *scale);
 
-/* Kernel and element count factor for dst += scale * src (complex unscaled sums are real sums over
- * twice the elements). */
-static acc_fn acc_select(rmc_acc_type_t t, const void *scale, size_t *mult)
+/* Kernel for dst += scale * src. */
+static acc_fn acc_select(rmc_acc_type_t t, const void *scale)
 {
     int one = rmci_acc_scale_is_one(t, scale);
-    *mult = 1;
+#define SELECT_(code, T, U, lanes, mpi)                                                            \
+    case code:                                                                                     \
+        return one ? code##_add : code##_axpy;
     switch (t) {
-    case RMC_ACC_INT32:
-        return one ? i32_add : i32_axpy;
-    case RMC_ACC_INT64:
-        return one ? i64_add : i64_axpy;
-    case RMC_ACC_FLOAT:
-        return one ? f32_add : f32_axpy;
-    case RMC_ACC_DOUBLE:
-        return one ? f64_add : f64_axpy;
-    case RMC_ACC_COMPLEX_FLOAT:
-        if (one) {
-            *mult = 2;
-            return f32_add;
-        }
-        return c32_axpy;
-    case RMC_ACC_COMPLEX_DOUBLE:
-        if (one) {
-            *mult = 2;
-            return f64_add;
-        }
-        return c64_axpy;
+        RMCI_ACC_TYPES(SELECT_)
     }
+#undef SELECT_
     return NULL;
 }
 
 static acc_fn scale_select(rmc_acc_type_t t)
 {
+#define SELECT_(code, T, U, lanes, mpi)                                                            \
+    case code:                                                                                     \
+        return code##_scale;
     switch (t) {
-    case RMC_ACC_INT32:
-        return i32_scale;
-    case RMC_ACC_INT64:
-        return i64_scale;
-    case RMC_ACC_FLOAT:
-        return f32_scale;
-    case RMC_ACC_DOUBLE:
-        return f64_scale;
-    case RMC_ACC_COMPLEX_FLOAT:
-        return c32_scale;
-    case RMC_ACC_COMPLEX_DOUBLE:
-        return c64_scale;
+        RMCI_ACC_TYPES(SELECT_)
     }
+#undef SELECT_
     return NULL;
 }
 
 void rmci_acc_kernel(rmc_acc_type_t t, const void *scale, void *dst, const void *src, size_t n)
 {
-    size_t mult;
-    acc_fn f = acc_select(t, scale, &mult);
+    acc_fn f = acc_select(t, scale);
     if (f)
-        f(dst, src, n * mult, scale);
+        f(dst, src, n, scale);
 }
 
 void rmci_scale_kernel(rmc_acc_type_t t, const void *scale, void *dst, const void *src, size_t n)
@@ -309,27 +227,23 @@ void rmci_scale_kernel(rmc_acc_type_t t, const void *scale, void *dst, const voi
 void rmci_sacc(rmc_acc_type_t t, const void *scale, char *dst, const char *src,
                const rmci_sdesc_t *d)
 {
-    size_t mult, es = rmci_acc_esize(t);
-    acc_fn f = acc_select(t, scale, &mult);
+    size_t es = rmci_acc_esize(t);
+    acc_fn f = acc_select(t, scale);
     if (!f || !es)
         return;
-    size_t n = d->l0 / es * mult;
+    size_t n = d->l0 / es;
     if (d->levels == 0) {
         f(dst, src, n, scale);
         return;
     }
+    /* level 1 inline, the outer levels by the odometer */
     size_t n1 = d->cnt[1], s0 = d->ss[0], d0 = d->ds[0];
-    rmci_siter_t it;
-    rmci_siter_init(&it);
-    for (size_t c = 0; c < d->nchunks; c += n1) {
-        /* level 1 inline, outer levels by the iterator (advance n1 chunks at a time) */
+    rmci_odo_t o;
+    rmci_odo_init(&o);
+    do
         for (size_t i = 0; i < n1; i++)
-            f(dst + it.dof + i * d0, src + it.so + i * s0, n, scale);
-        it.idx[1] = n1 - 1;
-        it.so += s0 * (n1 - 1);
-        it.dof += d0 * (n1 - 1);
-        rmci_siter_next(&it, d);
-    }
+            f(dst + o.b + i * d0, src + o.a + i * s0, n, scale);
+    while (rmci_odo_next(&o, d, 2, d->ss, d->ds));
 }
 
 void rmci_spack_scaled(rmc_acc_type_t t, const void *scale, char *buf, const char *src,
@@ -344,10 +258,10 @@ void rmci_spack_scaled(rmc_acc_type_t t, const void *scale, char *buf, const cha
     if (!f || !es)
         return;
     size_t n = d->l0 / es;
-    rmci_siter_t it;
-    rmci_siter_init(&it);
+    rmci_odo_t o;
+    rmci_odo_init(&o);
     for (size_t c = 0; c < d->nchunks; c++) {
-        f(buf + c * d->l0, src + it.so, n, scale);
-        rmci_siter_next(&it, d);
+        f(buf + c * d->l0, src + o.a, n, scale);
+        rmci_odo_next(&o, d, 1, d->ss, d->ds);
     }
 }

@@ -36,31 +36,36 @@ rmc_status_t rmci_sdesc_build(rmci_sdesc_t *d, const int *src_stride, const int 
 /* Dense (packed) strides of a descriptor: dense[k-1] = l0 * cnt[1] * ... * cnt[k-1]. */
 void rmci_sdesc_dense(const rmci_sdesc_t *d, size_t dense[RMCI_SL_MAX]);
 
-/* Chunk iterator: visits the chunks in the order of the packed layout (level 1 fastest). */
-typedef struct rmci_siter {
+/* Odometer over the levels [first, d->levels] of a descriptor (level 1 fastest): `a` and `b` are
+ * the offsets of the current block on two sides whose level-k strides are sa[k-1] / sb[k-1].
+ * rmci_odo_next returns 0 once every block was visited (the offsets are then back at 0). With
+ * first = 1 it visits the chunks in the order of the packed layout. */
+typedef struct rmci_odo {
     size_t idx[RMCI_SL_MAX + 1];
-    size_t so, dof; /* current chunk offsets (source, destination) */
-} rmci_siter_t;
+    size_t a, b;
+} rmci_odo_t;
 
-static inline void rmci_siter_init(rmci_siter_t *it)
+static inline void rmci_odo_init(rmci_odo_t *o)
 {
     for (int k = 0; k <= RMCI_SL_MAX; k++)
-        it->idx[k] = 0;
-    it->so = it->dof = 0;
+        o->idx[k] = 0;
+    o->a = o->b = 0;
 }
 
-static inline void rmci_siter_next(rmci_siter_t *it, const rmci_sdesc_t *d)
+static inline int rmci_odo_next(rmci_odo_t *o, const rmci_sdesc_t *d, int first, const size_t *sa,
+                                const size_t *sb)
 {
-    for (int k = 1; k <= d->levels; k++) {
-        if (++it->idx[k] < d->cnt[k]) {
-            it->so += d->ss[k - 1];
-            it->dof += d->ds[k - 1];
-            return;
+    for (int k = first; k <= d->levels; k++) {
+        if (++o->idx[k] < d->cnt[k]) {
+            o->a += sa[k - 1];
+            o->b += sb[k - 1];
+            return 1;
         }
-        it->so -= d->ss[k - 1] * (d->cnt[k] - 1);
-        it->dof -= d->ds[k - 1] * (d->cnt[k] - 1);
-        it->idx[k] = 0;
+        o->a -= sa[k - 1] * (d->cnt[k] - 1);
+        o->b -= sb[k - 1] * (d->cnt[k] - 1);
+        o->idx[k] = 0;
     }
+    return 0;
 }
 
 /* Strided copy of the patch: dst (strides ds) <- src (strides ss). Levels 0, 1, 2 specialized. */
@@ -70,6 +75,18 @@ void rmci_scopy(char *dst, const size_t *ds, const char *src, const size_t *ss,
  * destination side. */
 void rmci_spack(char *buf, const char *src, const rmci_sdesc_t *d);
 void rmci_sunpack(char *dst, const char *buf, const rmci_sdesc_t *d);
+
+/* The accumulate element types, one table: X(code, T, U, lanes, mpi) with T the (real component)
+ * C type, U the type its arithmetic is done in (unsigned for integers: wrap-around, never undefined
+ * overflow), lanes 1 for real and 2 for complex types (re, im), mpi the MPI datatype (only MPI code
+ * uses that column). Element size = lanes * sizeof(T), alignment = sizeof(T). */
+#define RMCI_ACC_TYPES(X)                                                                          \
+    X(RMC_ACC_INT32, int32_t, uint32_t, 1, MPI_INT32_T)                                            \
+    X(RMC_ACC_INT64, int64_t, uint64_t, 1, MPI_INT64_T)                                            \
+    X(RMC_ACC_FLOAT, float, float, 1, MPI_FLOAT)                                                   \
+    X(RMC_ACC_DOUBLE, double, double, 1, MPI_DOUBLE)                                               \
+    X(RMC_ACC_COMPLEX_FLOAT, float, float, 2, MPI_C_FLOAT_COMPLEX)                                 \
+    X(RMC_ACC_COMPLEX_DOUBLE, double, double, 2, MPI_C_DOUBLE_COMPLEX)
 
 /* Element size / alignment of an accumulate type (0 for unknown). */
 size_t rmci_acc_esize(rmc_acc_type_t t);

@@ -1,5 +1,10 @@
-/* Runtime internals of comm/strided shared by strided.c and vector.c (uses MPI and the comm core).
- */
+/* Runtime internals of comm/strided (MPI and the comm core), shared by its files:
+ *   method.c   the layer, the protocol knob and its automatic choice, counters
+ *   dtcache.c  committed derived datatypes, cached
+ *   typed.c    the datatype / pack protocols (typed transfers cut into pieces)
+ *   stage.c    staged blocking accumulates
+ *   strided.c  strided / 2-D / contiguous-accumulate front ends and the remote path
+ *   vector.c   the vector (I/O vector) forms */
 #ifndef RMCI_STRIDED_RT_H
 #define RMCI_STRIDED_RT_H
 
@@ -25,42 +30,41 @@
 #define SK_GET RMCI_CS_READ
 #define SK_ACC RMCI_CS_ACC
 
-/* Issue modes (as comm/rma.c): blocking, non-blocking with a request, non-blocking implicit. */
-enum { SM_BLOCK = 0, SM_REQ = 1, SM_IMPLICIT = 2 };
+/* -------------------------------------------------------------------- method.c --- */
 
-typedef struct rmci_strided_state {
-    int loaded; /* method read from the environment (or set) */
-    int hooked; /* reset hook registered with the current rmc_init */
-    rmc_strided_method_t method;
-    rmc_strided_stats_t stats;
-} rmci_strided_state_t;
+extern rmc_strided_stats_t rmci_sstats;
+#define RMCI_SSTAT(field) (rmci_sstats.field++)
 
-extern rmci_strided_state_t rmci_strided;
-
-/* Loads RMC_STRIDED_METHOD (once per rmc_init) and returns the method in force. */
+/* The method in force (RMC_STRIDED_METHOD, or rmc_strided_method_set). */
 rmc_strided_method_t rmci_strided_method(void);
+/* Protocol of a remote strided patch of nchunks chunks of l0 bytes whose local side is dense. */
+rmc_strided_method_t rmci_strided_choose(int kind, size_t l0, size_t nchunks, int ldense);
+/* Automatic protocol of the vector form for nseg segments of seg bytes. */
+rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg);
 
 /* MPI datatype of an accumulate type (MPI_DATATYPE_NULL for unknown). */
 MPI_Datatype rmci_acc_mpi_type(rmc_acc_type_t t);
 
-/* THE choice of the accumulate mechanism for (region, target), in one place so a later progress-
- * thread mode can change it. Returns 1 when the accumulate must go through MPI_Accumulate on
- * r->win, 0 when it is applied by this process with loads/stores under the target's lock word.
- * Rule: mechanisms are never mixed on one location. With one (possibly emulated) node every rank
- * reaches every other by loads/stores, so every accumulate anywhere uses the lock; with more than
- * one node some accumulates must use MPI, and MPI only guarantees atomicity among MPI accumulates,
- * so then every accumulate (node-local and self included) uses MPI. */
-static inline int rmci_acc_use_mpi(const struct rmc_region *r, int target)
+/* ------------------------------------------------------------- accumulate lock --- */
+
+/* THE choice of the accumulate mechanism for (region, target), in one place. Returns 1 when the
+ * accumulate must go through MPI_Accumulate on the region's window, 0 when it is applied by this
+ * process with loads/stores under the target's lock word. Rule: mechanisms are never mixed on one
+ * location. With one (possibly emulated) node every rank reaches every other by loads/stores, so
+ * every accumulate anywhere uses the lock; with more than one node some accumulates must use MPI,
+ * and MPI only guarantees atomicity among MPI accumulates, so then every accumulate (node-local and
+ * self included) uses MPI. */
+static inline int rmci_acc_use_mpi(const rmci_region_t *r, int target)
 {
-    return rmci.node_count > 1 || r->hdr[target] == NULL || r->lptr[target] == NULL;
+    return RMCI.node_count > 1 || !rmci_region_hdr(r, target) || !rmci_region_local(r, target);
 }
 
 /* Lock word of the accumulate lock: the first 4 bytes of the target's shared region header. */
 #define RMCI_ACC_LOCK_OFF 0
 
-static inline atomic_uint *rmci_acc_lockword(const struct rmc_region *r, int target)
+static inline atomic_uint *rmci_acc_lockword(const rmci_region_t *r, int target)
 {
-    return (atomic_uint *)(void *)(r->hdr[target] + RMCI_ACC_LOCK_OFF);
+    return (atomic_uint *)(void *)(rmci_region_hdr(r, target) + RMCI_ACC_LOCK_OFF);
 }
 
 /* Test-and-test-and-set with bounded spinning, then sched_yield: ranks may outnumber cores, and a
@@ -87,6 +91,8 @@ static inline void rmci_acc_unlock(atomic_uint *l)
     atomic_store_explicit(l, 0u, memory_order_release);
 }
 
+/* ------------------------------------------------------------ non-blocking context --- */
+
 /* Context kept in a request's cb_buf (freed with the request): what its on_complete needs. The
  * packed data, when any, follows at RMCI_NBCTX_DATA bytes. */
 typedef struct rmci_nbctx {
@@ -101,8 +107,8 @@ typedef struct rmci_nbctx {
 } rmci_nbctx_t;
 #define RMCI_NBCTX_DATA ((sizeof(rmci_nbctx_t) + 63) & ~(size_t)63)
 
-/* Allocates a context with `data` bytes of payload after it (NULL on failure). */
-rmci_nbctx_t *rmci_nbctx_new(size_t data);
+/* Allocates a context with `data` bytes of payload after it, for (r, rank) (NULL on failure). */
+rmci_nbctx_t *rmci_nbctx_new(size_t data, const rmci_region_t *r, int rank);
 static inline char *rmci_nbctx_data(rmci_nbctx_t *c)
 {
     return (char *)c + RMCI_NBCTX_DATA;
@@ -112,21 +118,37 @@ static inline char *rmci_nbctx_data(rmci_nbctx_t *c)
 rmc_status_t rmci_nb_flush_local(struct rmc_request *q);
 rmc_status_t rmci_nb_unpack(struct rmc_request *q);
 
+/* Completes an issued remote operation of `kind` on `range` of (r, rank) according to mode:
+ * blocking put: rmci_complete_put; blocking get / accumulate: local completion (an accumulate
+ * stays outstanding); non-blocking: recorded as outstanding. `local_target`: an MPI accumulate to
+ * a node-local target, completed at once (the node-local paths do not consult the conflict
+ * status). */
+rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r, int rank,
+                                   rmci_range_t range, int local_target);
+
+/* ----------------------------------------------------------------------- MPI calls --- */
+
 /* One MPI RMA call of `kind`; with rq a request-based one. */
 static inline int rmci_issue1(int kind, const void *o, int oc, MPI_Datatype ot, int rank,
                               MPI_Aint disp, int tc, MPI_Datatype tt, MPI_Win win, MPI_Request *rq)
 {
     switch (kind) {
     case SK_PUT:
-        return rq ? MPI_Rput(o, oc, ot, rank, disp, tc, tt, win, rq)
-                  : MPI_Put(o, oc, ot, rank, disp, tc, tt, win);
+        return rq ? RMCI_MPI_RC(MPI_Rput, (o, oc, ot, rank, disp, tc, tt, win, rq))
+                  : RMCI_MPI_RC(MPI_Put, (o, oc, ot, rank, disp, tc, tt, win));
     case SK_GET:
-        return rq ? MPI_Rget((void *)o, oc, ot, rank, disp, tc, tt, win, rq)
-                  : MPI_Get((void *)o, oc, ot, rank, disp, tc, tt, win);
+        return rq ? RMCI_MPI_RC(MPI_Rget, ((void *)o, oc, ot, rank, disp, tc, tt, win, rq))
+                  : RMCI_MPI_RC(MPI_Get, ((void *)o, oc, ot, rank, disp, tc, tt, win));
     default:
-        return rq ? MPI_Raccumulate(o, oc, ot, rank, disp, tc, tt, MPI_SUM, win, rq)
-                  : MPI_Accumulate(o, oc, ot, rank, disp, tc, tt, MPI_SUM, win);
+        return rq ? RMCI_MPI_RC(MPI_Raccumulate, (o, oc, ot, rank, disp, tc, tt, MPI_SUM, win, rq))
+                  : RMCI_MPI_RC(MPI_Accumulate, (o, oc, ot, rank, disp, tc, tt, MPI_SUM, win));
     }
+}
+
+/* Name of the MPI call rmci_issue1 makes, for messages. */
+static inline const char *rmci_issue1_name(int kind)
+{
+    return kind == SK_PUT ? "MPI_Put" : kind == SK_GET ? "MPI_Get" : "MPI_Accumulate";
 }
 
 /* Element size for moving untyped data through MPI datatypes: 8 or 4 when the chunk length `len`
@@ -142,11 +164,33 @@ static inline MPI_Datatype rmci_word_type(size_t es)
     return es == 8 ? MPI_UINT64_T : es == 4 ? MPI_UINT32_T : MPI_BYTE;
 }
 
-/* Automatic protocol of the vector form (vector.c) for nseg segments of seg bytes. */
-rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg);
+/* ------------------------------------------------------------- dtcache.c / typed.c --- */
 
-/* Completes an issued remote operation according to mode (see strided.c). */
-rmc_status_t rmci_strided_complete(int kind, int mode, struct rmc_region *r, int rank,
-                                   int local_target);
+/* A committed nested-hvector datatype of shape d (strides str, chunks of nbase base elements)
+ * from the cache (valid until the next call or rmc_finalize). */
+int rmci_dt_cached(const rmci_sdesc_t *d, const size_t *str, MPI_Datatype base, int nbase,
+                   MPI_Datatype *out);
+void rmci_dt_clear(void);
+
+/* 1 when strides `str` are the packed (dense) layout of d: that side is one contiguous block. */
+int rmci_side_dense(const rmci_sdesc_t *d, const size_t *str);
+
+/* Datatype / pack protocols: issues the patch of d as typed pieces (typed.c). */
+int rmci_issue_typed(int kind, const rmci_sdesc_t *d, const size_t *lstr, const size_t *rstr,
+                     char *local, int packed, MPI_Datatype base, size_t es, int proc, MPI_Aint disp,
+                     MPI_Win win);
+
+/* ------------------------------------------------------------------------ stage.c --- */
+
+#define RMCI_STAGE_MAX      (16u << 10)       /* largest staged accumulate, bytes */
+#define RMCI_STAGE_DECLINED ((rmc_status_t)1) /* rmci_stage_acc could not stage */
+
+/* The staged form of a blocking contiguous accumulate to a target that is not node-local (the
+ * caller ordered it already). */
+rmc_status_t rmci_stage_acc(rmc_acc_type_t type, const void *scale, int scaled, const char *src,
+                            const rmci_sdesc_t *d, const rmci_target_t *t, int proc,
+                            MPI_Datatype base, size_t es);
+void rmci_stage_release(void);            /* finalize */
+void rmci_stage_forget(rmci_region_t *r); /* region freed */
 
 #endif

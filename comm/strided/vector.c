@@ -10,17 +10,6 @@
 #include <string.h>
 #include "strided_rt.h"
 
-/* Segments are chunks whose local side is scattered: the same measured thresholds as the strided
- * protocols with a non-dense local side (strided.c, auto_method). */
-rmc_strided_method_t rmci_vector_auto(int kind, size_t seg, size_t nseg)
-{
-    if (kind != SK_ACC && (nseg <= 4 || seg >= 4096))
-        return RMC_STRIDED_LIST;
-    if (kind == SK_ACC && seg >= 4096 && nseg <= 256)
-        return RMC_STRIDED_LIST;
-    return RMC_STRIDED_PACK;
-}
-
 typedef struct span {
     uintptr_t off;
     size_t len;
@@ -49,10 +38,10 @@ static int spans_overlap(span_t *s, size_t n)
 /* Validates everything before anything moves. On success: total bytes / segments, and whether every
  * remote segment lies in one region (*one). */
 static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *iov, int len,
-                             int proc, size_t *total, size_t *nseg, struct rmc_region **one)
+                             int proc, size_t *total, size_t *nseg, rmci_region_t **one)
 {
     size_t tb = 0, ns = 0;
-    struct rmc_region *r0 = NULL;
+    rmci_region_t *r0 = NULL;
     int same = 1;
     for (int j = 0; j < len; j++) {
         const rmc_iov_t *v = &iov[j];
@@ -118,47 +107,48 @@ static void local_vector(int kind, rmc_acc_type_t type, const void *scale, const
     }
     if (held)
         rmci_acc_unlock(held);
-    rmci.stats.local_ops++;
-    rmci_strided.stats.local_ops++;
+    RMCI_STAT(local_ops, 1);
+    RMCI_SSTAT(local_ops);
     if (kind == SK_ACC)
-        rmci_strided.stats.lock_acc_ops++;
+        RMCI_SSTAT(lock_acc_ops);
 }
 
 /* Remote list protocol: one op per segment; segments may lie in several regions. */
 static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale,
-                                const rmc_iov_t *iov, int len, int proc, int mode,
-                                rmc_request_h *req, size_t total, size_t nseg,
-                                struct rmc_region *one)
+                                const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
+                                rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one)
 {
     MPI_Datatype base = kind == SK_ACC ? rmci_acc_mpi_type(type) : MPI_BYTE;
     size_t es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
     int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
-    int local_tgt = rmci.local_index[proc] >= 0; /* only for MPI accumulates */
-    if (local_tgt || (mode == SM_REQ && !one))
-        mode = SM_BLOCK; /* completed at once (then *req stays RMC_REQUEST_NULL) */
+    int local_tgt = RMCI.local_index[proc] >= 0; /* only for MPI accumulates */
+    if (local_tgt || (mode == RMCI_NB_REQUEST && !one))
+        mode = RMCI_BLOCKING; /* completed at once (then *req stays RMC_REQUEST_NULL) */
     rmci_nbctx_t *ctx = NULL;
     char *buf = NULL;
-    if (scaled || mode == SM_REQ) {
-        ctx = rmci_nbctx_new(scaled ? total : 0);
+    if (scaled || mode == RMCI_NB_REQUEST) {
+        ctx = rmci_nbctx_new(scaled ? total : 0, one ? one : NULL, proc);
         if (!ctx)
-            return RMC_ERR_NOMEM;
+            return rmci_fail(RMC_ERR_NOMEM, "vector", "%zu bytes of transfer state", total);
         buf = scaled ? rmci_nbctx_data(ctx) : NULL;
     }
     /* distinct regions touched */
-    struct rmc_region *r1[8];
-    struct rmc_region **regs = r1;
+    rmci_region_t *r1[8];
+    rmci_region_t **regs = r1;
     size_t nreg = 0;
     if (!one && nseg > 8) {
-        regs = malloc(nseg * sizeof(*regs));
+        regs = rmci_malloc(nseg * sizeof(*regs));
         if (!regs) {
             free(ctx);
-            return RMC_ERR_NOMEM;
+            return rmci_fail(RMC_ERR_NOMEM, "vector", "region list of %zu segments", nseg);
         }
     }
     struct rmc_request *q = NULL;
-    if (mode == SM_REQ && !(q = rmci_req_alloc())) {
+    if (mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc())) {
         free(ctx);
-        return RMC_ERR_NOMEM;
+        if (regs != r1)
+            free(regs);
+        return rmci_fail(RMC_ERR_NOMEM, "vector", "no memory for a request");
     }
     rmc_status_t st = RMC_OK;
     int rc = MPI_SUCCESS;
@@ -175,7 +165,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
                 k++;
             if (k == nreg) {
                 regs[nreg++] = t.region;
-                st = rmci_order(t.region, proc, (unsigned)kind);
+                st = rmci_order(t.region, proc, (unsigned)kind, RMCI_ALL);
                 if (st != RMC_OK)
                     break;
             }
@@ -185,44 +175,44 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
                 o = p;
                 p += v->bytes;
             }
-            rc = rmci_issue1(kind, o, n, base, rmci_mrank(t.region, proc), t.disp, n, base,
-                             t.region->win, NULL);
+            int mr = rmci_region_mrank(t.region, proc);
+            MPI_Win win = rmci_region_win(t.region);
+            rc = rmci_issue1(kind, o, n, base, mr, t.disp, n, base, win, NULL);
             if (rc == MPI_SUCCESS && ++issued % RMCI_LIST_BATCH == 0)
-                rc = MPI_Win_flush_local(rmci_mrank(t.region, proc),
-                                         t.region->win); /* bound ops in flight */
+                rc = RMCI_MPI_RC(MPI_Win_flush_local, (mr, win)); /* bound ops in flight */
         }
     }
-    rmci.stats.remote_ops++;
-    rmci_strided.stats.list_ops++;
+    RMCI_STAT(remote_ops, 1);
+    RMCI_SSTAT(list_ops);
     if (kind == SK_ACC)
-        rmci_strided.stats.mpi_acc_ops++;
+        RMCI_SSTAT(mpi_acc_ops);
     if (rc != MPI_SUCCESS || st != RMC_OK) {
+        if (rc != MPI_SUCCESS)
+            st = rmci_mpi_fail(rmci_issue1_name(kind), "vector transfer", rc);
         for (size_t k = 0; k < nreg; k++)
-            MPI_Win_flush(rmci_mrank(regs[k], proc), regs[k]->win);
+            rmci_flush(regs[k], proc);
         if (q)
             rmci_req_release(q);
         free(ctx);
         if (regs != r1)
             free(regs);
-        return st != RMC_OK ? st : RMC_ERR_MPI;
+        return st;
     }
-    if (mode == SM_REQ) {
-        ctx->win = one->win;
-        ctx->rank = rmci_mrank(one, proc);
+    if (mode == RMCI_NB_REQUEST) {
         q->nmpi = 0;
         q->cb_buf = ctx;
         q->on_complete = rmci_nb_flush_local;
-        rmci_mark(one, proc, (unsigned)kind);
+        rmci_mark(one, proc, (unsigned)kind, RMCI_ALL);
         *req = q;
         return RMC_OK;
     }
     for (size_t k = 0; k < nreg && st == RMC_OK; k++) {
-        if (mode == SM_IMPLICIT && buf) {
-            if (MPI_Win_flush_local(rmci_mrank(regs[k], proc), regs[k]->win) != MPI_SUCCESS)
-                st = RMC_ERR_MPI;
-            rmci_mark(regs[k], proc, (unsigned)kind);
+        if (mode == RMCI_NB_IMPLICIT && buf) {
+            st = RMCI_MPI_ST(MPI_Win_flush_local,
+                             (rmci_region_mrank(regs[k], proc), rmci_region_win(regs[k])));
+            rmci_mark(regs[k], proc, (unsigned)kind, RMCI_ALL);
         } else {
-            st = rmci_strided_complete(kind, mode, regs[k], proc, local_tgt);
+            st = rmci_strided_complete(kind, mode, regs[k], proc, RMCI_ALL, local_tgt);
         }
     }
     free(ctx);
@@ -231,186 +221,271 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     return st;
 }
 
-/* Remote datatype / pack protocols: every remote segment in region `r`, no overlap on the written
- * side (checked by the caller). */
-static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scale,
-                                 const rmc_iov_t *iov, int len, int proc, int mode,
-                                 rmc_request_h *req, size_t total, size_t nseg,
-                                 struct rmc_region *r, rmc_strided_method_t m)
+/* The datatype / pack protocols of a vector: every remote segment in one region, no overlap on
+ * the written side (checked by the caller). State of one call: */
+typedef struct vtyped {
+    int kind;
+    rmc_acc_type_t type;
+    const void *scale;
+    const rmc_iov_t *iov;
+    int len, proc;
+    size_t total, nseg;
+    rmci_region_t *r;
+    MPI_Datatype base;
+    size_t es;
+    int need_buf, unpack;
+    rmci_nbctx_t *ctx;
+    char *buf;   /* packed data (in ctx), or NULL */
+    char **segs; /* get with buffer: where each segment goes (in ctx) */
+    size_t *seglen;
+    MPI_Aint *rd, *ld; /* remote / local displacements from rmin / lmin */
+    int *bl;           /* elements per segment */
+    MPI_Aint rmin;
+    uintptr_t lmin;
+    rmci_range_t range; /* remote bytes touched */
+} vtyped_t;
+
+/* Element type on the wire: the accumulate type, or whole words when every segment allows it (MPI's
+ * datatype engine is faster on them). */
+static void vtyped_base(vtyped_t *v)
 {
-    MPI_Datatype base = kind == SK_ACC ? rmci_acc_mpi_type(type) : MPI_BYTE;
-    size_t es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
-    if (kind != SK_ACC) {
-        /* whole words when every segment allows it (MPI's datatype engine is faster on them) */
-        uintptr_t bits = 0;
-        for (int j = 0; j < len; j++) {
-            bits |= iov[j].bytes;
-            for (int i = 0; i < iov[j].count; i++)
-                bits |= (uintptr_t)iov[j].src[i] | (uintptr_t)iov[j].dst[i];
-        }
-        es = rmci_word_size(0, bits | (uintptr_t)r->bases[proc]);
-        base = rmci_word_type(es);
+    v->base = v->kind == SK_ACC ? rmci_acc_mpi_type(v->type) : MPI_BYTE;
+    v->es = v->kind == SK_ACC ? rmci_acc_esize(v->type) : 1;
+    if (v->kind == SK_ACC)
+        return;
+    void *rbase = NULL;
+    rmc_region_base(v->r, v->proc, &rbase, NULL);
+    uintptr_t bits = (uintptr_t)rbase;
+    for (int j = 0; j < v->len; j++) {
+        bits |= v->iov[j].bytes;
+        for (int i = 0; i < v->iov[j].count; i++)
+            bits |= (uintptr_t)v->iov[j].src[i] | (uintptr_t)v->iov[j].dst[i];
     }
-    int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
-    int local_tgt = rmci.local_index[proc] >= 0;
-    if (local_tgt)
-        mode = SM_BLOCK;
-    int need_buf = scaled || m == RMC_STRIDED_PACK;
-    int unpack = kind == SK_GET && need_buf;
-    size_t tpad = (total + 7) & ~(size_t)7; /* unpack table after the data, 8-byte aligned */
-    size_t extra = unpack ? (tpad - total) + nseg * (sizeof(char *) + sizeof(size_t)) : 0;
-    rmci_nbctx_t *ctx = NULL;
-    char *buf = NULL;
-    if (need_buf || mode == SM_REQ) {
-        ctx = rmci_nbctx_new((need_buf ? total : 0) + extra);
-        if (!ctx)
-            return RMC_ERR_NOMEM;
-        ctx->win = r->win;
-        ctx->rank = rmci_mrank(r, proc);
-        buf = need_buf ? rmci_nbctx_data(ctx) : NULL;
+    v->es = rmci_word_size(0, bits);
+    v->base = rmci_word_type(v->es);
+}
+
+/* Context, packed buffer (+ unpack table after the data, 8-byte aligned) and displacement arrays.
+ */
+static rmc_status_t vtyped_alloc(vtyped_t *v, rmci_mode_t mode)
+{
+    size_t tpad = (v->total + 7) & ~(size_t)7;
+    size_t extra = v->unpack ? (tpad - v->total) + v->nseg * (sizeof(char *) + sizeof(size_t)) : 0;
+    if (v->need_buf || mode == RMCI_NB_REQUEST) {
+        v->ctx = rmci_nbctx_new((v->need_buf ? v->total : 0) + extra, v->r, v->proc);
+        if (v->ctx && v->need_buf)
+            v->buf = rmci_nbctx_data(v->ctx);
     }
-    MPI_Aint *rd = malloc(nseg * sizeof(MPI_Aint));
-    MPI_Aint *ld = need_buf ? NULL : malloc(nseg * sizeof(MPI_Aint));
-    int *bl = malloc(nseg * sizeof(int));
-    if (!rd || !bl || (!need_buf && !ld)) {
-        free(rd);
-        free(ld);
-        free(bl);
-        free(ctx);
-        return RMC_ERR_NOMEM;
+    if (v->unpack && v->buf) {
+        v->segs = (char **)(void *)(v->buf + tpad);
+        v->seglen = (size_t *)(void *)(v->buf + tpad + v->nseg * sizeof(char *));
     }
-    /* displacements relative to the lowest address of each side */
-    MPI_Aint rmin = 0;
-    uintptr_t lmin = UINTPTR_MAX;
+    v->rd = rmci_malloc(v->nseg * sizeof(MPI_Aint));
+    v->ld = v->need_buf ? NULL : rmci_malloc(v->nseg * sizeof(MPI_Aint));
+    v->bl = rmci_malloc(v->nseg * sizeof(int));
+    if ((!v->ctx && (v->need_buf || mode == RMCI_NB_REQUEST)) || !v->rd || !v->bl ||
+        (!v->need_buf && !v->ld))
+        return rmci_fail(RMC_ERR_NOMEM, "vector", "state of %zu segments", v->nseg);
+    return RMC_OK;
+}
+
+static void vtyped_free_arrays(vtyped_t *v)
+{
+    free(v->rd);
+    free(v->ld);
+    free(v->bl);
+    v->rd = v->ld = NULL;
+    v->bl = NULL;
+}
+
+/* Displacements relative to the lowest address of each side; packs (scales) the data. */
+static void vtyped_layout(vtyped_t *v)
+{
     size_t s = 0;
-    char *p = buf;
-    char **segs = unpack ? (char **)(void *)(buf + tpad) : NULL;
-    size_t *seglen = unpack ? (size_t *)(void *)(buf + tpad + nseg * sizeof(char *)) : NULL;
-    for (int j = 0; j < len; j++) {
-        const rmc_iov_t *v = &iov[j];
-        for (int i = 0; i < v->count; i++, s++) {
+    char *p = v->buf;
+    MPI_Aint rmax = 0;
+    v->lmin = UINTPTR_MAX;
+    for (int j = 0; j < v->len; j++) {
+        const rmc_iov_t *e = &v->iov[j];
+        for (int i = 0; i < e->count; i++, s++) {
             rmci_target_t t = {0};
-            rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
-            rd[s] = t.disp;
-            if (s == 0 || t.disp < rmin)
-                rmin = t.disp;
-            bl[s] = (int)(v->bytes / es);
-            const char *o = LOC(kind, v, i);
-            if (ld) {
-                ld[s] = (MPI_Aint)(uintptr_t)o;
-                if ((uintptr_t)o < lmin)
-                    lmin = (uintptr_t)o;
+            rmci_resolve(v->proc, REM(v->kind, e, i), e->bytes, &t); /* validated */
+            v->rd[s] = t.disp;
+            if (s == 0 || t.disp < v->rmin)
+                v->rmin = t.disp;
+            if (t.disp + (MPI_Aint)e->bytes > rmax)
+                rmax = t.disp + (MPI_Aint)e->bytes;
+            v->bl[s] = (int)(e->bytes / v->es);
+            const char *o = LOC(v->kind, e, i);
+            if (v->ld) {
+                v->ld[s] = (MPI_Aint)(uintptr_t)o;
+                if ((uintptr_t)o < v->lmin)
+                    v->lmin = (uintptr_t)o;
             }
-            if (kind == SK_PUT && buf)
-                memcpy(p, o, v->bytes);
-            else if (kind == SK_ACC && buf)
-                rmci_scale_kernel(type, scale, p, o, v->bytes / es);
-            if (unpack) {
-                segs[s] = (char *)o;
-                seglen[s] = v->bytes;
+            if (v->kind == SK_PUT && p)
+                memcpy(p, o, e->bytes);
+            else if (v->kind == SK_ACC && p)
+                rmci_scale_kernel(v->type, v->scale, p, o, e->bytes / v->es);
+            if (v->segs) {
+                v->segs[s] = (char *)o;
+                v->seglen[s] = e->bytes;
             }
-            p += v->bytes;
+            p = p ? p + e->bytes : NULL;
         }
     }
-    for (size_t i = 0; i < nseg; i++) {
-        rd[i] -= rmin;
-        if (ld)
-            ld[i] -= (MPI_Aint)lmin;
+    for (size_t i = 0; i < v->nseg; i++) {
+        v->rd[i] -= v->rmin;
+        if (v->ld)
+            v->ld[i] -= (MPI_Aint)v->lmin;
     }
-    rmci.stats.remote_ops++;
-    rmc_status_t st = rmci_order(r, proc, (unsigned)kind);
-    struct rmc_request *q = NULL;
-    if (st == RMC_OK && mode == SM_REQ && !(q = rmci_req_alloc()))
-        st = RMC_ERR_NOMEM;
-    /* Groups of segments of at most RMCI_DT_PIECE bytes, one typed op each (non-contiguous
-     * transfers slow down beyond that on this MPICH, see strided.c). No request-based op with a
-     * derived datatype (see strided.c): flush_local completes them. */
-    size_t g0 = 0, off = 0;
-    while (st == RMC_OK && g0 < nseg) {
-        size_t g1 = g0, gb = 0;
-        while (g1 < nseg && (g1 == g0 || gb + (size_t)bl[g1] * es <= RMCI_DT_PIECE))
-            gb += (size_t)bl[g1++] * es;
-        int n = (int)(g1 - g0);
-        MPI_Datatype tt = MPI_DATATYPE_NULL, ot = MPI_DATATYPE_NULL;
-        int rc = MPI_Type_create_hindexed(n, bl + g0, rd + g0, base, &tt);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Type_commit(&tt);
-        if (rc == MPI_SUCCESS && ld) {
-            rc = MPI_Type_create_hindexed(n, bl + g0, ld + g0, base, &ot);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Type_commit(&ot);
-        }
+    v->range = (rmci_range_t){v->rmin, rmax};
+}
+
+/* One group of segments [g0, g1) of gb bytes (packed at buf + off) as one typed op. */
+static int vtyped_group(const vtyped_t *v, size_t g0, size_t g1, size_t gb, size_t off)
+{
+    int n = (int)(g1 - g0);
+    MPI_Datatype tt = MPI_DATATYPE_NULL, ot = MPI_DATATYPE_NULL;
+    int rc = RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, v->rd + g0, v->base, &tt));
+    if (rc == MPI_SUCCESS) {
+        rmci_res_count(RMCI_RES_TYPE, 1);
+        rc = RMCI_MPI_RC(MPI_Type_commit, (&tt));
+    }
+    if (rc == MPI_SUCCESS && v->ld) {
+        rc = RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, v->ld + g0, v->base, &ot));
         if (rc == MPI_SUCCESS) {
-            if (buf)
-                rc = rmci_issue1(kind, buf + off, (int)(gb / es), base, rmci_mrank(r, proc), rmin,
-                                 1, tt, r->win, NULL);
-            else
-                rc = rmci_issue1(kind, (void *)lmin, 1, ot, rmci_mrank(r, proc), rmin, 1, tt,
-                                 r->win, NULL);
+            rmci_res_count(RMCI_RES_TYPE, 1);
+            rc = RMCI_MPI_RC(MPI_Type_commit, (&ot));
         }
-        if (tt != MPI_DATATYPE_NULL)
-            MPI_Type_free(&tt);
-        if (ot != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ot);
+    }
+    int mr = rmci_region_mrank(v->r, v->proc);
+    MPI_Win win = rmci_region_win(v->r);
+    if (rc == MPI_SUCCESS && v->buf)
+        rc = rmci_issue1(v->kind, v->buf + off, (int)(gb / v->es), v->base, mr, v->rmin, 1, tt, win,
+                         NULL);
+    else if (rc == MPI_SUCCESS)
+        rc = rmci_issue1(v->kind, (void *)v->lmin, 1, ot, mr, v->rmin, 1, tt, win, NULL);
+    rmci_type_free(&tt);
+    rmci_type_free(&ot);
+    return rc;
+}
+
+/* Groups of segments of at most RMCI_DT_PIECE bytes, one typed op each (non-contiguous transfers
+ * slow down beyond that on this MPICH, see strided_rt.h). No request-based op with a derived
+ * datatype (see strided.c): flush_local completes them. */
+static rmc_status_t vtyped_issue(const vtyped_t *v)
+{
+    size_t g0 = 0, off = 0;
+    while (g0 < v->nseg) {
+        size_t g1 = g0, gb = 0;
+        while (g1 < v->nseg && (g1 == g0 || gb + (size_t)v->bl[g1] * v->es <= RMCI_DT_PIECE))
+            gb += (size_t)v->bl[g1++] * v->es;
+        int rc = vtyped_group(v, g0, g1, gb, off);
         if (rc != MPI_SUCCESS)
-            st = RMC_ERR_MPI;
+            return rmci_mpi_fail(rmci_issue1_name(v->kind), "vector transfer", rc);
         off += gb;
         g0 = g1;
     }
-    free(rd);
-    free(ld);
-    free(bl);
-    if (m == RMC_STRIDED_PACK)
-        rmci_strided.stats.pack_ops++;
-    else
-        rmci_strided.stats.datatype_ops++;
-    if (kind == SK_ACC)
-        rmci_strided.stats.mpi_acc_ops++;
-    if (st != RMC_OK) {
-        MPI_Win_flush(rmci_mrank(r, proc), r->win);
-        if (q)
-            rmci_req_release(q);
-        free(ctx);
-        return st;
+    return RMC_OK;
+}
+
+static void vtyped_unpack(const vtyped_t *v)
+{
+    const char *u = v->buf;
+    for (size_t i = 0; i < v->nseg; i++) {
+        memcpy(v->segs[i], u, v->seglen[i]);
+        u += v->seglen[i];
     }
-    if (mode == SM_REQ) {
+}
+
+/* Completion by mode; owns the context. */
+static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_request *q,
+                                    rmc_request_h *req, int local_tgt)
+{
+    rmc_status_t st;
+    if (mode == RMCI_NB_REQUEST) {
         q->nmpi = 0;
-        q->cb_buf = ctx;
+        q->cb_buf = v->ctx;
         q->on_complete = rmci_nb_flush_local;
-        if (unpack) {
-            ctx->unpack = 2;
-            ctx->segs = segs;
-            ctx->seglen = seglen;
-            ctx->nsegs = nseg;
+        if (v->unpack) {
+            v->ctx->unpack = 2;
+            v->ctx->segs = v->segs;
+            v->ctx->seglen = v->seglen;
+            v->ctx->nsegs = v->nseg;
             q->on_complete = rmci_nb_unpack;
         }
-        rmci_mark(r, proc, (unsigned)kind);
+        rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
         *req = q;
         return RMC_OK;
     }
-    if (mode == SM_IMPLICIT && buf) {
-        if (MPI_Win_flush_local(rmci_mrank(r, proc), r->win) != MPI_SUCCESS)
-            st = RMC_ERR_MPI;
-        else if (!unpack)
-            rmci_mark(r, proc, (unsigned)kind);
+    if (mode == RMCI_NB_IMPLICIT && v->buf) {
+        st = RMCI_MPI_ST(MPI_Win_flush_local,
+                         (rmci_region_mrank(v->r, v->proc), rmci_region_win(v->r)));
+        if (st == RMC_OK && !v->unpack)
+            rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
     } else {
-        st = rmci_strided_complete(kind, mode, r, proc, local_tgt);
+        st = rmci_strided_complete(v->kind, mode, v->r, v->proc, v->range, local_tgt);
     }
-    if (st == RMC_OK && unpack) {
-        const char *u = buf;
-        for (size_t i = 0; i < nseg; i++) {
-            memcpy(segs[i], u, seglen[i]);
-            u += seglen[i];
-        }
-    }
-    free(ctx);
+    if (st == RMC_OK && v->unpack)
+        vtyped_unpack(v);
+    free(v->ctx);
     return st;
+}
+
+static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scale,
+                                 const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
+                                 rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *r,
+                                 rmc_strided_method_t m)
+{
+    vtyped_t v = {.kind = kind,
+                  .type = type,
+                  .scale = scale,
+                  .iov = iov,
+                  .len = len,
+                  .proc = proc,
+                  .total = total,
+                  .nseg = nseg,
+                  .r = r};
+    int local_tgt = RMCI.local_index[proc] >= 0;
+    if (local_tgt)
+        mode = RMCI_BLOCKING;
+    vtyped_base(&v);
+    v.need_buf = (kind == SK_ACC && !rmci_acc_scale_is_one(type, scale)) || m == RMC_STRIDED_PACK;
+    v.unpack = kind == SK_GET && v.need_buf;
+    rmc_status_t st = vtyped_alloc(&v, mode);
+    struct rmc_request *q = NULL;
+    if (st == RMC_OK) {
+        vtyped_layout(&v);
+        RMCI_STAT(remote_ops, 1);
+        st = rmci_order(r, proc, (unsigned)kind, v.range);
+    }
+    if (st == RMC_OK && mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc()))
+        st = rmci_fail(RMC_ERR_NOMEM, "vector", "no memory for a request");
+    if (st == RMC_OK) {
+        st = vtyped_issue(&v);
+        if (st != RMC_OK)
+            rmci_flush(r, proc); /* whatever was issued must not outlive the buffers */
+    }
+    vtyped_free_arrays(&v);
+    if (m == RMC_STRIDED_PACK)
+        RMCI_SSTAT(pack_ops);
+    else
+        RMCI_SSTAT(datatype_ops);
+    if (kind == SK_ACC)
+        RMCI_SSTAT(mpi_acc_ops);
+    if (st != RMC_OK) {
+        if (q)
+            rmci_req_release(q);
+        free(v.ctx);
+        return st;
+    }
+    return vtyped_complete(&v, mode, q, req, local_tgt);
 }
 
 /* 1 when the written side (put/acc: remote, get: local) has overlapping segments. */
 static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nomem)
 {
-    span_t *sp = malloc(nseg * sizeof(*sp));
+    span_t *sp = rmci_malloc(nseg * sizeof(*sp));
     if (!sp) {
         *nomem = 1;
         return 1;
@@ -428,30 +503,30 @@ static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nome
 }
 
 static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
-                           int len, int proc, int mode, rmc_request_h *req)
+                           int len, int proc, rmci_mode_t mode, rmc_request_h *req, const char *fn)
 {
     if (req)
         *req = RMC_REQUEST_NULL;
-    RMCI_CHECK_INIT();
+    RMCI_CHECK_INIT(fn);
     RMCI_POLL();
-    RMCI_CHECK_RANK(proc);
+    RMCI_CHECK_RANK(fn, proc);
     size_t es = 1, al = 1;
     if (kind == SK_ACC) {
         es = rmci_acc_esize(type);
         if (!es)
-            return RMC_ERR_TYPE;
+            return rmci_fail(RMC_ERR_TYPE, fn, "unknown accumulate type %d", (int)type);
         al = rmci_acc_align(type);
     }
     if (!iov)
-        return RMC_ERR_ARG;
+        return rmci_fail(RMC_ERR_ARG, fn, "NULL descriptor array");
     if (len < 1)
-        return RMC_ERR_STRIDE;
+        return rmci_fail(RMC_ERR_STRIDE, fn, "%d descriptors (at least 1)", len);
     size_t total, nseg;
-    struct rmc_region *one;
+    rmci_region_t *one;
     rmc_status_t st = validate(kind, al, es, iov, len, proc, &total, &nseg, &one);
     if (st != RMC_OK)
-        return st;
-    rmc_strided_method_t m = rmci_strided_method();
+        return rmci_fail(st, fn, "bad vector descriptor for rank %d: %s", proc,
+                         rmc_status_string(st));
     /* all remote segments of one call are equally node-local (same proc) */
     rmci_target_t t = {0};
     rmci_resolve(proc, REM(kind, iov, 0), iov[0].bytes, &t);
@@ -461,7 +536,9 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         return RMC_OK;
     }
     if (total > (size_t)INT_MAX || nseg > (size_t)INT_MAX)
-        return RMC_ERR_TOO_BIG;
+        return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in %zu segments (limit 2^31)", total,
+                         nseg);
+    rmc_strided_method_t m = rmci_strided_method();
     if (m == RMC_STRIDED_AUTO)
         m = rmci_vector_auto(kind, total / nseg, nseg);
     if (m != RMC_STRIDED_LIST && one) {
@@ -469,41 +546,39 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         if (!written_overlap(iov, len, nseg, &nomem))
             return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m);
         if (nomem)
-            return RMC_ERR_NOMEM;
+            return rmci_fail(RMC_ERR_NOMEM, fn, "overlap check of %zu segments", nseg);
     }
     return remote_list(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
 }
 
-#define MODE(req) ((req) ? SM_REQ : SM_IMPLICIT)
-
 rmc_status_t rmc_put_vector(const rmc_iov_t *iov, int len, int proc)
 {
-    return vfront(SK_PUT, 0, NULL, iov, len, proc, SM_BLOCK, NULL);
+    return vfront(SK_PUT, 0, NULL, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_get_vector(const rmc_iov_t *iov, int len, int proc)
 {
-    return vfront(SK_GET, 0, NULL, iov, len, proc, SM_BLOCK, NULL);
+    return vfront(SK_GET, 0, NULL, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_acc_vector(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov, int len,
                             int proc)
 {
-    return vfront(SK_ACC, type, scale, iov, len, proc, SM_BLOCK, NULL);
+    return vfront(SK_ACC, type, scale, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_put_vector_nb(const rmc_iov_t *iov, int len, int proc, rmc_request_h *req)
 {
-    return vfront(SK_PUT, 0, NULL, iov, len, proc, MODE(req), req);
+    return vfront(SK_PUT, 0, NULL, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }
 
 rmc_status_t rmc_get_vector_nb(const rmc_iov_t *iov, int len, int proc, rmc_request_h *req)
 {
-    return vfront(SK_GET, 0, NULL, iov, len, proc, MODE(req), req);
+    return vfront(SK_GET, 0, NULL, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }
 
 rmc_status_t rmc_acc_vector_nb(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
                                int len, int proc, rmc_request_h *req)
 {
-    return vfront(SK_ACC, type, scale, iov, len, proc, MODE(req), req);
+    return vfront(SK_ACC, type, scale, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }

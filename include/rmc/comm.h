@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include <rmc/status.h>
+#include <rmc/layer.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,6 +63,17 @@ typedef struct rmc_topology {
 
 /* Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (t NULL). */
 rmc_status_t rmc_topology(rmc_topology_t *t);
+
+/* Drives every layer's progress once: serves the active messages addressed to this rank that have
+ * arrived (when it runs no progress thread, only RMC calls serve them) and advances this rank's
+ * outstanding requests. Never blocks. Errors: RMC_ERR_NOT_INIT. */
+rmc_status_t rmc_progress(void);
+
+/* Collective. Every rank learns the worst (most negative) of the statuses the ranks pass: the way
+ * a collective operation built on RMC agrees on its outcome, so that a failure on one rank never
+ * leaves another waiting. Serves active messages while it waits. Errors: RMC_ERR_NOT_INIT,
+ * RMC_ERR_MPI; otherwise the agreed status. */
+rmc_status_t rmc_agree(rmc_status_t status);
 
 /* Collective. Completes all outstanding operations of the caller (locally and at their targets),
  * waits for every rank to do the same, then returns: afterwards every rank sees every put issued

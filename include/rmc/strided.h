@@ -13,9 +13,8 @@
  * nothing was transferred and no request was created.
  *
  * Completion semantics are those of comm.h's contiguous operations:
- *  - blocking put: returns when the source may be reused and the data is complete at the target
- *    (visible to this origin's later gets at once, to other ranks after rmc_fence / rmc_fence_all /
- *    rmc_barrier);
+ *  - blocking put: returns when the source may be reused; visible to this origin's later gets at
+ *    once, to other ranks after rmc_fence / rmc_fence_all / rmc_barrier;
  *  - blocking get: returns when the data has arrived; it sees every earlier put / accumulate of
  *    this origin to that target (no fence needed);
  *  - blocking accumulate: returns when the source may be reused; the update is visible to other
@@ -84,11 +83,14 @@ typedef enum rmc_strided_method {
     RMC_STRIDED_PACK = 3      /* local pack/unpack, one MPI op with a target datatype */
 } rmc_strided_method_t;
 
-/* Method in force for this process (initially from RMC_STRIDED_METHOD at rmc_init; default auto).
- * rmc_strided_set_method changes it for later operations (tests, tuning); RMC_ERR_ARG for an
- * unknown value. Local, no communication. */
-rmc_status_t rmc_strided_set_method(rmc_strided_method_t method);
-rmc_strided_method_t rmc_strided_get_method(void);
+/* Method in force for this process (from RMC_STRIDED_METHOD at every rmc_init; default auto).
+ * rmc_strided_method_set changes it for later operations until rmc_finalize (tests, tuning).
+ * Local, no communication. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (unknown value). */
+rmc_status_t rmc_strided_method_set(rmc_strided_method_t method);
+rmc_strided_method_t rmc_strided_method_get(void);
+/* The names before RMC 0.2 (object before verb is the rule: docs/CodeStyle.md). */
+#define rmc_strided_set_method rmc_strided_method_set
+#define rmc_strided_get_method rmc_strided_method_get
 /* Name of a method ("auto", "datatype", "list", "pack"), "?" when unknown. */
 const char *rmc_strided_method_name(rmc_strided_method_t method);
 

@@ -57,7 +57,7 @@ static void run_acc(int shift)
         for (int which = 0; which < 2; which++) {
             const void *scale = tscale(t, which);
             for (int mi = 0; mi < 4; mi++) {
-                MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+                MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
                 for (int it = 0; it < nit && ok; it++) {
                     int levels = 1 + (it + mi + ti) % 7;
                     int mode = (it + which) % 3;
@@ -119,7 +119,7 @@ static void run_acc(int shift)
         memset(mirror, 0, REG);
         MPI_CHECK_OK(rmc_barrier());
     }
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_region_free(reg));
     free(mirror);
     free(src);
@@ -159,7 +159,7 @@ static void test_acc_2d_vector(void **s)
         size_t es = rmc_acc_type_size(t);
         const void *scale = tscale(t, 1);
         for (int mi = 0; mi < 4; mi++) {
-            MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+            MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
             for (int it = 0; it < (np <= 2 ? 6 : 2); it++) {
                 size_t rows = (size_t)trng_range(&r, 1, N), cols = (size_t)trng_range(&r, 1, N);
                 size_t r0 = (size_t)trng_range(&r, 0, (long)(N - rows));
@@ -221,7 +221,7 @@ static void test_acc_2d_vector(void **s)
         memset(bases[me], 0, N * N * 16);
         MPI_CHECK_OK(rmc_barrier());
     }
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_region_free(reg));
     free(mirror);
     free(src);

@@ -171,9 +171,9 @@ static void test_concurrent_methods(void **s)
     static const rmc_strided_method_t m[3] = {RMC_STRIDED_DATATYPE, RMC_STRIDED_LIST,
                                               RMC_STRIDED_PACK};
     /* each rank its own method: protocols mixed in one run */
-    MPI_CHECK_OK(rmc_strided_set_method(m[me % 3]));
+    MPI_CHECK_OK(rmc_strided_method_set(m[me % 3]));
     run_concurrent(np <= 2 ? 8 : 3);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
 }
 
 /* Many ranks hammering one element: a counter incremented by every rank must end exact. */

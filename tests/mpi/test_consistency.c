@@ -293,15 +293,31 @@ static int conflicts_remote(int t, int u)
     EXPECT(rmc_fence_all() == RMC_OK);
     EXPECT(snap().flushes == s.flushes + (u >= 0 ? 1 : 0));
 
-    /* a blocking put leaves the pair clean: the get after it needs no conflict flush */
+    /* a blocking put completes locally and stays outstanding for its range only (staged puts):
+     * a get of a neighbouring range does not flush, a get of the same range flushes once and
+     * sees the put (the put goes to a fresh range: a put repeating the last one's range is
+     * completed at the target at once, see below) */
+    EXPECT(rmc_put(v, slot_a(t), 64, t) == RMC_OK); /* the last put is now [0, 64) */
+    EXPECT(rmc_fence_all() == RMC_OK);
     s0 = snap();
     fill(v, 64, 10);
-    EXPECT(rmc_put(v, slot_a(t), 64, t) == RMC_OK);
+    EXPECT(rmc_put(v, slot_a(t) + 128, 64, t) == RMC_OK);
+    EXPECT(rmc_get(slot_a(t) + 192, w, 64, t) == RMC_OK);
+    EXPECT(snap().conflict_flushes == s0.conflict_flushes);
     memset(w, 0, sizeof(w));
-    EXPECT(rmc_get(slot_a(t), w, 64, t) == RMC_OK);
+    EXPECT(rmc_get(slot_a(t) + 128, w, 64, t) == RMC_OK);
     EXPECT(memcmp(v, w, 64) == 0);
     s = snap();
-    EXPECT(s.conflict_flushes == s0.conflict_flushes);
+    EXPECT(s.conflict_flushes == s0.conflict_flushes + 1);
+    /* a put repeating the last put's range is completed at the target: the get after it needs
+     * no conflict flush */
+    s0 = snap();
+    fill(v, 64, 13);
+    EXPECT(rmc_put(v, slot_a(t) + 128, 64, t) == RMC_OK);
+    memset(w, 0, sizeof(w));
+    EXPECT(rmc_get(slot_a(t) + 128, w, 64, t) == RMC_OK);
+    EXPECT(memcmp(v, w, 64) == 0);
+    EXPECT(snap().conflict_flushes == s0.conflict_flushes);
 
     /* reads do not conflict with reads */
     s0 = snap();

@@ -4,7 +4,7 @@
  * memory equals the writer's mirror.
  *
  * Built twice: test_strided runs the automatic method (at 2..4 ranks, every node mode);
- * test_strided_methods (-DSTRIDED_ALL_METHODS) forces each method in turn (rmc_strided_set_method),
+ * test_strided_methods (-DSTRIDED_ALL_METHODS) forces each method in turn (rmc_strided_method_set),
  * checks with the strided counters that the forced protocol really served remote patches, and
  * checks that RMC_STRIDED_METHOD set before rmc_init selects the method. */
 #include <fcntl.h>
@@ -79,7 +79,7 @@ static void run_putget(int tgt_shift, int mode)
     trng_t r;
     for (size_t mi = 0; mi < NMETHODS; mi++) {
         rmc_strided_method_t m = methods[mi];
-        MPI_CHECK_OK(rmc_strided_set_method(m));
+        MPI_CHECK_OK(rmc_strided_method_set(m));
         trng_seed(&r, 1000u * (unsigned)me + 17u * mi + (unsigned)mode + 1u);
         rmc_strided_stats_t s0, s1;
         rmc_strided_stats(&s0);
@@ -152,7 +152,7 @@ static void run_putget(int tgt_shift, int mode)
     MPI_Sendrecv(mirror, REG, MPI_BYTE, tgt, 7, whole, REG, MPI_BYTE, src_rank, 7, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_CHECK_ALL(memcmp(whole, bases[me], REG) == 0);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_region_free(reg));
     free(mirror);
     free(lsrc);
@@ -201,7 +201,7 @@ static void test_many_outstanding(void **s)
         src[i] = (char)mpitest_pat(me, (size_t)i, 3);
     int ok = 1;
     for (size_t mi = 0; mi < NMETHODS; mi++) {
-        MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
         rmc_request_h q[NQ];
         int count[2] = {COLS, ROWS}, ls[1] = {COLS}, rs[1] = {64};
         for (int i = 0; i < NQ; i++) {
@@ -237,7 +237,7 @@ static void test_many_outstanding(void **s)
     MPI_Sendrecv(mirror, REG, MPI_BYTE, tgt, 8, got, REG, MPI_BYTE, from, 8, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_CHECK_ALL(memcmp(got, bases[me], REG) == 0);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_region_free(reg));
     free(src);
     free(mirror);
@@ -259,7 +259,7 @@ static void test_2d(void **s)
     trng_t r;
     trng_seed(&r, 99 + (unsigned)me);
     for (size_t mi = 0; mi < NMETHODS; mi++) {
-        MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
         for (int it = 0; it < iters(24); it++) {
             size_t rows = (size_t)trng_range(&r, 1, N), cols = (size_t)trng_range(&r, 1, N);
             if (it % 5 == 0)
@@ -302,7 +302,7 @@ static void test_2d(void **s)
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_get(bases[tgt], b, N * N * sizeof(double), tgt));
     MPI_CHECK_ALL(memcmp(b, mirror, N * N * sizeof(double)) == 0);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_barrier());
     MPI_CHECK_OK(rmc_region_free(reg));
     free(a);
@@ -326,7 +326,7 @@ static void test_vector(void **s)
     trng_t r;
     trng_seed(&r, 555 + (unsigned)me);
     for (size_t mi = 0; mi < NMETHODS; mi++) {
-        MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
         for (int it = 0; it < iters(24) && ok; it++) {
             int two = it % 3 == 2;
             int nd = (int)trng_range(&r, 1, 3);
@@ -404,7 +404,7 @@ static void test_vector(void **s)
     MPI_CHECK_ALL(memcmp(whole, m1, REG) == 0);
     MPI_CHECK_OK(rmc_get(b2[tgt], whole, REG, tgt));
     MPI_CHECK_ALL(memcmp(whole, m2, REG) == 0);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_barrier());
     MPI_CHECK_OK(rmc_region_free(r2));
     MPI_CHECK_OK(rmc_region_free(r1));
@@ -445,7 +445,7 @@ static void test_large(void **s)
     };
     int nshapes = (int)(sizeof(shapes) / sizeof(shapes[0]));
     for (size_t mi = 0; mi < NMETHODS; mi++) {
-        MPI_CHECK_OK(rmc_strided_set_method(methods[mi]));
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
         for (int si = 0; si < nshapes && ok; si++) {
             tdesc_t td;
             memset(&td, 0, sizeof td);
@@ -514,7 +514,7 @@ static void test_large(void **s)
     MPI_Sendrecv(mirror, BIG, MPI_BYTE, tgt, 11, got, BIG, MPI_BYTE, from, 11, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     MPI_CHECK_ALL(memcmp(got, bases[me], BIG) == 0);
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_region_free(reg));
     free(mirror);
     free(src);
@@ -532,7 +532,7 @@ static void test_env_knob(void **s)
         MPI_CHECK_OK(rmc_finalize());
         setenv("RMC_STRIDED_METHOD", names[i], 1);
         MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
-        MPI_CHECK_ALL(strcmp(rmc_strided_method_name(rmc_strided_get_method()), names[i]) == 0);
+        MPI_CHECK_ALL(strcmp(rmc_strided_method_name(rmc_strided_method_get()), names[i]) == 0);
         MPI_CHECK_ALL(strcmp(rmc_knob_value("RMC_STRIDED_METHOD"), names[i]) == 0);
         /* a transfer with the knob's method */
         void *bases[64];
@@ -566,16 +566,16 @@ static void test_env_knob(void **s)
     int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2); /* the warning is expected */
     rmc_status_t st = rmc_init(MPI_COMM_WORLD);
-    rmc_strided_method_t m = rmc_strided_get_method();
+    rmc_strided_method_t m = rmc_strided_method_get();
     dup2(saved, 2);
     close(saved);
     close(devnull);
     MPI_CHECK_OK(st);
     MPI_CHECK_ALL(m == RMC_STRIDED_AUTO);
-    MPI_CHECK_ALL(rmc_strided_get_method() == RMC_STRIDED_AUTO);
+    MPI_CHECK_ALL(rmc_strided_method_get() == RMC_STRIDED_AUTO);
     unsetenv("RMC_STRIDED_METHOD");
-    MPI_CHECK_ALL(rmc_strided_set_method((rmc_strided_method_t)9) == RMC_ERR_ARG);
-    MPI_CHECK_ALL(rmc_strided_get_method() == RMC_STRIDED_AUTO);
+    MPI_CHECK_ALL(rmc_strided_method_set((rmc_strided_method_t)9) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_strided_method_get() == RMC_STRIDED_AUTO);
 }
 #endif
 

@@ -219,7 +219,7 @@ static void test_bad_everything(void **s)
     MPI_CHECK_OK(rmc_barrier());
     nbad = 0;
     for (int i = 0; i < 4; i++) {
-        MPI_CHECK_OK(rmc_strided_set_method(m[i]));
+        MPI_CHECK_OK(rmc_strided_method_set(m[i]));
         bad_strided((me + 1) % np);
         bad_strided(me);
     }
@@ -227,7 +227,7 @@ static void test_bad_everything(void **s)
     MPI_CHECK_ALL(nbad == 0);
     MPI_CHECK_OK(rmc_barrier());
     MPI_CHECK_ALL(own_intact());
-    MPI_CHECK_OK(rmc_strided_set_method(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
     MPI_CHECK_OK(rmc_barrier());
 }
 

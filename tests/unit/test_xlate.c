@@ -27,7 +27,7 @@ static void insert1(rmci_xlate_t *x, uintptr_t id, int nranks, uintptr_t base, s
         bases[r] = base;
         sizes[r] = size;
     }
-    assert_int_equal(rmci_xlate_insert(x, owner(id), nranks, bases, sizes), RMC_OK);
+    assert_int_equal(rmci_xlate_insert(x, owner(id), nranks, bases, sizes, NULL), RMC_OK);
 }
 
 static rmc_status_t find(rmci_xlate_t *x, int rank, uintptr_t addr, size_t len, void **own)
@@ -148,8 +148,8 @@ static void test_many_ranks(void **state)
         s2[r] = (r % 7 == 0) ? 0 : 100 + (size_t)r;
         nonzero += (s1[r] > 0) + (s2[r] > 0);
     }
-    assert_int_equal(rmci_xlate_insert(&x, owner(1), NR, b1, s1), RMC_OK);
-    assert_int_equal(rmci_xlate_insert(&x, owner(2), NR, b2, s2), RMC_OK);
+    assert_int_equal(rmci_xlate_insert(&x, owner(1), NR, b1, s1, NULL), RMC_OK);
+    assert_int_equal(rmci_xlate_insert(&x, owner(2), NR, b2, s2, NULL), RMC_OK);
     assert_int_equal(x.n, nonzero);
     check_sorted(&x);
     for (int r = 0; r < NR; r++) {
@@ -175,7 +175,7 @@ static void test_many_ranks(void **state)
     assert_int_equal(find(&x, NR, b2[1], 1, NULL), RMC_ERR_NOT_REGION);
     /* a region with every size zero adds nothing */
     size_t z[NR] = {0};
-    assert_int_equal(rmci_xlate_insert(&x, owner(3), NR, b1, z), RMC_OK);
+    assert_int_equal(rmci_xlate_insert(&x, owner(3), NR, b1, z, NULL), RMC_OK);
     assert_int_equal(x.n, nonzero);
     rmci_xlate_destroy(&x);
 }
@@ -314,7 +314,7 @@ static double probe_run(size_t nreg, int nranks)
             bases[r] = 0x10000000 + slot * stride + (uintptr_t)r * 64;
             sizes[r] = 0x100 + (size_t)((slot + (size_t)r) % 7) * 64;
         }
-        assert_int_equal(rmci_xlate_insert(&x, owner(slot), nranks, bases, sizes), RMC_OK);
+        assert_int_equal(rmci_xlate_insert(&x, owner(slot), nranks, bases, sizes, NULL), RMC_OK);
     }
     size_t nent = nreg * (size_t)nranks;
     assert_int_equal(x.n, nent);
@@ -371,7 +371,7 @@ static void test_insert_orders(void **state)
         uintptr_t slot = (i % 3 == 0) ? 1000 - i : (i % 3 == 1) ? i : 500 + i / 3;
         uintptr_t b[3] = {slot * 0x1000, slot * 0x1000 + 0x10, slot * 0x1000 + 0x20};
         size_t s[3] = {0x100, (i % 2) ? 0 : 0x200, 0x300};
-        assert_int_equal(rmci_xlate_insert(&x, owner(i), 3, b, s), RMC_OK);
+        assert_int_equal(rmci_xlate_insert(&x, owner(i), 3, b, s, NULL), RMC_OK);
     }
     check_sorted(&x);
     assert_int_equal(x.n, 300 * 2 + 150);

@@ -1,0 +1,203 @@
+/* Conflict tracking (location consistency): what this origin has outstanding per (region, target)
+ * pair, and the flushes that order conflicting operations.
+ *
+ * Each pair has a status byte (r->cs[target]: RMCI_CS_WRITE / ACC / READ outstanding, LISTED when
+ * the pair is in the dirty list) and, once it has been used remotely, a small record (rmci_pair_t)
+ * of its outstanding write ranges. A later operation flushes the pair only when it conflicts:
+ *   - with an outstanding write, only when its range overlaps one of the write ranges;
+ *   - with an outstanding accumulate or read (tracked per pair), always (rmci_conflicts).
+ * Write ranges beyond RMCI_PAIR_RANGES are merged (the two closest become their hull): tracking
+ * stays conservative, never misses a conflict. */
+#include "config.h"
+#include <stdatomic.h>
+#include <string.h>
+#include "core.h"
+
+static int overlaps(rmci_range_t a, rmci_range_t b)
+{
+    return a.lo < b.hi && b.lo < a.hi;
+}
+
+/* The pair's record, allocated at first use (NULL when out of memory). */
+static rmci_pair_t *pair_of(struct rmc_region *r, int target)
+{
+    rmci_pair_t *p = r->pair[target];
+    if (RMCI_UNLIKELY(!p)) {
+        p = rmci_calloc(1, sizeof(*p));
+        r->pair[target] = p;
+    }
+    return p;
+}
+
+static void clear_pending(struct rmc_region *r, int target)
+{
+    r->cs[target] &= (uint8_t)~RMCI_CS_PENDING;
+    if (r->pair[target])
+        r->pair[target]->nw = 0;
+}
+
+rmc_status_t rmci_flush(struct rmc_region *r, int target)
+{
+    RMCI_STAT(flushes, 1);
+    clear_pending(r, target);
+    RMCI_MPI(MPI_Win_flush, (rmci_mrank_(r, target), r->win));
+    return RMC_OK;
+}
+
+static rmc_status_t conflict_flush(struct rmc_region *r, int target)
+{
+    RMCI_STAT(conflict_flushes, 1);
+    return rmci_flush(r, target);
+}
+
+rmc_status_t rmci_order_slow(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
+{
+    unsigned c = r->cs[target] & rmci_conflicts[kind & RMCI_CS_PENDING];
+    if (!c)
+        return RMC_OK;
+    if (c & (RMCI_CS_ACC | RMCI_CS_READ))
+        return conflict_flush(r, target);
+    /* only outstanding writes conflict: flush when the ranges overlap */
+    const rmci_pair_t *p = r->pair[target];
+    if (!p || p->nw == 0)
+        return conflict_flush(r, target); /* writes without ranges: assume the worst */
+    for (int i = 0; i < p->nw; i++)
+        if (overlaps(p->w[i], range)) {
+            r->pair[target]->waw |= (kind & RMCI_CS_WRITE) != 0;
+            return conflict_flush(r, target);
+        }
+    return RMC_OK;
+}
+
+rmc_status_t rmci_order(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
+{
+    return rmci_order_(r, target, kind, range);
+}
+
+/* Adds a write range, merging what it touches; beyond RMCI_PAIR_RANGES the two closest ranges
+ * become one (their hull). */
+static void add_write(rmci_pair_t *p, rmci_range_t w)
+{
+    int o = 0;
+    for (int i = 0; i < p->nw; i++) {
+        rmci_range_t x = p->w[i];
+        if (x.lo <= w.hi && w.lo <= x.hi) { /* overlapping or adjacent: absorb */
+            w.lo = x.lo < w.lo ? x.lo : w.lo;
+            w.hi = x.hi > w.hi ? x.hi : w.hi;
+        } else {
+            p->w[o++] = x;
+        }
+    }
+    p->nw = o;
+    if (p->nw == RMCI_PAIR_RANGES) {
+        /* merge w into the range nearest to it */
+        int best = 0;
+        MPI_Aint gap = -1;
+        for (int i = 0; i < p->nw; i++) {
+            MPI_Aint g = p->w[i].lo > w.hi ? p->w[i].lo - w.hi : w.lo - p->w[i].hi;
+            if (gap < 0 || g < gap) {
+                gap = g;
+                best = i;
+            }
+        }
+        rmci_range_t x = p->w[best];
+        p->w[best] = p->w[--p->nw];
+        w.lo = x.lo < w.lo ? x.lo : w.lo;
+        w.hi = x.hi > w.hi ? x.hi : w.hi;
+    }
+    p->w[p->nw++] = w;
+}
+
+static rmc_status_t list(struct rmc_region *r, int target)
+{
+    if (rmci.ndirty == rmci.dirty_cap) {
+        size_t cap = rmci.dirty_cap ? 2 * rmci.dirty_cap : 64;
+        rmci_dirty_t *d = rmci_realloc(rmci.dirty, cap * sizeof(*d));
+        if (!d)
+            return RMC_ERR_NOMEM;
+        rmci.dirty = d;
+        rmci.dirty_cap = cap;
+    }
+    rmci.dirty[rmci.ndirty].region = r;
+    rmci.dirty[rmci.ndirty].target = target;
+    rmci.ndirty++;
+    r->cs[target] |= RMCI_CS_LISTED;
+    return RMC_OK;
+}
+
+void rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
+{
+    uint8_t cs = r->cs[target];
+    rmci_pair_t *p = (kind & RMCI_CS_WRITE) ? pair_of(r, target) : NULL;
+    if ((!(cs & RMCI_CS_LISTED) && list(r, target) != RMC_OK) || ((kind & RMCI_CS_WRITE) && !p)) {
+        /* cannot track it: complete it now instead (correct, just slower) */
+        rmci_flush(r, target);
+        return;
+    }
+    if (kind & RMCI_CS_WRITE) {
+        if (!(cs & RMCI_CS_WRITE))
+            p->nw = 0;
+        add_write(p, range);
+    }
+    r->cs[target] |= (uint8_t)kind;
+}
+
+rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t range)
+{
+    rmci_pair_t *p = pair_of(r, target);
+    /* hot: this put repeats the last one's range or had to wait for an overlapping write */
+    int hot = !p || p->waw || overlaps(p->last_put, range);
+    if (p) {
+        p->last_put = range;
+        p->waw = 0;
+    }
+    if (hot)
+        return rmci_flush(r, target); /* completes every outstanding operation: clean pair */
+    RMCI_MPI(MPI_Win_flush_local, (rmci_mrank_(r, target), r->win));
+    rmci_mark(r, target, RMCI_CS_WRITE, range);
+    return RMC_OK;
+}
+
+rmc_status_t rmci_fence(int target)
+{
+    rmc_status_t st = RMC_OK;
+    size_t o = 0;
+    for (size_t i = 0; i < rmci.ndirty; i++) {
+        rmci_dirty_t d = rmci.dirty[i];
+        if (target >= 0 && d.target != target) {
+            rmci.dirty[o++] = d;
+            continue;
+        }
+        if (d.region->cs[d.target] & RMCI_CS_PENDING)
+            rmci_keep(&st, rmci_flush(d.region, d.target));
+        d.region->cs[d.target] = 0;
+    }
+    rmci.ndirty = o;
+    atomic_thread_fence(memory_order_seq_cst); /* node-local stores ordered before what follows */
+    return st;
+}
+
+void rmci_dirty_forget(struct rmc_region *r)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < rmci.ndirty; i++)
+        if (rmci.dirty[i].region != r)
+            rmci.dirty[o++] = rmci.dirty[i];
+    rmci.ndirty = o;
+    memset(r->cs, 0, (size_t)rmci_info_.nranks);
+}
+
+rmc_status_t rmc_fence(int rank)
+{
+    RMCI_CHECK_INIT(__func__);
+    RMCI_POLL();
+    RMCI_CHECK_RANK(__func__, rank);
+    return rmci_fence(rank);
+}
+
+rmc_status_t rmc_fence_all(void)
+{
+    RMCI_CHECK_INIT(__func__);
+    RMCI_POLL();
+    return rmci_fence(-1);
+}

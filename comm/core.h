@@ -1,0 +1,106 @@
+/* Private structures of the comm core (the files directly in comm/). Sub-layers never include it:
+ * they use comm/rmci.h. */
+#ifndef RMCI_CORE_H
+#define RMCI_CORE_H
+
+#include "rmci.h"
+
+#define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
+#define RMCI_CS_LISTED    0x80u       /* the pair is in the dirty list */
+#define RMCI_PAIR_RANGES  8           /* outstanding write ranges tracked per pair */
+
+/* Conflict state of one (region, target) pair beyond its status byte: the outstanding write
+ * ranges and the last blocking put (rmci_complete_put's hint). Allocated at the pair's first
+ * remote operation, kept until the region is freed. */
+typedef struct rmci_pair {
+    int nw;                           /* outstanding write ranges (meaningful with CS_WRITE) */
+    rmci_range_t w[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
+    rmci_range_t last_put;            /* the last blocking put ({0,0}: none) */
+    int waw;                          /* a write had to flush for an overlapping write */
+} rmci_pair_t;
+
+struct rmc_region {
+    uint32_t magic;
+    uint32_t id;        /* creation sequence number, equal on every member */
+    size_t *sizes;      /* [nranks] bytes per rank */
+    uintptr_t *bases;   /* [nranks] base address in the owner's address space (0 for size 0) */
+    char **lptr;        /* [nranks] local mapping of node-local peers, NULL for others */
+    char **hdr;         /* [nranks] RMCI_REGION_HDR-byte header of node-local peers, NULL for
+                         * others: just below the user part, never reachable by user addresses */
+    uint8_t *cs;        /* [nranks] conflict status bits (RMCI_CS_*) */
+    rmci_pair_t **pair; /* [nranks] conflict state of remote pairs (lazily allocated) */
+    MPI_Comm comm;      /* members: rmci.comm, or (sub-communicator region) an owned duplicate */
+    MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
+    int *mrank; /* [nranks] rank of each RMC rank in `comm` (the windows' rank), -1 for non-members;
+                 * NULL when `comm` is rmci.comm (identity) */
+    MPI_Win shm_win;                /* node-local shared window */
+    MPI_Win win;                    /* RMA window over the same memory, lock_all held */
+    struct rmc_region *next, *prev; /* live list */
+};
+
+static inline int rmci_mrank_(const struct rmc_region *r, int rank)
+{
+    return r->mrank ? r->mrank[rank] : rank;
+}
+
+typedef struct rmci_dirty {
+    struct rmc_region *region;
+    int target;
+} rmci_dirty_t;
+
+typedef struct rmci_state {
+    int mpi_owned;      /* rmc_init called MPI_Init_thread */
+    MPI_Comm node_comm; /* (emulated) node */
+    int node_rank, node_id, emulated;
+    int *node_of;     /* [nranks] node index of each rank */
+    int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
+    int hw_cores, hw_pus, hw_bound_pus;
+
+    struct rmc_region *regions; /* live list head, most recently used first */
+    size_t nregions;
+    uint32_t next_region_id;
+
+    rmci_dirty_t *dirty; /* (region, target) pairs with the LISTED bit */
+    size_t ndirty, dirty_cap;
+} rmci_state_t;
+
+extern rmci_state_t rmci;
+
+/* Conflicting outstanding kinds of an operation (index: its RMCI_CS_* kind). Accumulates need not
+ * wait for accumulates: the windows have accumulate_ordering none, but every operation marked
+ * RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions commute. Atomics that do
+ * not commute with them (swap, CAS, bitwise) are marked and ordered as RMCI_CS_WRITE. */
+static const unsigned char rmci_conflicts[RMCI_CS_PENDING + 1] = {
+    [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ, /* put after anything */
+    [RMCI_CS_ACC] = RMCI_CS_WRITE | RMCI_CS_READ,                 /* acc after put / get */
+    [RMCI_CS_READ] = RMCI_CS_WRITE | RMCI_CS_ACC,                 /* get after put / acc */
+};
+
+/* Conflict tracking (rma.c / conflict.c). */
+rmc_status_t rmci_order_slow(struct rmc_region *r, int target, unsigned kind, rmci_range_t range);
+static inline rmc_status_t rmci_order_(struct rmc_region *r, int target, unsigned kind,
+                                       rmci_range_t range)
+{
+    if (RMCI_LIKELY((r->cs[target] & RMCI_CS_PENDING) == 0))
+        return RMC_OK;
+    return rmci_order_slow(r, target, kind, range);
+}
+void rmci_dirty_forget(struct rmc_region *r);
+
+/* Layer registry (layer.c). */
+rmc_status_t rmci_layers_init(void);
+void rmci_layers_finalize(void);
+void rmci_layers_end(void); /* drops registrations made while initialized */
+rmc_status_t rmci_layers_region_created(struct rmc_region *r);
+void rmci_layers_region_freed(struct rmc_region *r);
+rmc_status_t rmci_layers_unmapped(int is_put, const void *remote, void *local, size_t bytes,
+                                  int rank);
+
+/* Requests (rma.c). */
+void rmci_req_pool_destroy(void);
+void rmci_rma_finalize(void);
+
+/* Faults (fault.c): parses RMC_FAULT for rank `rank` of the communicator given to rmc_init. */
+rmc_status_t rmci_fault_setup(int rank);
+
+#endif

@@ -1,0 +1,166 @@
+/* Status strings, the error channel (rmc_last_error, RMC_VERBOSE) and the count of MPI objects
+ * comm holds (rmc_resources). */
+#include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "core.h"
+
+const char *rmc_status_string(rmc_status_t s)
+{
+#define RMCI_STATUS_CASE_(name, value, text)                                                       \
+    case name:                                                                                     \
+        return text;
+    switch (s) {
+        RMC_STATUS_TABLE(RMCI_STATUS_CASE_)
+    }
+#undef RMCI_STATUS_CASE_
+    return "unknown status code";
+}
+
+const char *rmc_version(void)
+{
+    return PACKAGE_VERSION;
+}
+
+/* ------------------------------------------------------------------ last error --- */
+
+#define RMCI_ERRMSG 512
+static _Thread_local char last_error[RMCI_ERRMSG];
+
+const char *rmc_last_error(void)
+{
+    return last_error;
+}
+
+void rmc_last_error_clear(void)
+{
+    last_error[0] = 0;
+}
+
+static int verbose(void)
+{
+    static int v = -1; /* read once: the knob cannot change a running job */
+    if (v < 0)
+        v = rmci_env_long("RMC_VERBOSE") > 0;
+    return v;
+}
+
+static void record(const char *where, const char *fmt, va_list ap)
+{
+    int n = snprintf(last_error, RMCI_ERRMSG, "%s: ", where ? where : "rmc");
+    if (n < 0 || n >= RMCI_ERRMSG)
+        n = 0;
+    vsnprintf(last_error + n, RMCI_ERRMSG - (size_t)n, fmt, ap);
+}
+
+static void print(const char *msg)
+{
+    fprintf(stderr, "rmc[%d]: %s\n", rmci_info_.initialized ? rmci_info_.rank : -1, msg);
+}
+
+rmc_status_t rmci_fail(rmc_status_t st, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    record(where, fmt, ap);
+    va_end(ap);
+    if (verbose())
+        print(last_error);
+    return st;
+}
+
+rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error code %d", rc);
+    return rmci_fail(RMC_ERR_MPI, where, "%s failed: %s", call, text);
+}
+
+void rmci_async_fail(const char *where, const char *fmt, ...)
+{
+    char msg[RMCI_ERRMSG];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(msg, sizeof msg, "%s: ", where);
+    vsnprintf(msg + (n > 0 && n < RMCI_ERRMSG ? n : 0), sizeof msg - (size_t)(n > 0 ? n : 0), fmt,
+              ap);
+    va_end(ap);
+    print(msg);
+}
+
+rmc_status_t rmci_not_init(const char *fn)
+{
+    return rmci_fail(RMC_ERR_NOT_INIT, fn, "RMC is not initialized");
+}
+
+rmc_status_t rmci_bad_rank(const char *fn, int rank)
+{
+    return rmci_fail(RMC_ERR_RANK, fn, "rank %d outside [0, %d)", rank, rmci_info_.nranks);
+}
+
+/* ------------------------------------------------------------------ resources --- */
+
+static long res[RMCI_RES_TYPE + 1];
+
+void rmci_res_count(rmci_res_t kind, int delta)
+{
+    __atomic_fetch_add(&res[kind], delta, __ATOMIC_RELAXED);
+}
+
+void rmc_resources(rmc_resources_t *r)
+{
+    if (!r)
+        return;
+    r->comms = __atomic_load_n(&res[RMCI_RES_COMM], __ATOMIC_RELAXED);
+    r->wins = __atomic_load_n(&res[RMCI_RES_WIN], __ATOMIC_RELAXED);
+    r->groups = __atomic_load_n(&res[RMCI_RES_GROUP], __ATOMIC_RELAXED);
+    r->infos = __atomic_load_n(&res[RMCI_RES_INFO], __ATOMIC_RELAXED);
+    r->types = __atomic_load_n(&res[RMCI_RES_TYPE], __ATOMIC_RELAXED);
+}
+
+rmc_status_t rmci_comm_dup(MPI_Comm comm, MPI_Comm *out, const char *where)
+{
+    *out = MPI_COMM_NULL;
+    rmc_status_t st =
+        rmci_mpi_status("MPI_Comm_dup", where, RMCI_MPI_RC(MPI_Comm_dup, (comm, out)));
+    if (st != RMC_OK) {
+        *out = MPI_COMM_NULL;
+        return st;
+    }
+    rmci_res_count(RMCI_RES_COMM, 1);
+    st = rmci_mpi_status("MPI_Comm_set_errhandler", where,
+                         RMCI_MPI_RC(MPI_Comm_set_errhandler, (*out, MPI_ERRORS_RETURN)));
+    if (st != RMC_OK)
+        rmci_comm_free(out);
+    return st;
+}
+
+void rmci_comm_free(MPI_Comm *comm)
+{
+    if (*comm == MPI_COMM_NULL)
+        return;
+    rmci_mpi_status("MPI_Comm_free", __func__, RMCI_MPI_RC(MPI_Comm_free, (comm)));
+    *comm = MPI_COMM_NULL;
+    rmci_res_count(RMCI_RES_COMM, -1);
+}
+
+void rmci_group_free(MPI_Group *g)
+{
+    if (*g == MPI_GROUP_NULL)
+        return;
+    rmci_mpi_status("MPI_Group_free", __func__, RMCI_MPI_RC(MPI_Group_free, (g)));
+    *g = MPI_GROUP_NULL;
+    rmci_res_count(RMCI_RES_GROUP, -1);
+}
+
+void rmci_type_free(MPI_Datatype *t)
+{
+    if (*t == MPI_DATATYPE_NULL)
+        return;
+    rmci_mpi_status("MPI_Type_free", __func__, RMCI_MPI_RC(MPI_Type_free, (t)));
+    *t = MPI_DATATYPE_NULL;
+    rmci_res_count(RMCI_RES_TYPE, -1);
+}

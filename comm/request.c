@@ -1,0 +1,144 @@
+/* Requests of non-blocking operations: a pool of records, rmc_wait / rmc_test / rmc_wait_all.
+ * A request holds up to two MPI requests and an optional completion callback (unpack, flush). */
+#include "config.h"
+#include <stdlib.h>
+#include "core.h"
+
+#define SLAB 256
+typedef struct slab {
+    struct slab *next;
+    struct rmc_request reqs[SLAB];
+} slab_t;
+static slab_t *slabs;
+static struct rmc_request *free_reqs;
+
+struct rmc_request *rmci_req_alloc(void)
+{
+    if (!free_reqs) {
+        slab_t *s = rmci_calloc(1, sizeof(*s));
+        if (!s)
+            return NULL;
+        s->next = slabs;
+        slabs = s;
+        for (int i = SLAB - 1; i >= 0; i--) {
+            s->reqs[i].magic = RMCI_REQ_FREE;
+            s->reqs[i].next_free = free_reqs;
+            free_reqs = &s->reqs[i];
+        }
+    }
+    struct rmc_request *q = free_reqs;
+    free_reqs = q->next_free;
+    q->magic = RMCI_REQ_MAGIC;
+    q->nmpi = 0;
+    q->mpi[0] = q->mpi[1] = MPI_REQUEST_NULL;
+    q->on_complete = NULL;
+    q->cb_data = NULL;
+    q->cb_buf = NULL;
+    q->next_free = NULL;
+    return q;
+}
+
+void rmci_req_release(struct rmc_request *q)
+{
+    free(q->cb_buf);
+    q->cb_buf = NULL;
+    q->magic = RMCI_REQ_FREE;
+    q->next_free = free_reqs;
+    free_reqs = q;
+}
+
+void rmci_req_pool_destroy(void)
+{
+    while (slabs) {
+        slab_t *n = slabs->next;
+        for (int i = 0; i < SLAB; i++)
+            free(slabs->reqs[i].cb_buf);
+        free(slabs);
+        slabs = n;
+    }
+    free_reqs = NULL;
+}
+
+static rmc_status_t req_finish(struct rmc_request *q)
+{
+    rmc_status_t st = RMC_OK;
+    if (q->on_complete)
+        st = q->on_complete(q);
+    rmci_req_release(q);
+    return st;
+}
+
+/* MPI_Testall of the request's MPI requests: RMC_OK and *done. */
+static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
+{
+    *done = 1;
+    if (q->nmpi == 0)
+        return RMC_OK;
+    MPI_Status sts[2];
+    return rmci_mpi_status("MPI_Testall", fn,
+                           RMCI_MPI_RC(MPI_Testall, (q->nmpi, q->mpi, done, sts)));
+}
+
+static rmc_status_t check_req(rmc_request_h *req, const char *fn)
+{
+    RMCI_CHECK_INIT(fn);
+    if (!req)
+        return rmci_fail(RMC_ERR_ARG, fn, "NULL request pointer");
+    if (*req && (*req)->magic != RMCI_REQ_MAGIC)
+        return rmci_fail(RMC_ERR_HANDLE, fn, "request %p is not live (completed or foreign)",
+                         (void *)*req);
+    return RMC_OK;
+}
+
+rmc_status_t rmc_wait(rmc_request_h *req)
+{
+    rmc_status_t st = check_req(req, __func__);
+    if (st != RMC_OK || !*req)
+        return st;
+    struct rmc_request *q = *req;
+    RMCI_POLL();
+    /* attentive: serve active messages while the operation completes */
+    unsigned spins = 0;
+    int done = 0;
+    while ((st = req_test(q, &done, __func__)) == RMC_OK && !done)
+        rmci_wait_round(&spins);
+    rmc_status_t s2 = req_finish(q);
+    *req = RMC_REQUEST_NULL;
+    return st != RMC_OK ? st : s2;
+}
+
+rmc_status_t rmc_test(rmc_request_h *req, int *done)
+{
+    rmc_status_t st = check_req(req, __func__);
+    if (st == RMC_OK && !done)
+        st = rmci_fail(RMC_ERR_ARG, __func__, "NULL done pointer");
+    if (done)
+        *done = 0;
+    if (st != RMC_OK)
+        return st;
+    if (!*req) {
+        *done = 1;
+        return RMC_OK;
+    }
+    RMCI_POLL();
+    struct rmc_request *q = *req;
+    int flag = 0;
+    st = req_test(q, &flag, __func__);
+    if (st != RMC_OK || !flag)
+        return st;
+    *done = 1;
+    st = req_finish(q);
+    *req = RMC_REQUEST_NULL;
+    return st;
+}
+
+rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
+{
+    RMCI_CHECK_INIT(__func__);
+    if (n > 0 && !reqs)
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL request array with n = %zu", n);
+    rmc_status_t st = RMC_OK;
+    for (size_t i = 0; i < n; i++)
+        rmci_keep(&st, rmc_wait(&reqs[i]));
+    return st;
+}
