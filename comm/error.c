@@ -79,6 +79,17 @@ rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc)
     return rmci_fail(RMC_ERR_MPI, where, "%s failed: %s", call, text);
 }
 
+rmc_status_t rmci_in(rmc_status_t st, const char *fn)
+{
+    size_t n = strlen(fn);
+    if (strncmp(last_error, fn, n) == 0 && last_error[n] == ':')
+        return st;
+    char old[RMCI_ERRMSG];
+    memcpy(old, last_error, sizeof old);
+    snprintf(last_error, RMCI_ERRMSG, "%s: %s", fn, old[0] ? old : rmc_status_string(st));
+    return st;
+}
+
 void rmci_async_fail(const char *where, const char *fmt, ...)
 {
     char msg[RMCI_ERRMSG];

@@ -191,10 +191,10 @@ static void state_reset(void)
 static rmc_status_t mpi_ready(void)
 {
     int flag = 0, fin = 0;
-    MPI_Finalized(&fin);
+    RMCI_MPI(MPI_Finalized, (&fin));
     if (fin)
         return rmci_fail(RMC_ERR_NOT_INIT, "rmc_init", "MPI is finalized and cannot start again");
-    MPI_Initialized(&flag);
+    RMCI_MPI(MPI_Initialized, (&flag));
     if (flag)
         return RMC_OK;
     int provided;
@@ -288,7 +288,7 @@ rmc_status_t rmc_finalize(void)
     rmci_fault_armed_ = 0;
     if (mpi_owned) {
         mpi_owned = 0;
-        MPI_Finalize();
+        rmci_keep(&st, RMCI_MPI_ST(MPI_Finalize, ()));
     }
     return st;
 }

@@ -143,7 +143,7 @@ static rmc_status_t comm_is_subset(MPI_Comm comm)
     MPI_Group *g[3] = {&cg, &wg, &diff};
     for (int i = 0; i < 3; i++)
         if (*g[i] != MPI_GROUP_NULL && *g[i] != MPI_GROUP_EMPTY)
-            MPI_Group_free(g[i]);
+            rmci_keep(&st, RMCI_MPI_ST(MPI_Group_free, (g[i])));
     if (st == RMC_OK && extra > 0)
         st = rmci_fail(RMC_ERR_ARG, "rmc_region_alloc_comm",
                        "%d process(es) of the communicator are not RMC ranks", extra);

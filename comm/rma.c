@@ -102,7 +102,7 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
             rmci_flush(r, rank);
         if (q) {
             MPI_Status sts[2];
-            MPI_Waitall(nops, q->mpi, sts);
+            (void)RMCI_MPI_ST(MPI_Waitall, (nops, q->mpi, sts));
             rmci_req_release(q);
         }
         return st;
@@ -143,8 +143,10 @@ static inline rmc_status_t contig(int kind, void *remote, void *local, size_t by
             memcpy(local, t.local, bytes);
         return RMC_OK;
     }
-    if (st == RMC_OK)
-        return contig_remote(kind, &t, local, bytes, rank, mode, req, fn);
+    if (st == RMC_OK) {
+        st = contig_remote(kind, &t, local, bytes, rank, mode, req, fn);
+        return RMCI_LIKELY(st == RMC_OK) ? st : rmci_in(st, fn);
+    }
     if (st == RMC_ERR_NOT_REGION) {
         /* not a region: a layer may serve it (dynamically registered memory, served by an
          * active message and completed before returning: a non-blocking form hands back
@@ -154,6 +156,9 @@ static inline rmc_status_t contig(int kind, void *remote, void *local, size_t by
             return rmci_fail(st, fn,
                              "address %p is in no region (nor registered memory) of rank %d",
                              remote, rank);
+        if (st != RMC_OK)
+            return rmci_fail(st, fn, "%zu bytes at %p on rank %d (registered memory): %s", bytes,
+                             remote, rank, rmc_status_string(st));
         return st;
     }
     return rmci_fail(st, fn, "[%p, +%zu) crosses the end of its region on rank %d", remote, bytes,

@@ -56,6 +56,9 @@ RMCI_COLD rmc_status_t rmci_fail(rmc_status_t st, const char *where, const char 
     __attribute__((format(printf, 3, 4)));
 /* Records a failed MPI call (its name and MPI_Error_string of rc) and returns RMC_ERR_MPI. */
 RMCI_COLD rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc);
+/* Prefixes the recorded message with "<fn>: " (the public function a nested failure happened in)
+ * unless it starts with it already; returns st. For the error paths of entry points. */
+RMCI_COLD rmc_status_t rmci_in(rmc_status_t st, const char *fn);
 /* A failure that no call can return (found by the progress thread, a poll): always on stderr. */
 RMCI_COLD void rmci_async_fail(const char *where, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -428,7 +428,9 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
                                           : thread_remote_amo(op, width, &t, a, b, out, rank, r);
     else if (st == RMC_ERR_NOT_REGION)
         st = registered_amo(op, width, (void *)dst, a, b, out, rank, r);
-    if (RMCI_UNLIKELY(st != RMC_OK && st != RMC_ERR_MPI)) /* MPI failures are recorded */
+    if (RMCI_UNLIKELY(st == RMC_ERR_MPI)) /* recorded where it happened */
+        return rmci_in(st, fn);
+    if (RMCI_UNLIKELY(st != RMC_OK))
         return rmci_fail(st, fn, "%d-byte atomic at %p on rank %d: %s", width, dst, rank,
                          rmc_status_string(st));
     return st;

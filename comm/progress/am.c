@@ -259,7 +259,8 @@ int am_poll_incoming(am_srv_t *s)
         if (!flag)
             break;
         int cnt = 0;
-        MPI_Get_count(&status, MPI_BYTE, &cnt);
+        if (RMCI_MPI_RC(MPI_Get_count, (&status, MPI_BYTE, &cnt)) != MPI_SUCCESS)
+            cnt = 0; /* cannot happen for a completed receive; handled as malformed */
         am.rreq = MPI_REQUEST_NULL;
         if (handle_msg(s, status.MPI_SOURCE, am.rbuf, cnt))
             return -1;
@@ -345,7 +346,7 @@ int am_op_progress(am_op_t *op)
         return 0;
     op->done = 1;
     if (op->has_greq)
-        MPI_Grequest_complete(op->greq);
+        (void)RMCI_MPI_ST(MPI_Grequest_complete, (op->greq));
     return 1;
 }
 
@@ -359,7 +360,8 @@ void am_complete_all(void)
         am_op_t *op = am.ops;
         am_op_unlink(op);
         if (op->has_greq)
-            MPI_Request_free(&op->greq); /* completed; the rmc request is dropped with the pool */
+            (void)RMCI_MPI_ST(MPI_Request_free,
+                              (&op->greq)); /* the rmc request goes with the pool */
     }
 }
 
@@ -392,8 +394,8 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
         st = RMCI_MPI_ST(MPI_Isend,
                          (op->sbuf, (int)slen, MPI_BYTE, rank, AM_TAG_REQ, am.comm, &op->req[0]));
         if (st != RMC_OK) {
-            MPI_Cancel(&op->req[1]);
-            MPI_Wait(&op->req[1], MPI_STATUS_IGNORE);
+            (void)RMCI_MPI_ST(MPI_Cancel, (&op->req[1]));
+            (void)RMCI_MPI_ST(MPI_Wait, (&op->req[1], MPI_STATUS_IGNORE));
         }
     }
     if (st != RMC_OK) {
@@ -456,11 +458,12 @@ rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const voi
 static int greq_query(void *extra, MPI_Status *status)
 {
     (void)extra;
-    MPI_Status_set_elements(status, MPI_BYTE, 0);
-    MPI_Status_set_cancelled(status, 0);
+    int rc = MPI_Status_set_elements(status, MPI_BYTE, 0);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Status_set_cancelled(status, 0);
     status->MPI_SOURCE = MPI_UNDEFINED;
     status->MPI_TAG = MPI_UNDEFINED;
-    return MPI_SUCCESS;
+    return rc; /* MPI reports it to the waiter */
 }
 
 static int greq_free(void *extra)

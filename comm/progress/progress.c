@@ -65,8 +65,8 @@ static void teardown(void)
 {
     am_thread_stop();
     if (am.rreq != MPI_REQUEST_NULL) {
-        MPI_Cancel(&am.rreq);
-        MPI_Wait(&am.rreq, MPI_STATUS_IGNORE);
+        (void)RMCI_MPI_ST(MPI_Cancel, (&am.rreq));
+        (void)RMCI_MPI_ST(MPI_Wait, (&am.rreq, MPI_STATUS_IGNORE));
     }
     am_serve_deferred();
     am_srv_drain(&am.srv_main);

@@ -202,6 +202,6 @@ void am_thread_stop(void)
         return;
     }
     pthread_join(am.thr, NULL);
-    MPI_Wait(&sr, MPI_STATUS_IGNORE);
+    (void)RMCI_MPI_ST(MPI_Wait, (&sr, MPI_STATUS_IGNORE));
     am.thread_on = 0;
 }

@@ -265,7 +265,7 @@ static rmc_status_t remote_strided(xfer_t *x, rmc_request_h *req)
         rmci_flush(x->r, x->proc);
         if (q) {
             if (rq && *rq != MPI_REQUEST_NULL)
-                MPI_Wait(rq, MPI_STATUS_IGNORE);
+                (void)RMCI_MPI_ST(MPI_Wait, (rq, MPI_STATUS_IGNORE));
             rmci_req_release(q);
         }
         free(ctx);
@@ -322,16 +322,12 @@ static rmc_status_t run(int kind, rmc_acc_type_t type, const void *scale, const 
     if (d->bytes > (size_t)INT_MAX)
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in one remote patch (limit 2 GiB)",
                          d->bytes); /* MPI counts are int */
-    xfer_t x = {.kind = kind,
-                .type = type,
-                .scale = scale,
-                .src = src,
-                .dst = dst,
-                .d = d,
-                .t = &t,
-                .proc = proc,
-                .mode = mode};
-    return remote_strided(&x, req);
+    xfer_t x = {.kind = kind, .type = type, .scale = scale, .src = src, .dst = dst, .d = d};
+    x.t = &t;
+    x.proc = proc;
+    x.mode = mode;
+    st = remote_strided(&x, req);
+    return st == RMC_OK ? st : rmci_in(st, fn);
 }
 
 /* Entry checks shared by every strided / 2-D / contiguous-accumulate function. */

@@ -1,0 +1,348 @@
+/* Error paths, with failures injected through RMC_FAULT (docs/environment.md):
+ *  - rmc_init with each allocation in turn failing on one rank: every rank returns an error, RMC
+ *    holds no MPI object afterwards, nothing hangs; the same for rmc_region_alloc;
+ *  - collective MPI calls failing (on every rank) in rmc_init and rmc_region_alloc, local MPI
+ *    calls failing on one rank: RMC_ERR_MPI everywhere, and rmc_last_error names the MPI call;
+ *  - a failing MPI call in a one-sided operation names the public function and the MPI call;
+ *  - a failed re-post of the active-message receive does not stop AM service on that rank;
+ *  - rmc_region_alloc_comm on a communicator with a process outside RMC: the members refuse it
+ *    without a collective (the outsider gets RMC_ERR_NOT_INIT), nobody hangs.
+ * Tests initialize RMC themselves (several configurations per program). */
+#include "test_amo_util.h"
+
+static int me, np;
+
+/* Same status on every rank? Returns it (or a sentinel when the ranks disagree). */
+static rmc_status_t agreed(rmc_status_t st)
+{
+    int v[2] = {(int)st, -(int)st}, out[2];
+    MPI_Allreduce(v, out, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return out[0] == -out[1] ? (rmc_status_t)out[0] : (rmc_status_t)-999;
+}
+
+static int resources_zero(void)
+{
+    rmc_resources_t r;
+    rmc_resources(&r);
+    int ok = r.comms == 0 && r.wins == 0 && r.groups == 0 && r.infos == 0 && r.types == 0;
+    if (!ok)
+        fprintf(stderr,
+                "[rank %d] RMC holds %ld comms, %ld wins, %ld groups, %ld infos, %ld types\n", me,
+                r.comms, r.wins, r.groups, r.infos, r.types);
+    return ok;
+}
+
+static void set_fault(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void set_fault(const char *fmt, ...)
+{
+    char spec[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(spec, sizeof spec, fmt, ap);
+    va_end(ap);
+    setenv("RMC_FAULT", spec, 1);
+}
+
+/* Each allocation of rmc_init in turn fails on rank f. Returns how many allocations init made
+ * there (the first N that succeeds, minus one). */
+static int sweep_init(int f)
+{
+    int n;
+    for (n = 1; n < 400; n++) {
+        set_fault("malloc@%d#%d", f, n);
+        rmc_last_error_clear();
+        rmc_status_t st = agreed(rmc_init(MPI_COMM_WORLD));
+        if (st == RMC_OK) {
+            unsetenv("RMC_FAULT");
+            MPI_CHECK_OK(rmc_finalize());
+            break;
+        }
+        MPI_CHECK_ALL(st == RMC_ERR_NOMEM);
+        MPI_CHECK_ALL(!rmc_initialized());
+        MPI_CHECK_ALL(resources_zero());
+        MPI_CHECK_ALL(me != f || rmc_last_error()[0] != 0);
+    }
+    unsetenv("RMC_FAULT");
+    MPI_CHECK_ALL(n < 400);
+    return n - 1;
+}
+
+static void test_init_allocation_fails(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    int a0 = sweep_init(0);
+    int a1 = sweep_init(np - 1);
+    /* the sweep covered something: topology tables, the AM engine, ... */
+    if (me == 0)
+        printf("init allocations: rank 0 %d, rank %d %d\n", a0, np - 1, a1);
+    MPI_CHECK_ALL(a0 >= 5 && a1 >= 5);
+    /* and RMC works afterwards */
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(resources_zero());
+}
+
+/* Each allocation of rmc_region_alloc in turn fails on rank f (after the `skip` of rmc_init). */
+static void sweep_region(int f, int skip)
+{
+    int done = 0;
+    for (int n = 1; n < 200 && !done; n++) {
+        set_fault("malloc@%d#%d", f, skip + n);
+        MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+        rmc_resources_t base;
+        rmc_resources(&base);
+        void *bases[64];
+        rmc_region_h h = (rmc_region_h)&done;
+        rmc_status_t st = agreed(rmc_region_alloc(4096, bases, &h));
+        if (st == RMC_OK) {
+            MPI_CHECK_OK(rmc_region_free(h));
+            done = 1;
+        } else {
+            MPI_CHECK_ALL(st == RMC_ERR_NOMEM);
+            MPI_CHECK_ALL(h == NULL && rmc_region_count() == 0);
+            rmc_resources_t now;
+            rmc_resources(&now);
+            MPI_CHECK_ALL(now.comms == base.comms && now.wins == base.wins &&
+                          now.groups == base.groups && now.infos == base.infos);
+            /* the job goes on: a region without faults, used */
+            unsetenv("RMC_FAULT");
+            MPI_CHECK_OK(rmc_region_alloc(64, bases, &h));
+            long v = 100 + me, got = 0;
+            MPI_CHECK_OK(rmc_put(&v, bases[(me + 1) % np], sizeof v, (me + 1) % np));
+            MPI_CHECK_OK(rmc_barrier());
+            MPI_CHECK_OK(rmc_get(bases[me], &got, sizeof got, me));
+            MPI_CHECK_ALL(got == 100 + (me + np - 1) % np);
+            MPI_CHECK_OK(rmc_region_free(h));
+        }
+        unsetenv("RMC_FAULT");
+        MPI_CHECK_OK(rmc_finalize());
+        MPI_CHECK_ALL(resources_zero());
+    }
+    MPI_CHECK_ALL(done);
+}
+
+static void test_region_allocation_fails(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    /* allocations rmc_init makes on each rank: the first fault count that lets it succeed */
+    int skip[2] = {sweep_init(0), sweep_init(np - 1)};
+    sweep_region(0, skip[0]);
+    sweep_region(np - 1, skip[1]);
+}
+
+/* A collective MPI call failing on every rank: the call fails everywhere with RMC_ERR_MPI, and
+ * the message names the MPI function. */
+static void expect_mpi_failure(rmc_status_t st, const char *call)
+{
+    MPI_CHECK_ALL(agreed(st) == RMC_ERR_MPI);
+    MPI_CHECK_ALL(strstr(rmc_last_error(), call) != NULL);
+}
+
+static void test_mpi_failures_init(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    static const char *const collective[] = {"MPI_Comm_dup", "MPI_Comm_split_type",
+                                             "MPI_Iallgather", "MPI_Iallreduce"};
+    for (size_t i = 0; i < sizeof collective / sizeof *collective; i++) {
+        set_fault("%s@all", collective[i]);
+        rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+        unsetenv("RMC_FAULT");
+        expect_mpi_failure(st, collective[i]);
+        MPI_CHECK_ALL(!rmc_initialized() && resources_zero());
+    }
+    /* a local call failing on one rank only */
+    set_fault("MPI_Comm_group@%d#1", np - 1);
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    unsetenv("RMC_FAULT");
+    MPI_CHECK_ALL(agreed(st) == RMC_ERR_MPI);
+    MPI_CHECK_ALL(me != np - 1 || strstr(rmc_last_error(), "MPI_Comm_group") != NULL);
+    MPI_CHECK_ALL(!rmc_initialized() && resources_zero());
+}
+
+static void test_mpi_failures_region(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    static const char *const collective[] = {"MPI_Win_allocate_shared", "MPI_Win_create"};
+    for (size_t i = 0; i < 2; i++) {
+        set_fault("%s@all", collective[i]);
+        MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+        unsetenv("RMC_FAULT");
+        void *bases[64];
+        rmc_region_h h;
+        rmc_status_t st = rmc_region_alloc(256, bases, &h);
+        MPI_CHECK_ALL(agreed(st) == (i == 0 ? RMC_ERR_NOMEM : RMC_ERR_MPI));
+        MPI_CHECK_ALL(strstr(rmc_last_error(), collective[i]) != NULL);
+        MPI_CHECK_ALL(rmc_region_count() == 0);
+        MPI_CHECK_OK(rmc_finalize());
+        MPI_CHECK_ALL(resources_zero());
+    }
+    /* local: a shared-memory query failing on one rank (only ranks with a node-local peer ask) */
+    set_fault("MPI_Win_shared_query@%d", np - 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    void *bases[64];
+    rmc_region_h h;
+    rmc_status_t st = agreed(rmc_region_alloc(256, bases, &h));
+    int local_peer = rmc_node_size() > 1;
+    MPI_Allreduce(MPI_IN_PLACE, &local_peer, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == (local_peer ? RMC_ERR_MPI : RMC_OK));
+    if (st == RMC_OK)
+        MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_ALL(rmc_region_count() == 0);
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(resources_zero());
+}
+
+/* A one-sided operation whose MPI call fails: the public function and the MPI call are named. */
+static void test_mpi_failure_operation(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    setenv("RMC_AMO", "mpi", 1); /* every atomic is an MPI call, node-local ones too */
+    set_fault("MPI_Fetch_and_op@%d", np - 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    unsetenv("RMC_AMO");
+    void *bases[64];
+    rmc_region_h h;
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &h));
+    int64_t old = -1;
+    rmc_status_t st = rmc_amo_fetch_add_i64(bases[0], 1, &old, 0);
+    int ok = me == np - 1 ? st == RMC_ERR_MPI && old == -1 &&
+                                strstr(rmc_last_error(), "rmc_amo_fetch_add_i64") &&
+                                strstr(rmc_last_error(), "MPI_Fetch_and_op")
+                          : st == RMC_OK;
+    if (!ok)
+        fprintf(stderr, "[rank %d] st %d, message '%s'\n", me, (int)st, rmc_last_error());
+    MPI_CHECK_ALL(ok);
+    /* the next one works, and the failed one changed nothing */
+    MPI_CHECK_OK(rmc_amo_fetch_add_i64(bases[0], 1, &old, 0));
+    MPI_CHECK_OK(rmc_barrier());
+    int64_t v = 0;
+    MPI_CHECK_OK(rmc_amo_load_i64(bases[0], &v, 0));
+    MPI_CHECK_ALL(v == 2 * np - 1);
+    MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+#define H_ECHO 7
+static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                           size_t *rlen, void *arg)
+{
+    (void)origin, (void)arg;
+    if (len > cap)
+        return RMC_ERR_TOO_BIG;
+    memcpy(reply, payload, len);
+    *rlen = len;
+    return RMC_OK;
+}
+
+/* The target's first re-post of its request receive fails: the next poll posts it again and every
+ * request is served (progress thread off: only the target's RMC calls serve). */
+static void test_am_repost_failure(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    setenv("RMC_PROGRESS_THREAD", "0", 1);
+    set_fault("MPI_Irecv@%d#2", np - 1); /* #1 is the receive posted at init */
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    unsetenv("RMC_PROGRESS_THREAD");
+    MPI_CHECK_OK(rmc_am_register(H_ECHO, h_echo, NULL));
+    rmc_status_t st = RMC_OK;
+    int ok = 1;
+    if (me == 0)
+        for (int i = 0; i < 6 && st == RMC_OK; i++) {
+            int v = 1000 + i, back = 0;
+            size_t rlen = 0;
+            st = rmc_am_send(np - 1, H_ECHO, &v, sizeof v, &back, sizeof back, &rlen);
+            ok &= rlen == sizeof back && back == v;
+        }
+    MPI_CHECK_OK(rmc_barrier()); /* the target serves while it waits here */
+    MPI_CHECK_OK(st);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+/* RMC on a sub-communicator without the last rank; every process calls rmc_region_alloc_comm on a
+ * communicator that contains the outsider. */
+static void test_outsider(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    MPI_Comm sub, all;
+    MPI_Comm_split(MPI_COMM_WORLD, me == np - 1 ? MPI_UNDEFINED : 0, me, &sub);
+    MPI_Comm_dup(MPI_COMM_WORLD, &all);
+    rmc_status_t st = RMC_OK;
+    if (sub != MPI_COMM_NULL)
+        st = rmc_init(sub);
+    MPI_CHECK_ALL(st == RMC_OK);
+    void *bases[64];
+    rmc_region_h h = (rmc_region_h)&st;
+    rmc_status_t a = rmc_region_alloc_comm(all, 64, bases, &h);
+    if (me == np - 1)
+        MPI_CHECK_ALL(a == RMC_ERR_NOT_INIT);
+    else
+        MPI_CHECK_ALL(a == RMC_ERR_ARG && h == NULL && rmc_region_count() == 0 &&
+                      strstr(rmc_last_error(), "not RMC ranks") != NULL);
+    /* the members go on */
+    if (sub != MPI_COMM_NULL) {
+        st = rmc_region_alloc(64, bases, &h);
+        if (st == RMC_OK)
+            st = rmc_region_free(h);
+        rmc_status_t f = rmc_finalize();
+        if (st == RMC_OK)
+            st = f;
+        MPI_Comm_free(&sub);
+    }
+    MPI_CHECK_ALL(st == RMC_OK);
+    MPI_Comm_free(&all);
+}
+
+/* Messages of argument errors name the function and the argument. */
+static void test_messages(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    long x = 0;
+    MPI_CHECK_ALL(rmc_put(&x, &x, 8, 0) == RMC_ERR_NOT_INIT);
+    MPI_CHECK_ALL(strcmp(rmc_last_error(), "rmc_put: RMC is not initialized") == 0);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_ALL(rmc_get(&x, &x, 8, np + 3) == RMC_ERR_RANK);
+    char want[64];
+    snprintf(want, sizeof want, "rmc_get: rank %d outside [0, %d)", np + 3, np);
+    MPI_CHECK_ALL(strcmp(rmc_last_error(), want) == 0);
+    MPI_CHECK_ALL(rmc_put(&x, &x, 8, me) == RMC_ERR_NOT_REGION); /* self: no AM to wait for */
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "rmc_put: address") == rmc_last_error());
+    rmc_last_error_clear();
+    MPI_CHECK_ALL(rmc_last_error()[0] == 0);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    me = mpitest_rank_;
+    np = mpitest_nranks_;
+    return np <= 64 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_messages),
+        cmocka_unit_test(test_init_allocation_fails),
+        cmocka_unit_test(test_region_allocation_fails),
+        cmocka_unit_test(test_mpi_failures_init),
+        cmocka_unit_test(test_mpi_failures_region),
+        cmocka_unit_test(test_mpi_failure_operation),
+        cmocka_unit_test(test_am_repost_failure),
+        cmocka_unit_test(test_outsider),
+    };
+    return MPITEST_RUN("errors", tests, group_setup, NULL);
+}
