@@ -167,12 +167,12 @@ rmc_status_t rmci_layers_unmapped(int is_put, const void *remote, void *local, s
 
 /* ------------------------------------------------------------------------ polls --- */
 
-int rmci_poll_countdown_ = RMCI_POLL_INTERVAL;
+int rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
 static int polling; /* a poll is running: handlers never re-enter polls */
 
 void rmci_poll_now(void)
 {
-    rmci_poll_countdown_ = RMCI_POLL_INTERVAL;
+    rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
     if (polling)
         return;
     polling = 1;
@@ -183,7 +183,7 @@ void rmci_poll_now(void)
 
 void rmci_poll_full(void)
 {
-    rmci_poll_countdown_ = RMCI_POLL_INTERVAL;
+    rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
     if (polling)
         return;
     polling = 1;

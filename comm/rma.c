@@ -121,9 +121,12 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
     return RMC_OK;
 }
 
-/* Put (kind RMCI_CS_WRITE: local -> remote) or get (RMCI_CS_READ) of `bytes` at `remote`. */
-static inline rmc_status_t contig(int kind, void *remote, void *local, size_t bytes, int rank,
-                                  rmci_mode_t mode, rmc_request_h *req, const char *fn)
+/* Everything but the node-local fast path: checks with messages, the remote path, memory served
+ * by a layer. Put (kind RMCI_CS_WRITE: local -> remote) or get (RMCI_CS_READ) of `bytes` at
+ * `remote`. */
+static rmc_status_t __attribute__((noinline))
+contig(int kind, void *remote, void *local, size_t bytes, int rank, rmci_mode_t mode,
+       rmc_request_h *req, const char *fn)
 {
     if (req)
         *req = RMC_REQUEST_NULL;
@@ -135,7 +138,7 @@ static inline rmc_status_t contig(int kind, void *remote, void *local, size_t by
     RMCI_CHECK_ARG(local, RMC_ERR_ARG, fn, "NULL local buffer for %zu bytes", bytes);
     rmci_target_t t;
     rmc_status_t st = rmci_resolve(rank, remote, bytes, &t);
-    if (RMCI_LIKELY(st == RMC_OK && t.local)) {
+    if (st == RMC_OK && t.local) {
         RMCI_STAT(local_ops, 1);
         if (kind == RMCI_CS_WRITE)
             memcpy(t.local, local, bytes);
@@ -165,13 +168,72 @@ static inline rmc_status_t contig(int kind, void *remote, void *local, size_t by
                      rank);
 }
 
+/* Copies of 8 to 64 bytes without a call: fixed-size moves from both ends, overlapping where n is
+ * not a multiple (a fixed-size memcpy is one load and one store). All loads precede the stores, so
+ * overlapping source and destination behave as memmove. */
+static inline void small_copy(char *d, const char *s, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n > 16 && n <= 64) {
+        /* 16-byte moves from both ends (they overlap for n < 64) */
+        typedef struct {
+            uint64_t w[2];
+        } v16;
+        v16 a, b, c, e;
+        memcpy(&a, s, 16);
+        memcpy(&b, s + (n > 32 ? 16 : n - 16), 16);
+        memcpy(&c, s + (n > 32 ? n - 32 : 0), 16);
+        memcpy(&e, s + n - 16, 16);
+        memcpy(d, &a, 16);
+        memcpy(d + (n > 32 ? 16 : n - 16), &b, 16);
+        memcpy(d + (n > 32 ? n - 32 : 0), &c, 16);
+        memcpy(d + n - 16, &e, 16);
+    } else {
+        memcpy(d, s, n);
+    }
+}
+
+/* The node-local fast path: the target range lies in the most recently used translation entry,
+ * of a node-local peer (this implies RMC is initialized and the rank valid), and no poll is due.
+ * Everything else (a poll included, so this path makes no call and needs no stack frame) takes
+ * contig(). One node-local operation counts 1/RMCI_POLL_CALL of a communicating call. */
+static inline char *local_hit(int rank, const void *remote, size_t bytes, const void *buf)
+{
+    const rmci_xent_t *m = &rmci_xlate_.mru[0];
+    uintptr_t a = (uintptr_t)remote;
+    if (RMCI_UNLIKELY(m->rank != rank || a - m->lo >= m->hi - m->lo || bytes > m->hi - a ||
+                      !m->local || bytes == 0 || (RMCI_CHECKS && !buf) ||
+                      rmci_poll_countdown_ <= 1))
+        return NULL;
+    rmci_poll_countdown_--;
+    rmci_xlate_.mru_hits++;
+    RMCI_STAT(xlate_lookups, 1);
+    RMCI_STAT(local_ops, 1);
+    return (char *)m->local + (a - m->lo);
+}
+
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
 {
+    char *p = local_hit(rank, dst, bytes, src);
+    if (RMCI_LIKELY(p)) {
+        small_copy(p, src, bytes);
+        return RMC_OK;
+    }
     return contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank)
 {
+    char *p = local_hit(rank, src, bytes, dst);
+    if (RMCI_LIKELY(p)) {
+        small_copy(dst, p, bytes);
+        return RMC_OK;
+    }
     return contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_BLOCKING, NULL, __func__);
 }
 

@@ -153,20 +153,24 @@ long rmci_env_long(const char *name);
 
 /* ------------------------------------------------------------------- progress --- */
 
-/* Every entry point of comm calls RMCI_POLL(): every RMCI_POLL_INTERVAL calls the layers' cheap
- * polls run (active messages advance inside RMC calls). A long call may count for more
- * (rmci_poll_charge). */
+/* Every entry point of comm calls RMCI_POLL(): the layers' cheap polls run (active messages advance
+ * inside RMC calls) once every RMCI_POLL_INTERVAL calls that may communicate. A node-local
+ * load/store operation counts for 1/RMCI_POLL_CALL of such a call (a poll costs a few hundred
+ * instructions: every 16 ten-nanosecond copies would triple their cost), bytes moved count too
+ * (rmci_poll_charge), so AM service keeps its pace in every loop. */
 #define RMCI_POLL_INTERVAL 16
+#define RMCI_POLL_CALL     16 /* budget units of one call that may communicate */
 extern int rmci_poll_countdown_;
 void rmci_poll_now(void);
-#define RMCI_POLL()                                                                                \
+#define RMCI_POLL_UNITS(n)                                                                         \
     do {                                                                                           \
-        if (RMCI_UNLIKELY(--rmci_poll_countdown_ <= 0))                                            \
+        if (RMCI_UNLIKELY((rmci_poll_countdown_ -= (n)) <= 0))                                     \
             rmci_poll_now();                                                                       \
     } while (0)
+#define RMCI_POLL() RMCI_POLL_UNITS(RMCI_POLL_CALL)
 static inline void rmci_poll_charge(size_t bytes)
 {
-    rmci_poll_countdown_ -= (int)(bytes >> 16); /* one call per 64 KiB moved */
+    rmci_poll_countdown_ -= (int)(bytes >> 12); /* one call's worth per 64 KiB moved */
 }
 
 /* Every layer's full poll (serve everything pending): waiting loops call it each round. */

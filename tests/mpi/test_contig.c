@@ -223,7 +223,8 @@ static void test_alltoall(void **state)
 static void test_all_offsets(void **state)
 {
     (void)state;
-    const size_t small_all[] = {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129};
+    const size_t small_all[] = {1,  2,  3,  5,  7,  8,  9,  15, 16,  17,
+                                24, 31, 32, 33, 48, 63, 64, 65, 127, 129};
     const size_t small_few[] = {1, 7, 65};
     const size_t *small = n <= 2 ? small_all : small_few;
     size_t nsmall =
