@@ -150,46 +150,43 @@ static rmc_status_t comm_is_subset(MPI_Comm comm)
     return st;
 }
 
-/* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->mrank
- * (NULL for rmci.comm), r->node_comm and a->lidx. Collective over comm; the outcome is agreed. */
-static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
+/* r->comm (an owned duplicate of comm) and r->mrank (the window rank of every RMC rank, -1 for
+ * non-members). Collective over comm; the outcome is agreed. */
+static rmc_status_t sub_members(alloc_t *a, MPI_Comm comm, int *me)
 {
     struct rmc_region *r = a->r;
-    int n = rmci_info_.nranks;
-    if (comm == rmci_info_.comm) {
-        r->comm = rmci_info_.comm;
-        r->node_comm = rmci.node_comm;
-        memcpy(a->lidx, rmci.local_index, (size_t)n * sizeof(int));
-        return RMC_OK;
-    }
+    int n = rmci_info_.nranks, csize = 0;
     rmc_status_t st = rmci_comm_dup(comm, &r->comm, "rmc_region_alloc_comm");
-    int me = -1, nl = 0;
     r->mrank = rmci_malloc((size_t)n * sizeof(int));
     if (st == RMC_OK && !r->mrank)
         st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "member table");
     if (st == RMC_OK)
-        st = RMCI_MPI_ST(MPI_Comm_rank, (r->comm, &me));
+        st = RMCI_MPI_ST(MPI_Comm_rank, (r->comm, me));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
     st = rmci_agree(comm, st);
     if (st != RMC_OK)
         return st;
-    /* every member's RMC rank, then the members of this (possibly emulated) node */
-    int *all = a->lidx; /* scratch: [csize <= n] RMC rank of each member */
+    /* every member's RMC rank (a->lidx is scratch here: csize <= n) */
     MPI_Request rq;
-    st = RMCI_MPI_ST(MPI_Iallgather, (&rmci_info_.rank, 1, MPI_INT, all, 1, MPI_INT, r->comm, &rq));
+    st = RMCI_MPI_ST(MPI_Iallgather,
+                     (&rmci_info_.rank, 1, MPI_INT, a->lidx, 1, MPI_INT, r->comm, &rq));
     if (st == RMC_OK)
         st = rmci_wait(&rq, "rmc_region_alloc_comm");
-    if (st == RMC_OK) {
-        int csize = 0;
-        st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
-        for (int i = 0; i < n; i++)
-            r->mrank[i] = -1;
-        for (int i = 0; st == RMC_OK && i < csize; i++)
-            r->mrank[all[i]] = i;
-    }
-    st = rmci_agree(r->comm, st);
-    if (st != RMC_OK)
-        return st;
-    st = rmci_attentive_barrier(r->comm, "rmc_region_alloc_comm");
+    for (int i = 0; i < n; i++)
+        r->mrank[i] = -1;
+    for (int i = 0; st == RMC_OK && i < csize; i++)
+        r->mrank[a->lidx[i]] = i;
+    return rmci_agree(r->comm, st);
+}
+
+/* r->node_comm (the members of this, possibly emulated, node) and a->lidx. Collective over r->comm;
+ * the outcome is agreed. */
+static rmc_status_t node_members(alloc_t *a, int me)
+{
+    struct rmc_region *r = a->r;
+    int n = rmci_info_.nranks, nl = 0;
+    rmc_status_t st = rmci_attentive_barrier(r->comm, "rmc_region_alloc_comm");
     if (st == RMC_OK) {
         st = RMCI_MPI_ST(MPI_Comm_split, (r->comm, rmci.node_id, me, &r->node_comm));
         if (st == RMC_OK)
@@ -202,22 +199,37 @@ static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
     st = rmci_agree(r->comm, st);
     if (st != RMC_OK)
         return st;
-    int *tmp = rmci_malloc((size_t)nl * sizeof(int));
-    st = tmp ? RMC_OK : rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "node member table");
+    int *ranks = rmci_malloc((size_t)nl * sizeof(int));
+    st = ranks ? RMC_OK : rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "node member table");
     st = rmci_agree(r->node_comm, st);
+    MPI_Request rq;
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Iallgather,
-                         (&rmci_info_.rank, 1, MPI_INT, tmp, 1, MPI_INT, r->node_comm, &rq));
+                         (&rmci_info_.rank, 1, MPI_INT, ranks, 1, MPI_INT, r->node_comm, &rq));
     if (st == RMC_OK)
         st = rmci_wait(&rq, "rmc_region_alloc_comm");
-    if (st == RMC_OK) {
-        for (int i = 0; i < n; i++)
-            a->lidx[i] = -1;
-        for (int i = 0; i < nl; i++)
-            a->lidx[tmp[i]] = i;
-    }
-    free(tmp);
+    for (int i = 0; i < n; i++)
+        a->lidx[i] = -1;
+    for (int i = 0; st == RMC_OK && i < nl; i++)
+        a->lidx[ranks[i]] = i;
+    free(ranks);
     return rmci_agree(r->comm, st);
+}
+
+/* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->mrank
+ * (NULL for rmci.comm), r->node_comm and a->lidx. Collective over comm; the outcome is agreed. */
+static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
+{
+    struct rmc_region *r = a->r;
+    if (comm == rmci_info_.comm) {
+        r->comm = rmci_info_.comm;
+        r->node_comm = rmci.node_comm;
+        memcpy(a->lidx, rmci.local_index, (size_t)rmci_info_.nranks * sizeof(int));
+        return RMC_OK;
+    }
+    int me = -1;
+    rmc_status_t st = sub_members(a, comm, &me);
+    return st == RMC_OK ? node_members(a, me) : st;
 }
 
 /* Node-local shared memory: a zeroed header, then the user part. Round up so every rank's part

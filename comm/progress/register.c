@@ -221,6 +221,46 @@ static rmc_status_t xfer_pipelined(int kind, uintptr_t addr, char *local, size_t
     return st;
 }
 
+/* A transfer to this rank's own registered memory: a copy under the lock. */
+static rmc_status_t self_xfer(int kind, uintptr_t addr, void *local, size_t bytes)
+{
+    pthread_mutex_lock(&rg.lock);
+    const reg_t *r;
+    rmc_status_t st = check_range(addr, bytes, 0, &r);
+    if (st == RMC_OK) {
+        if (kind == RMCI_CS_WRITE)
+            memmove((void *)addr, local, bytes);
+        else
+            memmove(local, (const void *)addr, bytes);
+    }
+    pthread_mutex_unlock(&rg.lock);
+    return st;
+}
+
+/* The cached registration id covering [addr, addr+bytes) of `rank`, or 0 (ask the target). */
+static uint64_t cached_id(int rank, uintptr_t addr, size_t bytes)
+{
+    rmci_rc_ent_t *e = rmci_rc_find(&rg.cache, rank, addr);
+    if (e && bytes <= e->hi - addr) {
+        RMCI_PSTAT_ADD(cache_hits, 1);
+        return e->id;
+    }
+    if (e) /* the cached range is too short: maybe stale, ask the target */
+        rmci_rc_remove(&rg.cache, rank, addr);
+    RMCI_PSTAT_ADD(cache_misses, 1);
+    return 0;
+}
+
+/* Learns the descriptor a reply carried; returns its id (0 when it cannot be cached). */
+static uint64_t learn(int rank, const xfer_rep_t *d)
+{
+    unsigned long long ev = rg.cache.evictions;
+    uint64_t id =
+        rmci_rc_insert(&rg.cache, rank, (uintptr_t)d->lo, (uintptr_t)d->hi, d->id) ? d->id : 0;
+    RMCI_PSTAT_ADD(cache_evictions, rg.cache.evictions - ev);
+    return id;
+}
+
 rmc_status_t rmci_reg_unmapped(int is_put, const void *remote, void *local, size_t bytes, int rank,
                                void *arg)
 {
@@ -229,37 +269,13 @@ rmc_status_t rmci_reg_unmapped(int is_put, const void *remote, void *local, size
     if (!rg.up)
         return RMC_ERR_NOT_REGION;
     uintptr_t addr = (uintptr_t)remote;
-    if (rank == RMCI.rank) {
-        pthread_mutex_lock(&rg.lock);
-        const reg_t *r;
-        rmc_status_t st = check_range(addr, bytes, 0, &r);
-        if (st == RMC_OK) {
-            if (kind == RMCI_CS_WRITE)
-                memmove((void *)addr, local, bytes);
-            else
-                memmove(local, (const void *)addr, bytes);
-        }
-        pthread_mutex_unlock(&rg.lock);
-        return st;
-    }
+    if (rank == RMCI.rank)
+        return self_xfer(kind, addr, local, bytes);
     size_t chunk = rmci_am_max_payload() - sizeof(xfer_req_t); /* request and reply fit */
     char *scratch = NULL;
-    if (kind != RMCI_CS_WRITE) {
-        scratch = rmci_malloc(sizeof(xfer_rep_t) + (bytes < chunk ? bytes : chunk));
-        if (!scratch)
-            return rmci_fail(RMC_ERR_NOMEM, is_put ? "rmc_put" : "rmc_get",
-                             "no memory for a registered-memory transfer buffer");
-    }
-    uint64_t id = 0;
-    rmci_rc_ent_t *e = rmci_rc_find(&rg.cache, rank, addr);
-    if (e && bytes <= e->hi - addr) {
-        id = e->id;
-        RMCI_PSTAT_ADD(cache_hits, 1);
-    } else {
-        if (e) /* the cached range is too short: maybe stale, ask the target */
-            rmci_rc_remove(&rg.cache, rank, addr);
-        RMCI_PSTAT_ADD(cache_misses, 1);
-    }
+    if (!is_put && !(scratch = rmci_malloc(sizeof(xfer_rep_t) + (bytes < chunk ? bytes : chunk))))
+        return rmci_fail(RMC_ERR_NOMEM, "rmc_get", "registered-memory transfer buffer");
+    uint64_t id = cached_id(rank, addr, bytes);
     rmc_status_t st = RMC_OK;
     size_t done = 0;
     int retried = 0;
@@ -278,12 +294,8 @@ rmc_status_t rmci_reg_unmapped(int is_put, const void *remote, void *local, size
         }
         if (st != RMC_OK)
             break;
-        if (id == 0) {
-            unsigned long long ev = rg.cache.evictions;
-            if (rmci_rc_insert(&rg.cache, rank, (uintptr_t)d.lo, (uintptr_t)d.hi, d.id))
-                id = d.id;
-            RMCI_PSTAT_ADD(cache_evictions, rg.cache.evictions - ev);
-        }
+        if (id == 0)
+            id = learn(rank, &d);
         done += n;
         if (id != 0 && done < bytes) { /* the range is valid and named: pipeline the rest */
             st = xfer_pipelined(kind, addr, (char *)local, bytes, done, chunk, rank, id);

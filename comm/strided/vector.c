@@ -113,111 +113,128 @@ static void local_vector(int kind, rmc_acc_type_t type, const void *scale, const
         RMCI_SSTAT(lock_acc_ops);
 }
 
-/* Remote list protocol: one op per segment; segments may lie in several regions. */
+/* Remote list protocol: one op per segment; segments may lie in several regions. The regions a
+ * call touched, with the hull of its bytes in each: */
+typedef struct vreg {
+    rmci_region_t *r;
+    rmci_range_t range;
+} vreg_t;
+
+typedef struct vlist {
+    int kind, proc;
+    rmc_acc_type_t type;
+    const void *scale;
+    MPI_Datatype base;
+    size_t es;
+    char *buf;    /* scaled copies (accumulate with a scale != 1), or NULL */
+    vreg_t *regs; /* [nseg] at most */
+    size_t nreg;
+    size_t issued;
+} vlist_t;
+
+/* Adds seg to r's hull (r is added at its first segment). */
+static void vlist_region(vlist_t *v, rmci_region_t *r, rmci_range_t seg)
+{
+    for (size_t k = 0; k < v->nreg; k++)
+        if (v->regs[k].r == r) {
+            vreg_t *e = &v->regs[k];
+            e->range.lo = seg.lo < e->range.lo ? seg.lo : e->range.lo;
+            e->range.hi = seg.hi > e->range.hi ? seg.hi : e->range.hi;
+            return;
+        }
+    v->regs[v->nreg++] = (vreg_t){r, seg};
+}
+
+/* One segment: ordered after conflicting outstanding operations, issued. Returns an MPI code
+ * (RMC errors of the ordering come in *st). */
+static int vlist_segment(vlist_t *v, const rmc_iov_t *e, int i, char **p, rmc_status_t *st)
+{
+    rmci_target_t t = {0};
+    rmci_resolve(v->proc, REM(v->kind, e, i), e->bytes, &t); /* validated */
+    rmci_range_t seg = rmci_range(t.disp, e->bytes);
+    *st = rmci_order(t.region, v->proc, (unsigned)v->kind, seg);
+    if (*st != RMC_OK)
+        return MPI_SUCCESS;
+    vlist_region(v, t.region, seg);
+    int n = (int)(e->bytes / v->es);
+    const char *o = LOC(v->kind, e, i);
+    if (v->buf) {
+        rmci_scale_kernel(v->type, v->scale, *p, o, (size_t)n);
+        o = *p;
+        *p += e->bytes;
+    }
+    int mr = rmci_region_mrank(t.region, v->proc);
+    MPI_Win win = rmci_region_win(t.region);
+    int rc = rmci_issue1(v->kind, o, n, v->base, mr, t.disp, n, v->base, win, NULL);
+    if (rc == MPI_SUCCESS && ++v->issued % RMCI_LIST_BATCH == 0)
+        rc = RMCI_MPI_RC(MPI_Win_flush_local, (mr, win)); /* bound the operations in flight */
+    return rc;
+}
+
+static rmc_status_t vlist_issue(vlist_t *v, const rmc_iov_t *iov, int len)
+{
+    rmc_status_t st = RMC_OK;
+    int rc = MPI_SUCCESS;
+    char *p = v->buf;
+    for (int j = 0; j < len && rc == MPI_SUCCESS && st == RMC_OK; j++)
+        for (int i = 0; i < iov[j].count && rc == MPI_SUCCESS && st == RMC_OK; i++)
+            rc = vlist_segment(v, &iov[j], i, &p, &st);
+    if (rc != MPI_SUCCESS)
+        st = rmci_mpi_fail(rmci_issue1_name(v->kind), "vector transfer", rc);
+    if (st != RMC_OK) /* whatever was issued must not outlive the buffers */
+        for (size_t k = 0; k < v->nreg; k++)
+            rmci_flush(v->regs[k].r, v->proc);
+    return st;
+}
+
 static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale,
                                 const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
                                 rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one)
 {
-    MPI_Datatype base = kind == SK_ACC ? rmci_acc_mpi_type(type) : MPI_BYTE;
-    size_t es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
+    vlist_t v = {.kind = kind, .proc = proc, .type = type, .scale = scale};
+    v.base = kind == SK_ACC ? rmci_acc_mpi_type(type) : MPI_BYTE;
+    v.es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
     int scaled = kind == SK_ACC && !rmci_acc_scale_is_one(type, scale);
     int local_tgt = RMCI.local_index[proc] >= 0; /* only for MPI accumulates */
     if (local_tgt || (mode == RMCI_NB_REQUEST && !one))
         mode = RMCI_BLOCKING; /* completed at once (then *req stays RMC_REQUEST_NULL) */
     rmci_nbctx_t *ctx = NULL;
-    char *buf = NULL;
-    if (scaled || mode == RMCI_NB_REQUEST) {
-        ctx = rmci_nbctx_new(scaled ? total : 0, one ? one : NULL, proc);
-        if (!ctx)
-            return rmci_fail(RMC_ERR_NOMEM, "vector", "%zu bytes of transfer state", total);
-        buf = scaled ? rmci_nbctx_data(ctx) : NULL;
-    }
-    /* distinct regions touched */
-    rmci_region_t *r1[8];
-    rmci_region_t **regs = r1;
-    size_t nreg = 0;
-    if (!one && nseg > 8) {
-        regs = rmci_malloc(nseg * sizeof(*regs));
-        if (!regs) {
-            free(ctx);
-            return rmci_fail(RMC_ERR_NOMEM, "vector", "region list of %zu segments", nseg);
-        }
-    }
-    struct rmc_request *q = NULL;
-    if (mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc())) {
-        free(ctx);
-        if (regs != r1)
-            free(regs);
-        return rmci_fail(RMC_ERR_NOMEM, "vector", "no memory for a request");
-    }
+    if (scaled || mode == RMCI_NB_REQUEST)
+        ctx = rmci_nbctx_new(scaled ? total : 0, one, proc);
+    v.buf = ctx && scaled ? rmci_nbctx_data(ctx) : NULL;
+    v.regs = rmci_malloc((one ? 1 : nseg) * sizeof(*v.regs));
+    struct rmc_request *q = mode == RMCI_NB_REQUEST ? rmci_req_alloc() : NULL;
     rmc_status_t st = RMC_OK;
-    int rc = MPI_SUCCESS;
-    char *p = buf;
-    size_t issued = 0;
-    for (int j = 0; j < len && rc == MPI_SUCCESS && st == RMC_OK; j++) {
-        const rmc_iov_t *v = &iov[j];
-        int n = (int)(v->bytes / es);
-        for (int i = 0; i < v->count && rc == MPI_SUCCESS && st == RMC_OK; i++) {
-            rmci_target_t t = {0};
-            rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
-            size_t k = 0;
-            while (k < nreg && regs[k] != t.region)
-                k++;
-            if (k == nreg) {
-                regs[nreg++] = t.region;
-                st = rmci_order(t.region, proc, (unsigned)kind, RMCI_ALL);
-                if (st != RMC_OK)
-                    break;
-            }
-            const char *o = LOC(kind, v, i);
-            if (buf) {
-                rmci_scale_kernel(type, scale, p, o, (size_t)n);
-                o = p;
-                p += v->bytes;
-            }
-            int mr = rmci_region_mrank(t.region, proc);
-            MPI_Win win = rmci_region_win(t.region);
-            rc = rmci_issue1(kind, o, n, base, mr, t.disp, n, base, win, NULL);
-            if (rc == MPI_SUCCESS && ++issued % RMCI_LIST_BATCH == 0)
-                rc = RMCI_MPI_RC(MPI_Win_flush_local, (mr, win)); /* bound ops in flight */
-        }
-    }
+    if (((scaled || mode == RMCI_NB_REQUEST) && !ctx) || !v.regs || (mode == RMCI_NB_REQUEST && !q))
+        st = rmci_fail(RMC_ERR_NOMEM, "vector", "state of %zu segments", nseg);
+    if (st == RMC_OK)
+        st = vlist_issue(&v, iov, len);
     RMCI_STAT(remote_ops, 1);
     RMCI_SSTAT(list_ops);
     if (kind == SK_ACC)
         RMCI_SSTAT(mpi_acc_ops);
-    if (rc != MPI_SUCCESS || st != RMC_OK) {
-        if (rc != MPI_SUCCESS)
-            st = rmci_mpi_fail(rmci_issue1_name(kind), "vector transfer", rc);
-        for (size_t k = 0; k < nreg; k++)
-            rmci_flush(regs[k], proc);
-        if (q)
-            rmci_req_release(q);
-        free(ctx);
-        if (regs != r1)
-            free(regs);
-        return st;
-    }
-    if (mode == RMCI_NB_REQUEST) {
-        q->nmpi = 0;
+    if (st == RMC_OK && mode == RMCI_NB_REQUEST) {
         q->cb_buf = ctx;
         q->on_complete = rmci_nb_flush_local;
-        rmci_mark(one, proc, (unsigned)kind, RMCI_ALL);
+        rmci_mark(one, proc, (unsigned)kind, v.regs[0].range);
         *req = q;
+        free(v.regs);
         return RMC_OK;
     }
-    for (size_t k = 0; k < nreg && st == RMC_OK; k++) {
-        if (mode == RMCI_NB_IMPLICIT && buf) {
+    for (size_t k = 0; k < v.nreg && st == RMC_OK; k++) {
+        vreg_t *e = &v.regs[k];
+        if (mode == RMCI_NB_IMPLICIT && v.buf) { /* the scaled copies cannot outlive the call */
             st = RMCI_MPI_ST(MPI_Win_flush_local,
-                             (rmci_region_mrank(regs[k], proc), rmci_region_win(regs[k])));
-            rmci_mark(regs[k], proc, (unsigned)kind, RMCI_ALL);
+                             (rmci_region_mrank(e->r, proc), rmci_region_win(e->r)));
+            rmci_mark(e->r, proc, (unsigned)kind, e->range);
         } else {
-            st = rmci_strided_complete(kind, mode, regs[k], proc, RMCI_ALL, local_tgt);
+            st = rmci_strided_complete(kind, mode, e->r, proc, e->range, local_tgt);
         }
     }
+    if (q)
+        rmci_req_release(q);
     free(ctx);
-    if (regs != r1)
-        free(regs);
+    free(v.regs);
     return st;
 }
 
