@@ -463,7 +463,7 @@ int main(int argc, char **argv)
      * one's place need not wait for the target: staged puts, docs/api.md) */
     for (int k = 0; k <= NOPS; k++) {
         int op = k < NOPS ? k : OP_PUT;
-        int row = bench_table_row(lat, k < NOPS ? op_name[op] : "put, 64 places", NAN);
+        int row = bench_table_row(lat, k < NOPS ? op_name[op] : "put to 64 places", NAN);
         for (int p = 0; p < NPEERS; p++) {
             if (p == P_ARMCI && !c.have_armci)
                 continue;

@@ -1,0 +1,189 @@
+/* The layer registry (rmc/layer.h): a layer registered before rmc_init is initialized by it, sees
+ * every region created and freed, is polled, is offered accesses to unmapped addresses, is
+ * finalized by rmc_finalize and stays registered for the next rmc_init; a layer registered while
+ * initialized is initialized at once and dropped at rmc_finalize; a failing init or
+ * region_created fails the call on every rank; bad input is refused. */
+#include "mpitest.h"
+
+typedef struct counts {
+    int init, finalize, created, freed, polls, full_polls, unmapped;
+    rmc_region_h last_created, last_freed;
+    int fail_init;    /* init returns RMC_ERR_NOMEM on this rank (agreed) */
+    int fail_created; /* region_created fails on this rank (once) */
+} counts_t;
+
+static counts_t c1, c2, c3;
+static int me, np;
+static char fake[256]; /* "memory" layer 1 serves to rmc_put / rmc_get on this rank */
+
+static rmc_status_t l_init(void *arg)
+{
+    counts_t *c = arg;
+    c->init++;
+    return rmc_agree(c->fail_init ? RMC_ERR_NOMEM : RMC_OK);
+}
+static void l_finalize(void *arg)
+{
+    ((counts_t *)arg)->finalize++;
+}
+static rmc_status_t l_created(rmc_region_h r, void *arg)
+{
+    counts_t *c = arg;
+    if (c->fail_created) {
+        c->fail_created = 0;
+        return RMC_ERR_NOMEM;
+    }
+    c->created++;
+    c->last_created = r;
+    return RMC_OK;
+}
+static void l_freed(rmc_region_h r, void *arg)
+{
+    counts_t *c = arg;
+    c->freed++;
+    c->last_freed = r;
+}
+static void l_poll(int full, void *arg)
+{
+    counts_t *c = arg;
+    c->polls++;
+    c->full_polls += full != 0;
+}
+static rmc_status_t l_unmapped(int is_put, const void *remote, void *local, size_t bytes, int rank,
+                               void *arg)
+{
+    counts_t *c = arg;
+    const char *r = remote;
+    if (rank != me || r < fake || r + bytes > fake + sizeof fake)
+        return RMC_ERR_NOT_REGION;
+    c->unmapped++;
+    if (is_put)
+        memcpy((char *)r, local, bytes);
+    else
+        memcpy(local, r, bytes);
+    return RMC_OK;
+}
+
+static const rmc_layer_t L1 = {.name = "test-persistent",
+                               .init = l_init,
+                               .finalize = l_finalize,
+                               .region_created = l_created,
+                               .region_freed = l_freed,
+                               .poll = l_poll,
+                               .unmapped = l_unmapped,
+                               .arg = &c1};
+static const rmc_layer_t L2 = {.name = "test-late",
+                               .init = l_init,
+                               .finalize = l_finalize,
+                               .region_created = l_created,
+                               .region_freed = l_freed,
+                               .arg = &c2};
+static const rmc_layer_t L3 = {.name = "test-failing", .init = l_init, .arg = &c3};
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    rmc_layer_t noname = {.name = NULL};
+    MPI_CHECK_ALL(rmc_layer_register(NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_layer_register(&noname) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_layer_unregister(&L2) == RMC_ERR_NOT_FOUND);
+    MPI_CHECK_ALL(rmc_layer_unregister(NULL) == RMC_ERR_NOT_FOUND);
+}
+
+static void test_persistent(void **state)
+{
+    (void)state;
+    memset(&c1, 0, sizeof c1);
+    MPI_CHECK_OK(rmc_layer_register(&L1));
+    MPI_CHECK_ALL(rmc_layer_register(&L1) == RMC_ERR_STATE); /* twice */
+    MPI_CHECK_ALL(c1.init == 0);
+    for (int cycle = 1; cycle <= 2; cycle++) {
+        MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+        MPI_CHECK_ALL(c1.init == cycle && c1.finalize == cycle - 1);
+        /* region events, with the handles the application sees */
+        void *bases[64];
+        rmc_region_h h;
+        MPI_CHECK_OK(rmc_region_alloc(128, bases, &h));
+        MPI_CHECK_ALL(c1.created == cycle && c1.last_created == h);
+        MPI_CHECK_OK(rmc_region_free(h));
+        MPI_CHECK_ALL(c1.freed == cycle && c1.last_freed == h);
+        /* polls: cheap ones from ordinary calls, full ones while waiting */
+        int p0 = c1.polls, f0 = c1.full_polls;
+        long v = me;
+        for (int i = 0; i < 1000; i++)
+            MPI_CHECK_ALL(rmc_fence(me) == RMC_OK);
+        MPI_CHECK_ALL(c1.polls > p0);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_ALL(c1.full_polls > f0 || np == 1);
+        /* an address in no region is offered to the layers */
+        v = 4242 + me;
+        long back = 0;
+        MPI_CHECK_OK(rmc_put(&v, fake + 8, sizeof v, me));
+        MPI_CHECK_OK(rmc_get(fake + 8, &back, sizeof back, me));
+        MPI_CHECK_ALL(back == v && c1.unmapped == 2 * cycle);
+        long junk = 0; /* not the layer's: still refused */
+        MPI_CHECK_ALL(rmc_put(&v, &junk, sizeof v, me) == RMC_ERR_NOT_REGION);
+        MPI_CHECK_OK(rmc_finalize());
+        MPI_CHECK_ALL(c1.finalize == cycle);
+    }
+    MPI_CHECK_OK(rmc_layer_unregister(&L1)); /* local while not initialized */
+    MPI_CHECK_ALL(rmc_layer_unregister(&L1) == RMC_ERR_NOT_FOUND);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(c1.init == 2 && c1.finalize == 2);
+}
+
+static void test_late_and_failing(void **state)
+{
+    (void)state;
+    memset(&c2, 0, sizeof c2);
+    memset(&c3, 0, sizeof c3);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    /* registered while initialized: initialized at once (collective) */
+    MPI_CHECK_OK(rmc_layer_register(&L2));
+    MPI_CHECK_ALL(c2.init == 1);
+    MPI_CHECK_ALL(rmc_layer_register(&L2) == RMC_ERR_STATE);
+    /* an init failing on one rank fails the registration on every rank */
+    c3.fail_init = me == np - 1;
+    MPI_CHECK_ALL(rmc_layer_register(&L3) == RMC_ERR_NOMEM);
+    MPI_CHECK_ALL(c3.init == 1 && rmc_layer_unregister(&L3) == RMC_ERR_NOT_FOUND);
+    /* region_created failing on one rank fails the allocation everywhere; the layers that had
+     * learned the region forget it */
+    c2.fail_created = me == np - 1;
+    void *bases[64];
+    rmc_region_h h = (rmc_region_h)&c2;
+    MPI_CHECK_ALL(rmc_region_alloc(64, bases, &h) == RMC_ERR_NOMEM);
+    MPI_CHECK_ALL(h == NULL && rmc_region_count() == 0);
+    MPI_CHECK_ALL(c2.created == c2.freed);
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &h));
+    MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_ALL(c2.created == c2.freed && c2.created >= 1);
+    MPI_CHECK_OK(rmc_finalize());
+    /* dropped at finalize, after its finalize ran once */
+    MPI_CHECK_ALL(c2.finalize == 1 && rmc_layer_unregister(&L2) == RMC_ERR_NOT_FOUND);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_ALL(c2.init == 1);
+    /* unregistered while initialized: finalized at once */
+    MPI_CHECK_OK(rmc_layer_register(&L2));
+    MPI_CHECK_OK(rmc_layer_unregister(&L2));
+    MPI_CHECK_ALL(c2.init == 2 && c2.finalize == 2);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    me = mpitest_rank_;
+    np = mpitest_nranks_;
+    return np <= 64 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_late_and_failing),
+    };
+    return MPITEST_RUN("layers", tests, group_setup, NULL);
+}
