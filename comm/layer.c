@@ -170,24 +170,24 @@ rmc_status_t rmci_layers_unmapped(int is_put, const void *remote, void *local, s
 int rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
 static int polling; /* a poll is running: handlers never re-enter polls */
 
-void rmci_poll_now(void)
+/* Every up layer's poll, never re-entered (a handler never starts a poll of its own). */
+static void poll_layers(int full)
 {
     rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
     if (polling)
         return;
     polling = 1;
     for (int i = 0; i < npollers; i++)
-        pollers[i]->poll(0, pollers[i]->arg);
+        pollers[i]->poll(full, pollers[i]->arg);
     polling = 0;
+}
+
+void rmci_poll_now(void)
+{
+    poll_layers(0);
 }
 
 void rmci_poll_full(void)
 {
-    rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
-    if (polling)
-        return;
-    polling = 1;
-    for (int i = 0; i < npollers; i++)
-        pollers[i]->poll(1, pollers[i]->arg);
-    polling = 0;
+    poll_layers(1);
 }

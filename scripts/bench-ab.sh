@@ -8,6 +8,7 @@
 # BUILD_A/bench/PROG and BUILD_B/bench/PROG must exist. Writes OUTDIR/PROG.MODE.{A,B}.N.csv and
 # OUTDIR/PROG.ab.md (the tables), default OUTDIR bench-ab. Environment: MPIEXEC (mpiexec.mpich).
 set -euo pipefail
+lib_median="$(cd "$(dirname "$0")" && pwd)/median.awk" # median() shared by the bench scripts
 rounds=5 modes="real node1" out=bench-ab
 while getopts "r:m:o:" opt; do
     case $opt in
@@ -47,16 +48,7 @@ for mode in $modes; do
     done
 done
 for mode in $modes; do
-    awk -F, -v na="$na" -v nb="$nb" -v mode="$mode" '
-    function median(list,    n, a, i, j, t) {
-        n = split(list, a, " ")
-        for (i = 2; i <= n; i++) {
-            t = a[i] + 0
-            for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-            a[j + 1] = t
-        }
-        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-    }
+    awk -F, -v na="$na" -v nb="$nb" -v mode="$mode" "$(cat "$lib_median")"'
     FNR == 1 { split(FILENAME, p, "."); tag = p[length(p) - 2]; next }
     $8 == "" || $8 == "x" || $8 == "%" { next } # ratio columns
     {

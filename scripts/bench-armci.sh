@@ -17,6 +17,7 @@
 # busy machine). Misses are marked '!' and counted at the end (the exit status stays 0: a benchmark
 # reports, it does not fail).
 set -e
+lib_median="$(cd "$(dirname "$0")" && pwd)/median.awk" # median() shared by the bench scripts
 build=${1:-.}
 [ $# -gt 0 ] && shift
 rmc_prog=bench_armci
@@ -66,17 +67,8 @@ echo "$what: 2 ranks, $ROUNDS round(s) per mode; RMC knobs: $knobs;" \
 # Merge: one table per (mode, table); rows in the order the benchmark printed them; a cell measured
 # in several rounds is their median.
 merged="$out/$what.csv"
-awk -F, -v merged="$merged" '
+awk -F, -v merged="$merged" "$(cat "$lib_median")"'
 function isbw(u) { return u == "GB/s" }
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) {
-        t = a[i] + 0
-        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-        a[j + 1] = t
-    }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
 FNR == 1 { next }
 {
     # bench,mode,ranks,table,row,x,column,unit,value (no quoted fields in these tables)

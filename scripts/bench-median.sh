@@ -6,6 +6,7 @@
 # Usage: scripts/bench-median.sh [--tables REGEX] RUN1.csv RUN2.csv ...
 # --tables keeps only the tables whose name matches REGEX (awk syntax, e.g. 'strided_|fadd').
 set -e
+lib_median="$(cd "$(dirname "$0")" && pwd)/median.awk" # median() shared by the bench scripts
 re=.
 if [ "${1:-}" = "--tables" ]; then
     re=$2
@@ -15,16 +16,7 @@ if [ $# -lt 1 ]; then
     echo "usage: $0 [--tables REGEX] RUN.csv ..." >&2
     exit 2
 fi
-awk -F, -v re="$re" '
-function median(list,    n, a, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 2; i <= n; i++) {
-        t = a[i] + 0
-        for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
-        a[j + 1] = t
-    }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
+awk -F, -v re="$re" "$(cat "$lib_median")"'
 FNR == 1 { next }
 $4 !~ re { next }
 {

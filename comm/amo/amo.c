@@ -175,46 +175,42 @@ static long rt_find(uint32_t id)
     return (lo < amo.n && amo.v[lo].id == id) ? (long)lo : -1;
 }
 
-/* Target side of a thread-mode atomic on region memory. */
-static rmc_status_t h_region(int origin, const void *payload, size_t len, void *reply, size_t cap,
-                             size_t *rlen, void *arg)
+/* Applies an atomic to region memory (thread mode): the word at displacement m->at of region
+ * m->rid, under the table's lock. */
+static rmc_status_t region_access(const amo_wire_t *m, apply_ctx_t *c)
 {
-    (void)origin;
-    (void)arg;
-    amo_wire_t m;
-    rmc_status_t st = wire_decode(payload, len, cap, &m);
-    if (st != RMC_OK)
-        return st;
     pthread_mutex_lock(&amo.lock);
-    long i = rt_find(m.rid);
-    if (i < 0) {
+    long i = rt_find(m->rid);
+    rmc_status_t st = RMC_OK;
+    if (i < 0)
         st = RMC_ERR_NOT_REGION;
-    } else if (!amo.v[i].base || m.at > amo.v[i].size || amo.v[i].size - m.at < m.width) {
+    else if (!amo.v[i].base || m->at > amo.v[i].size || amo.v[i].size - m->at < m->width)
         st = RMC_ERR_BOUNDS;
-    } else {
-        apply_ctx_t c = {&m, reply};
-        wire_apply(amo.v[i].base + m.at, &c);
-        *rlen = 8;
-    }
+    else
+        wire_apply(amo.v[i].base + m->at, c);
     pthread_mutex_unlock(&amo.lock);
     return st;
 }
 
-/* Target side of an atomic on registered memory. */
-static rmc_status_t h_registered(int origin, const void *payload, size_t len, void *reply,
-                                 size_t cap, size_t *rlen, void *arg)
+/* Target side of an atomic: on region memory (arg NULL, thread mode) or on memory registered with
+ * rmc_register (arg non-NULL; `at` is then the address). */
+static rmc_status_t h_amo(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                          size_t *rlen, void *arg)
 {
     (void)origin;
-    (void)arg;
     amo_wire_t m;
     rmc_status_t st = wire_decode(payload, len, cap, &m);
     if (st != RMC_OK)
         return st;
     apply_ctx_t c = {&m, reply};
-    st = rmci_reg_access((uintptr_t)m.at, m.width, wire_apply, &c);
+    if (arg)
+        st = rmci_reg_access((uintptr_t)m.at, m.width, wire_apply, &c);
+    else
+        st = region_access(&m, &c);
     if (st == RMC_OK) {
         *rlen = 8;
-        RMCI_PSTAT_ADD(fallback_ops, 1);
+        if (arg)
+            RMCI_PSTAT_ADD(fallback_ops, 1);
     }
     return st;
 }
@@ -526,9 +522,10 @@ static rmc_status_t amo_init(void *arg)
     amo.mode = (rmc_amo_mode_t)lo;
     pthread_mutex_init(&amo.lock, NULL);
     amo.up = 1;
-    st = rmci_am_add_internal(h_region, NULL, &amo.id_region);
+    static int registered_tag; /* any non-NULL argument marks registered memory */
+    st = rmci_am_add_internal(h_amo, NULL, &amo.id_region);
     if (st == RMC_OK)
-        st = rmci_am_add_internal(h_registered, NULL, &amo.id_reg);
+        st = rmci_am_add_internal(h_amo, &registered_tag, &amo.id_reg);
     st = rmci_agree(RMCI.comm, st);
     if (st != RMC_OK)
         amo_finalize(NULL);

@@ -510,8 +510,19 @@ static rmc_status_t req_complete(struct rmc_request *q)
     return op_deliver(op, op->reply, op->reply_cap, op->reply_len);
 }
 
+/* How a non-blocking op delivers its reply at completion: a finisher (internal forms) or the
+ * caller's buffer (rmc_am_send_nb). */
+typedef struct am_delivery {
+    rmci_am_finish_t fin;
+    void *fin_ptr;
+    uint64_t fin_data;
+    void *reply;
+    size_t reply_cap;
+    size_t *reply_len;
+} am_delivery_t;
+
 static rmc_status_t start_nb(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
-                             size_t rcap, am_op_t **opp, rmc_request_h *req)
+                             size_t rcap, const am_delivery_t *dl, rmc_request_h *req)
 {
     struct rmc_request *q = rmci_req_alloc();
     if (!q)
@@ -522,6 +533,12 @@ static rmc_status_t start_nb(int rank, int id, const void *p1, size_t n1, const 
         rmci_req_release(q);
         return st;
     }
+    op->fin = dl->fin;
+    op->fin_ptr = dl->fin_ptr;
+    op->fin_data = dl->fin_data;
+    op->reply = dl->reply;
+    op->reply_cap = dl->reply_cap;
+    op->reply_len = dl->reply_len;
     if (RMCI_MPI_RC(MPIX_Grequest_start, (greq_query, greq_free, greq_cancel, greq_poll, greq_wait,
                                           op, &op->greq)) != MPI_SUCCESS) {
         /* cannot hand out a request: complete it now (still correct) */
@@ -537,7 +554,6 @@ static rmc_status_t start_nb(int rank, int id, const void *p1, size_t n1, const 
     }
     q->cb_buf = op; /* freed with the request */
     q->on_complete = req_complete;
-    *opp = op;
     *req = q;
     return RMC_OK;
 }
@@ -546,14 +562,8 @@ rmc_status_t rmci_am_call_nb(int rank, int id, const void *p1, size_t n1, const 
                              size_t reply_cap, rmci_am_finish_t fin, void *ptr, uint64_t data,
                              rmc_request_h *req)
 {
-    am_op_t *op;
-    rmc_status_t st = start_nb(rank, id, p1, n1, p2, n2, reply_cap, &op, req);
-    if (st != RMC_OK)
-        return st;
-    op->fin = fin;
-    op->fin_ptr = ptr;
-    op->fin_data = data;
-    return RMC_OK;
+    am_delivery_t dl = {.fin = fin, .fin_ptr = ptr, .fin_data = data};
+    return start_nb(rank, id, p1, n1, p2, n2, reply_cap, &dl, req);
 }
 
 /* --------------------------------------------------------------------------- public --- */
@@ -602,14 +612,8 @@ rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, v
     rmc_status_t st = send_checks(rank, id, payload, len, reply, reply_cap, __func__);
     if (st != RMC_OK)
         return st;
-    am_op_t *op;
-    st = start_nb(rank, id, payload, len, NULL, 0, reply_cap, &op, req);
-    if (st != RMC_OK)
-        return st;
-    op->reply = reply;
-    op->reply_cap = reply_cap;
-    op->reply_len = reply_len;
-    return RMC_OK;
+    am_delivery_t dl = {.reply = reply, .reply_cap = reply_cap, .reply_len = reply_len};
+    return start_nb(rank, id, payload, len, NULL, 0, reply_cap, &dl, req);
 }
 
 rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)

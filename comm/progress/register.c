@@ -69,53 +69,36 @@ static rmc_status_t check_range(uintptr_t addr, size_t len, uint64_t id, const r
 
 /* ---------------------------------------------------------------------- target side --- */
 
-static rmc_status_t h_get(int origin, const void *payload, size_t len, void *reply, size_t cap,
-                          size_t *rlen, void *arg)
+/* Target side of a fall-back get (arg NULL) or put (arg non-NULL): checks the request, then
+ * copies under the lock. The reply starts with the registration's descriptor (the origin caches
+ * it); a get's data follows. */
+static rmc_status_t h_xfer(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                           size_t *rlen, void *arg)
 {
     (void)origin;
-    (void)arg;
-    xfer_req_t q;
-    if (len != sizeof(q))
-        return RMC_ERR_ARG;
-    memcpy(&q, payload, sizeof(q));
-    if (q.len > cap - sizeof(xfer_rep_t) || cap < sizeof(xfer_rep_t))
-        return RMC_ERR_TOO_BIG;
-    if (q.total < q.len)
-        return RMC_ERR_ARG;
-    pthread_mutex_lock(&rg.lock);
-    const reg_t *r;
-    rmc_status_t st = check_range((uintptr_t)q.addr, (size_t)q.total, q.id, &r);
-    if (st == RMC_OK) {
-        xfer_rep_t d = {r->lo, r->hi, r->id};
-        memcpy(reply, &d, sizeof(d));
-        memcpy((char *)reply + sizeof(d), (const void *)(uintptr_t)q.addr, (size_t)q.len);
-        *rlen = sizeof(d) + (size_t)q.len;
-        RMCI_PSTAT_ADD(fallback_ops, 1);
-    }
-    pthread_mutex_unlock(&rg.lock);
-    return st;
-}
-
-static rmc_status_t h_put(int origin, const void *payload, size_t len, void *reply, size_t cap,
-                          size_t *rlen, void *arg)
-{
-    (void)origin;
-    (void)arg;
+    int is_put = arg != NULL;
     xfer_req_t q;
     if (len < sizeof(q) || cap < sizeof(xfer_rep_t))
         return RMC_ERR_ARG;
     memcpy(&q, payload, sizeof(q));
-    if (q.len != len - sizeof(q) || q.total < q.len)
+    if (q.total < q.len || (is_put ? q.len != len - sizeof(q) : len != sizeof(q)))
         return RMC_ERR_ARG;
+    if (!is_put && q.len > cap - sizeof(xfer_rep_t))
+        return RMC_ERR_TOO_BIG;
     pthread_mutex_lock(&rg.lock);
     const reg_t *r;
     rmc_status_t st = check_range((uintptr_t)q.addr, (size_t)q.total, q.id, &r);
     if (st == RMC_OK) {
-        memcpy((void *)(uintptr_t)q.addr, (const char *)payload + sizeof(q), (size_t)q.len);
-        __atomic_thread_fence(__ATOMIC_RELEASE);
         xfer_rep_t d = {r->lo, r->hi, r->id};
         memcpy(reply, &d, sizeof(d));
         *rlen = sizeof(d);
+        if (is_put) {
+            memcpy((void *)(uintptr_t)q.addr, (const char *)payload + sizeof(q), (size_t)q.len);
+            __atomic_thread_fence(__ATOMIC_RELEASE);
+        } else {
+            memcpy((char *)reply + sizeof(d), (const void *)(uintptr_t)q.addr, (size_t)q.len);
+            *rlen += (size_t)q.len;
+        }
         RMCI_PSTAT_ADD(fallback_ops, 1);
     }
     pthread_mutex_unlock(&rg.lock);
@@ -376,9 +359,10 @@ rmc_status_t rmci_reg_init(void)
     if (rmci_rc_init(&rg.cache, (size_t)(cap < 1 ? 1 : cap)) != 0)
         return rmci_fail(RMC_ERR_NOMEM, "rmc_init", "registration cache of %ld entries", cap);
     pthread_mutex_init(&rg.lock, NULL);
-    rmc_status_t st = rmci_am_add_internal(h_get, NULL, &rg.id_get);
+    static int put_tag; /* any non-NULL argument marks the put handler */
+    rmc_status_t st = rmci_am_add_internal(h_xfer, NULL, &rg.id_get);
     if (st == RMC_OK)
-        st = rmci_am_add_internal(h_put, NULL, &rg.id_put);
+        st = rmci_am_add_internal(h_xfer, &put_tag, &rg.id_put);
     rg.up = 1;
     if (st != RMC_OK)
         rmci_reg_shutdown();

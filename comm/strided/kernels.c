@@ -130,8 +130,26 @@ int rmci_acc_scale_is_one(rmc_acc_type_t t, const void *scale)
 }
 
 /* Kernels per type: add (dst += src over n elements), axpy (dst += a * src) and scale (dst = a *
- * src); a complex product for two lanes. The lanes test is a constant: each function is one loop.
- */
+ * src), the last two from one body (ACC 1 / 0); a complex product for two lanes. lanes and ACC are
+ * constants: each function is one simple loop. */
+#define LINEAR_(name, T, U, lanes, ACC)                                                            \
+    static void name(void *dst, const void *src, size_t n, const void *scale)                      \
+    {                                                                                              \
+        T a[2] = {0, 0};                                                                           \
+        memcpy(a, scale, lanes * sizeof(T));                                                       \
+        const U ar = (U)a[0], ai = (U)a[1];                                                        \
+        U *restrict d = dst;                                                                       \
+        const U *restrict s = src;                                                                 \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (lanes == 1) {                                                                      \
+                d[i] = (U)((ACC ? d[i] : 0) + ar * s[i]);                                          \
+            } else {                                                                               \
+                U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
+                d[lanes * i] = (ACC ? d[lanes * i] : 0) + ar * xr - ai * xi;                       \
+                d[lanes * i + 1] = (ACC ? d[lanes * i + 1] : 0) + ar * xi + ai * xr;               \
+            }                                                                                      \
+        }                                                                                          \
+    }
 #define KERNELS_(code, T, U, lanes, mpi)                                                           \
     static void code##_add(void *dst, const void *src, size_t n, const void *scale)                \
     {                                                                                              \
@@ -141,42 +159,11 @@ int rmci_acc_scale_is_one(rmc_acc_type_t t, const void *scale)
         for (size_t i = 0; i < n * lanes; i++)                                                     \
             d[i] = (U)(d[i] + s[i]);                                                               \
     }                                                                                              \
-    static void code##_axpy(void *dst, const void *src, size_t n, const void *scale)               \
-    {                                                                                              \
-        T a[2] = {0, 0};                                                                           \
-        memcpy(a, scale, lanes * sizeof(T));                                                       \
-        const U ar = (U)a[0], ai = (U)a[1];                                                        \
-        U *restrict d = dst;                                                                       \
-        const U *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            if (lanes == 1) {                                                                      \
-                d[i] = (U)(d[i] + ar * s[i]);                                                      \
-            } else {                                                                               \
-                U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
-                d[lanes * i] += ar * xr - ai * xi;                                                 \
-                d[lanes * i + 1] += ar * xi + ai * xr;                                             \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    static void code##_scale(void *dst, const void *src, size_t n, const void *scale)              \
-    {                                                                                              \
-        T a[2] = {0, 0};                                                                           \
-        memcpy(a, scale, lanes * sizeof(T));                                                       \
-        const U ar = (U)a[0], ai = (U)a[1];                                                        \
-        U *restrict d = dst;                                                                       \
-        const U *restrict s = src;                                                                 \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            if (lanes == 1) {                                                                      \
-                d[i] = (U)(ar * s[i]);                                                             \
-            } else {                                                                               \
-                U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
-                d[lanes * i] = ar * xr - ai * xi;                                                  \
-                d[lanes * i + 1] = ar * xi + ai * xr;                                              \
-            }                                                                                      \
-        }                                                                                          \
-    }
+    LINEAR_(code##_axpy, T, U, lanes, 1)                                                           \
+    LINEAR_(code##_scale, T, U, lanes, 0)
 RMCI_ACC_TYPES(KERNELS_)
 #undef KERNELS_
+#undef LINEAR_
 
 typedef void (*acc_fn)(void *dst, const void *src, size_t n, const void *scale);
 
