@@ -355,15 +355,6 @@ static double measure_flush(ctx_t *c, const bench_opts_t *o, MPI_Win w, fkind_t 
 
 /* ----------------------------------------------------------------------------- main --- */
 
-static void *xmalloc_aligned(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n))
-        bench_fail("out of memory (%zu bytes)", n);
-    memset(p, 0, n);
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     bench_opts_t o;
@@ -388,9 +379,9 @@ int main(int argc, char **argv)
     c.cap = maxn + GUARD;
     if (c.cap < SPREAD_PLACES * SPREAD_STEP + GUARD) /* the latency test's 64 places */
         c.cap = SPREAD_PLACES * SPREAD_STEP + GUARD;
-    c.src = xmalloc_aligned(c.cap);
-    c.dst = xmalloc_aligned(c.cap);
-    c.mbuf = xmalloc_aligned(c.cap);
+    c.src = bench_alloc(c.cap);
+    c.dst = bench_alloc(c.cap);
+    c.mbuf = bench_alloc(c.cap);
     c.rbases = calloc((size_t)c.np, sizeof(void *));
     if (!c.rbases)
         bench_fail("out of memory");

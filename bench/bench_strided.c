@@ -338,15 +338,6 @@ static void verify(ctx_t *c, int p, int op, const shape_t *s, MPI_Datatype vt)
 
 /* ----------------------------------------------------------------------------- main --- */
 
-static void *xmalloc(size_t n)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n))
-        bench_fail("out of memory (%zu bytes)", n);
-    memset(p, 0, n);
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     bench_opts_t o;
@@ -365,8 +356,8 @@ int main(int argc, char **argv)
         bench_fail("ARMCI_Init failed");
     c.have_armci = 1;
 #endif
-    c.loc = xmalloc((size_t)512 * 512 * sizeof(double)); /* the largest patch */
-    c.lmat = xmalloc(MAT_BYTES);
+    c.loc = bench_alloc((size_t)512 * 512 * sizeof(double)); /* the largest patch */
+    c.lmat = bench_alloc(MAT_BYTES);
     c.rbases = calloc((size_t)c.np, sizeof(void *));
     if (!c.rbases || (st = rmc_region_alloc(MAT_BYTES, c.rbases, &c.reg)) != RMC_OK)
         bench_fail("rmc_region_alloc: %s", rmc_status_string(st));

@@ -956,3 +956,12 @@ int bench_finish(const bench_opts_t *o, bench_table_t **tables, int ntables)
         bench_table_free(tables[i]);
     return misses;
 }
+
+void *bench_alloc(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n ? n : 1))
+        bench_fail("out of memory (%zu bytes)", n);
+    memset(p, 0, n);
+    return p;
+}

@@ -118,6 +118,9 @@ int bench_mpi_start(int *argc, char ***argv, const char *prog, int *rank, int *n
 /* printf on rank 0 only (flushes). */
 void bench_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* n bytes, page aligned and zeroed; fails the benchmark when out of memory. */
+void *bench_alloc(size_t n);
+
 /* Prints "bench FAIL: ..." to stderr (any rank) and calls MPI_Abort (exit(2) without MPI). Use it
  * when a correctness check fails, so a benchmark never reports speed for wrong results. */
 void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
