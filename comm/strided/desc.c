@@ -13,7 +13,7 @@ static rmc_status_t side_extent(const int *stride, const int *count, int levels,
         size_t s = (size_t)stride[k - 1];
         if (s < e)
             return RMC_ERR_STRIDE; /* blocks of this level would overlap */
-        if (s % align)
+        if (s & (align - 1)) /* align is a power of two */
             return RMC_ERR_ALIGN;
         size_t add;
         if (__builtin_mul_overflow(s, (size_t)(count[k] - 1), &add) ||
@@ -42,7 +42,7 @@ rmc_status_t rmci_sdesc_build(rmci_sdesc_t *d, const int *src_stride, const int 
         st = side_extent(dst_stride, count, levels, align, &d->dext);
     if (st != RMC_OK)
         return st;
-    if ((size_t)count[0] % esize)
+    if ((size_t)count[0] & (esize - 1)) /* element sizes are powers of two */
         return RMC_ERR_ALIGN;
 
     /* Normalize: drop count-1 levels, merge levels contiguous on both sides. */
@@ -58,7 +58,7 @@ rmc_status_t rmci_sdesc_build(rmci_sdesc_t *d, const int *src_stride, const int 
             return RMC_ERR_TOO_BIG;
         if (n == 0 && s == l0 && t == l0) {
             l0 *= c; /* cannot overflow: l0 * c <= extent */
-            nchunks /= c;
+            nchunks = 1;  /* only count-1 levels came before: nothing else was counted */
             continue;
         }
         if (n > 0 && s == d->ss[n - 1] * d->cnt[n] && t == d->ds[n - 1] * d->cnt[n]) {

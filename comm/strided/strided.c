@@ -306,7 +306,7 @@ static rmc_status_t run(int kind, rmc_acc_type_t type, const void *scale, const 
 {
     if (kind == SK_ACC) {
         size_t al = rmci_acc_align(type);
-        if (((uintptr_t)src % al) || ((uintptr_t)dst % al))
+        if (((uintptr_t)src | (uintptr_t)dst) & (al - 1)) /* al is a power of two */
             return rmci_fail(RMC_ERR_ALIGN, fn, "src %p / dst %p not %zu-byte aligned", src, dst,
                              al);
     }
@@ -487,7 +487,7 @@ static rmc_status_t acc_contig(rmc_acc_type_t type, const void *scale, const voi
         return st;
     if (!src || !dst)
         return rmci_fail(RMC_ERR_ARG, fn, "NULL %s pointer", !src ? "source" : "destination");
-    if (bytes % es)
+    if (bytes & (es - 1)) /* element sizes are powers of two */
         return rmci_fail(RMC_ERR_ALIGN, fn, "%zu bytes is not a multiple of the %zu-byte element",
                          bytes, es);
     rmci_sdesc_t d;

@@ -25,7 +25,8 @@ typedef struct rmci_sdesc {
 } rmci_sdesc_t;
 
 /* Validates an ARMCI-style descriptor and normalizes it into *d. `align` (>= 1) is the alignment
- * every stride must respect and `esize` (>= 1) the size count[0] must be a multiple of (1, 1 for
+ * every stride must respect and `esize` (>= 1) the size count[0] must be a multiple of, both powers
+ * of two (1, 1 for
  * put/get). Returns RMC_ERR_ARG (count NULL, or strides NULL with levels > 0), RMC_ERR_STRIDE
  * (levels outside 0..7, a count < 1, a negative stride, a stride smaller than the extent below it
  * where the level above has count > 1), RMC_ERR_ALIGN (count[0] % esize or a used stride % align),
