@@ -86,7 +86,9 @@ rmc_status_t rmci_in(rmc_status_t st, const char *fn)
         return st;
     char old[RMCI_ERRMSG];
     memcpy(old, last_error, sizeof old);
-    snprintf(last_error, RMCI_ERRMSG, "%s: %s", fn, old[0] ? old : rmc_status_string(st));
+    if (snprintf(last_error, RMCI_ERRMSG, "%s: %s", fn, old[0] ? old : rmc_status_string(st)) >=
+        RMCI_ERRMSG)
+        memcpy(last_error + RMCI_ERRMSG - 4, "...", 4); /* cut: say so */
     return st;
 }
 

@@ -36,9 +36,9 @@ run_suite() { # name dir [configure args]
   echo "=== $name: $p passed, $f failed ($((SECONDS - t0)) s)"
 }
 
-run_suite "tests" build/check
+run_suite "tests" build/check --enable-werror
 if [ "${RMC_CHECK_ASAN:-1}" != 0 ]; then
-  ASAN_OPTIONS=detect_leaks=0 run_suite "tests under AddressSanitizer" build/asan --enable-asan
+  run_suite "tests under AddressSanitizer" build/asan --enable-asan --enable-werror
 fi
 echo "tests: $pass passed, $fail failed"
 [ $fail -eq 0 ] || rc=1

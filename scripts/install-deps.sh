@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
   build-essential autoconf automake libtool pkg-config   # build system
   mpich libmpich-dev                                     # MPI (RMC names MPICH explicitly)
-  libhwloc-dev libatomic-ops-dev                         # topology, CPU atomics
+  libhwloc-dev                                           # topology (CPU atomics: GCC builtins)
   libcmocka-dev                                          # tests
   libarmci-mpi-dev                                       # ARMCI-MPI: peer in tests and benchmarks
   libglobalarrays-dev libscalapack-mpich-dev             # Global Arrays: peer (GA links ScaLAPACK)

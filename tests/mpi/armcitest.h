@@ -1,41 +1,26 @@
 /* Helpers for cmocka programs written against the ARMCI API only (armci.h, message.h, MPI).
  *
  * The same test sources are built against RMC's libarmci and against ARMCI-MPI (with
- * -DARMCITEST_ARMCI_MPI), so they encode ARMCI semantics, not an implementation's. Like mpitest.h
- * (which includes rmc.h, so is not used here): every rank runs the same cmocka group, a check that
- * fails on one rank fails on every rank (ARMCI_CHECK_ALL agrees on the verdict with MPI_Allreduce
- * before asserting), only rank 0's cmocka output is shown unless RMC_TEST_VERBOSE=1. The group's
- * setup / teardown are ARMCI_Init / ARMCI_Finalize.
+ * -DARMCITEST_ARMCI_MPI), so they encode ARMCI semantics, not an implementation's. A thin layer on
+ * the MPI-only part of mpitest.h (the shared harness): every rank runs the same cmocka group, a
+ * check that fails on one rank fails on every rank (ARMCI_CHECK_ALL agrees on the verdict before
+ * asserting), only rank 0's cmocka output is shown unless RMC_TEST_VERBOSE=1. The group's setup /
+ * teardown are ARMCI_Init / ARMCI_Finalize.
  */
 #ifndef RMC_ARMCITEST_H
 #define RMC_ARMCITEST_H
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <cmocka.h>
-#include <mpi.h>
+#define MPITEST_NO_RMC
+#include "mpitest.h"
 #include <armci.h>
 #include <message.h>
 
-static int me_, np_;
-
-static inline int armcitest_all_(int ok, const char *expr, const char *file, int line)
-{
-    int all = ok;
-    if (!ok)
-        fprintf(stderr, "[rank %d] check failed: %s (%s:%d)\n", me_, expr, file, line);
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return all;
-}
-
+#define me_           mpitest_rank_
+#define np_           mpitest_nranks_
+#define armcitest_pat mpitest_pat
 /* cond must hold on every rank; the verdict is agreed across ranks. */
-#define ARMCI_CHECK_ALL(cond) assert_true(armcitest_all_(!!(cond), #cond, __FILE__, __LINE__))
+#define ARMCI_CHECK_ALL(c) MPI_CHECK_ALL(c)
+
 /* An ARMCI call returning int: 0 is success. */
 #define ARMCI_CHECK_OK(call)                                                                       \
     do {                                                                                           \
@@ -56,16 +41,6 @@ static inline int armcitest_all_(int ok, const char *expr, const char *file, int
         }                                                                                          \
     } while (0)
 
-/* Deterministic pattern byte for (owner rank, offset, salt). */
-static inline unsigned char armcitest_pat(int rank, size_t off, unsigned salt)
-{
-    uint64_t x = ((uint64_t)(unsigned)rank << 40) ^ ((uint64_t)off * 0x9E3779B97F4A7C15ull) ^ salt;
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 32;
-    return (unsigned char)x;
-}
-
 /* Allocates with ARMCI_Malloc; returns the base pointer array (malloc'd, np_ entries). */
 static inline void **armcitest_malloc(armci_size_t bytes)
 {
@@ -83,21 +58,8 @@ static inline void armcitest_free(void **b)
     free(b);
 }
 
-static inline int armcitest_setup(void **state)
-{
-    (void)state;
-    return ARMCI_Init() == 0 ? 0 : -1;
-}
-
-static inline int armcitest_teardown(void **state)
-{
-    (void)state;
-    return ARMCI_Finalize() == 0 ? 0 : -1;
-}
-
-static inline int armcitest_main(int argc, char **argv, const char *name,
-                                 const struct CMUnitTest *tests, size_t ntests,
-                                 CMFixtureFunction setup, CMFixtureFunction teardown)
+/* Settings the peer needs before ARMCI_Init (nothing for RMC's libarmci). */
+static inline void armcitest_peer_env(void)
 {
 #ifdef ARMCITEST_ARMCI_MPI
     /* ARMCI-MPI 0.3.1's default shared windows return wrong data on this MPICH; its documented
@@ -107,25 +69,21 @@ static inline int armcitest_main(int argc, char **argv, const char *name,
     setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
     setenv("ARMCI_STRIDED_METHOD", "IOV", 1);
 #endif
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me_);
-    MPI_Comm_size(MPI_COMM_WORLD, &np_);
-    const char *verbose = getenv("RMC_TEST_VERBOSE");
-    if (me_ != 0 && !(verbose && *verbose == '1')) {
-        fflush(stdout);
-        if (!freopen("/dev/null", "w", stdout))
-            perror("freopen");
-    }
-    int fails = _cmocka_run_group_tests(name, tests, ntests, setup, teardown);
-    int total = 0;
-    MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return total ? 1 : 0;
 }
 
-#define ARMCITEST_RUN(name, tests)                                                                 \
-    armcitest_main(argc, argv, name, tests, sizeof(tests) / sizeof((tests)[0]), armcitest_setup,   \
-                   armcitest_teardown)
+static inline int armcitest_setup(void **state)
+{
+    (void)state;
+    armcitest_peer_env();
+    return ARMCI_Init() == 0 ? 0 : -1;
+}
+
+static inline int armcitest_teardown(void **state)
+{
+    (void)state;
+    return ARMCI_Finalize() == 0 ? 0 : -1;
+}
+
+#define ARMCITEST_RUN(name, tests) MPITEST_RUN(name, tests, armcitest_setup, armcitest_teardown)
 
 #endif

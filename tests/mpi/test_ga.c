@@ -12,6 +12,7 @@
 static int ga_setup(void **state)
 {
     (void)state;
+    armcitest_peer_env();
     GA_Initialize();
     /* MA (GA's local allocator) backs temporaries of some GA operations (dgemm, scatter) */
     if (!MA_initialized() && !MA_init(C_DBL, 1 << 20, 1 << 20))
@@ -412,6 +413,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_nonblocking), cmocka_unit_test(test_locks),
         cmocka_unit_test(test_pgroup),
     };
-    return armcitest_main(argc, argv, "Global Arrays on ARMCI", tests,
-                          sizeof(tests) / sizeof(tests[0]), ga_setup, ga_teardown);
+    return MPITEST_RUN("Global Arrays on ARMCI", tests, ga_setup, ga_teardown);
 }
