@@ -73,6 +73,32 @@ void rmca_fail(rmc_status_t st, const char *fmt, ...)
             rmca_error("%s: ARMCI is not initialized", fn);                                        \
     } while (0)
 
+/* ------------------------------------------------------------------- MPI (mpi.c) --- */
+
+/* Every MPI call of libarmci: checked; a failure aborts with fn, the MPI call and its error text.
+ */
+void rmca_mpi_failed(const char *fn, const char *call, int rc) __attribute__((noreturn));
+#define RMCA_MPI(fn, call, args)                                                                   \
+    do {                                                                                           \
+        int rc__ = call args;                                                                      \
+        if (RMCA_UNLIKELY(rc__ != MPI_SUCCESS))                                                    \
+            rmca_mpi_failed(fn, #call, rc__);                                                      \
+    } while (0)
+
+/* Attentive waits and collectives (RMC keeps serving active messages while they wait). */
+void rmca_wait(MPI_Request *rq, const char *fn);
+void rmca_barrier(MPI_Comm comm, const char *fn);
+void rmca_allreduce(void *in, void *out, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                    const char *fn);
+void rmca_allgather(const void *in, int n, MPI_Datatype t, void *out, MPI_Comm comm,
+                    const char *fn);
+void rmca_bcast(void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm, const char *fn);
+void rmca_send(const void *buf, int n, int to, int tag, MPI_Comm comm, const char *fn);
+/* Returns the source; *len (may be NULL) the bytes received. */
+int rmca_recv(void *buf, int n, int from, int tag, MPI_Comm comm, int *len, const char *fn);
+/* A communicator libarmci created: errors return (and are checked) instead of aborting in MPI. */
+void rmca_comm_ready(MPI_Comm c, const char *fn);
+
 /* Element type of an ARMCI accumulate type; ARMCI error for an unknown one. */
 rmc_acc_type_t rmca_acc_type(int datatype, const char *fn);
 

@@ -14,6 +14,8 @@ ARMCI_Group ARMCI_GROUP_DEFAULT = {MPI_COMM_NULL, MPI_COMM_NULL, NULL, NULL, -1,
 
 /* ------------------------------------------------------------------------ errors --- */
 
+/* The error path: its MPI queries are not checked (a failing one leaves its result 0, the safe
+ * choice: no rank printed, exit() instead of MPI_Abort). */
 static void vreport(const char *fmt, va_list ap, const char *tail)
 {
     char msg[1024];
@@ -103,8 +105,9 @@ void rmca_group_from_comm(MPI_Comm comm, ARMCI_Group *g)
     g->size = 0;
     if (comm == MPI_COMM_NULL)
         return;
-    MPI_Comm_rank(comm, &g->rank);
-    MPI_Comm_size(comm, &g->size);
+    rmca_comm_ready(comm, "ARMCI group");
+    RMCA_MPI("ARMCI group", MPI_Comm_rank, (comm, &g->rank));
+    RMCA_MPI("ARMCI group", MPI_Comm_size, (comm, &g->size));
     int world = ARMCI_GROUP_WORLD.comm == MPI_COMM_NULL ? g->size : ARMCI_GROUP_WORLD.size;
     g->grp_to_abs = malloc((size_t)g->size * sizeof(int));
     g->abs_to_grp = malloc((size_t)world * sizeof(int));
@@ -117,11 +120,11 @@ void rmca_group_from_comm(MPI_Comm comm, ARMCI_Group *g)
         memcpy(g->grp_to_abs, ranks, (size_t)g->size * sizeof(int));
     } else {
         MPI_Group gg, wg;
-        MPI_Comm_group(comm, &gg);
-        MPI_Comm_group(ARMCI_GROUP_WORLD.comm, &wg);
-        MPI_Group_translate_ranks(gg, g->size, ranks, wg, g->grp_to_abs);
-        MPI_Group_free(&gg);
-        MPI_Group_free(&wg);
+        RMCA_MPI("ARMCI group", MPI_Comm_group, (comm, &gg));
+        RMCA_MPI("ARMCI group", MPI_Comm_group, (ARMCI_GROUP_WORLD.comm, &wg));
+        RMCA_MPI("ARMCI group", MPI_Group_translate_ranks, (gg, g->size, ranks, wg, g->grp_to_abs));
+        RMCA_MPI("ARMCI group", MPI_Group_free, (&gg));
+        RMCA_MPI("ARMCI group", MPI_Group_free, (&wg));
     }
     free(ranks);
     for (int i = 0; i < world; i++)
@@ -146,14 +149,15 @@ void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_ou
         if (pid_list[i] < 0 || pid_list[i] >= group_parent->size)
             rmca_error("ARMCI_Group_create_child: rank %d is not in the parent group (size %d)",
                        pid_list[i], group_parent->size);
+    const char *fn = "ARMCI_Group_create_child";
     MPI_Group pg, ng;
     MPI_Comm nc = MPI_COMM_NULL;
-    MPI_Comm_group(group_parent->comm, &pg);
-    MPI_Group_incl(pg, grp_size, pid_list, &ng);
-    if (MPI_Comm_create(group_parent->comm, ng, &nc) != MPI_SUCCESS)
-        rmca_error("ARMCI_Group_create_child: MPI_Comm_create failed");
-    MPI_Group_free(&pg);
-    MPI_Group_free(&ng);
+    RMCA_MPI(fn, MPI_Comm_group, (group_parent->comm, &pg));
+    RMCA_MPI(fn, MPI_Group_incl, (pg, grp_size, pid_list, &ng));
+    rmca_barrier(group_parent->comm, fn); /* MPI_Comm_create has no nonblocking form */
+    RMCA_MPI(fn, MPI_Comm_create, (group_parent->comm, ng, &nc));
+    RMCA_MPI(fn, MPI_Group_free, (&pg));
+    RMCA_MPI(fn, MPI_Group_free, (&ng));
     rmca_group_from_comm(nc, group_out);
 }
 
@@ -167,7 +171,7 @@ void ARMCI_Group_free(ARMCI_Group *group)
     if (!group)
         return;
     if (group->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&group->comm);
+        RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->comm));
     free(group->grp_to_abs);
     free(group->abs_to_grp);
     group->comm = MPI_COMM_NULL;
@@ -226,8 +230,8 @@ int ARMCIX_Group_split(ARMCI_Group *parent, int color, int key, ARMCI_Group *new
     if (!parent || !new_group || parent->comm == MPI_COMM_NULL)
         rmca_error("ARMCIX_Group_split: invalid group");
     MPI_Comm nc;
-    if (MPI_Comm_split(parent->comm, color, key, &nc) != MPI_SUCCESS)
-        rmca_error("ARMCIX_Group_split: MPI_Comm_split failed");
+    rmca_barrier(parent->comm, "ARMCIX_Group_split"); /* no nonblocking MPI_Comm_split */
+    RMCA_MPI("ARMCIX_Group_split", MPI_Comm_split, (parent->comm, color, key, &nc));
     rmca_group_from_comm(nc, new_group);
     return 0;
 }
@@ -238,8 +242,9 @@ int ARMCIX_Group_dup(ARMCI_Group *parent, ARMCI_Group *new_group)
     if (!parent || !new_group || parent->comm == MPI_COMM_NULL)
         rmca_error("ARMCIX_Group_dup: invalid group");
     MPI_Comm nc;
-    if (MPI_Comm_dup(parent->comm, &nc) != MPI_SUCCESS)
-        rmca_error("ARMCIX_Group_dup: MPI_Comm_dup failed");
+    MPI_Request rq;
+    RMCA_MPI("ARMCIX_Group_dup", MPI_Comm_idup, (parent->comm, &nc, &rq));
+    rmca_wait(&rq, "ARMCIX_Group_dup");
     rmca_group_from_comm(nc, new_group);
     return 0;
 }
@@ -257,7 +262,7 @@ static void topology_init(void)
     rmca.dom_start = calloc((size_t)t.node_count + 1, sizeof(int));
     if (!rmca.dom_of || !rmca.dom_ranks || !rmca.dom_start)
         rmca_error("ARMCI_Init: out of memory");
-    MPI_Allgather(&t.node_id, 1, MPI_INT, rmca.dom_of, 1, MPI_INT, ARMCI_GROUP_WORLD.comm);
+    rmca_allgather(&t.node_id, 1, MPI_INT, rmca.dom_of, ARMCI_GROUP_WORLD.comm, "ARMCI_Init");
     rmca.ndomains = t.node_count;
     rmca.my_domain = t.node_id;
     for (int i = 0; i < n; i++) {
@@ -275,7 +280,10 @@ static void topology_init(void)
         rmca.dom_ranks[rmca.dom_start[d] + fill[d]++] = i;
     }
     free(fill);
-    MPI_Comm_split(ARMCI_GROUP_WORLD.comm, t.node_id, rmca.rank, &rmca.node_comm);
+    rmca_barrier(ARMCI_GROUP_WORLD.comm, "ARMCI_Init"); /* no nonblocking MPI_Comm_split */
+    RMCA_MPI("ARMCI_Init", MPI_Comm_split,
+             (ARMCI_GROUP_WORLD.comm, t.node_id, rmca.rank, &rmca.node_comm));
+    rmca_comm_ready(rmca.node_comm, "ARMCI_Init");
 }
 
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
@@ -284,23 +292,24 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
         rmca.init_count++;
         return 0;
     }
+    const char *fn = "ARMCI_Init";
     int up = 0, provided = MPI_THREAD_SINGLE;
-    MPI_Initialized(&up);
+    RMCA_MPI(fn, MPI_Initialized, (&up));
     if (!up)
         rmca_error("MPI must be initialized before calling ARMCI_Init");
     if (comm == MPI_COMM_NULL)
         rmca_error("ARMCI_Init_thread_comm: MPI_COMM_NULL");
-    MPI_Query_thread(&provided);
+    RMCA_MPI(fn, MPI_Query_thread, (&provided));
     if (provided < armci_requested)
         rmca_error("MPI thread level below ARMCI thread level!");
 
     int me, np;
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &np);
+    RMCA_MPI(fn, MPI_Comm_rank, (comm, &me));
+    RMCA_MPI(fn, MPI_Comm_size, (comm, &np));
     if (rmc_initialized()) {
         /* The application runs RMC itself: ARMCI's absolute ranks must be RMC's ranks. */
         int same = rmc_rank() == me && rmc_nranks() == np, all = 0;
-        MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm);
+        rmca_allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm, fn);
         if (!all)
             rmca_error("ARMCI_Init: RMC is already initialized on a communicator whose ranks "
                        "differ from ARMCI's");
@@ -312,7 +321,9 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     rmca.rank = me;
     rmca.nranks = np;
     MPI_Comm wc;
-    MPI_Comm_dup(comm, &wc);
+    MPI_Request rq;
+    RMCA_MPI(fn, MPI_Comm_idup, (comm, &wc, &rq));
+    rmca_wait(&rq, fn);
     rmca_group_from_comm(wc, &ARMCI_GROUP_WORLD);
     ARMCI_GROUP_DEFAULT = ARMCI_GROUP_WORLD;
     topology_init();
@@ -334,9 +345,9 @@ int PARMCI_Init_thread(int armci_requested)
 int PARMCI_Init(void)
 {
     int provided = MPI_THREAD_SINGLE, up = 0;
-    MPI_Initialized(&up);
+    RMCA_MPI("ARMCI_Init", MPI_Initialized, (&up));
     if (up)
-        MPI_Query_thread(&provided);
+        RMCA_MPI("ARMCI_Init", MPI_Query_thread, (&provided));
     return PARMCI_Init_thread_comm(provided, MPI_COMM_WORLD);
 }
 
@@ -367,7 +378,7 @@ int PARMCI_Finalize(void)
         rmca.have_mutexes = 0;
     }
     rmc_barrier();
-    MPI_Comm_free(&rmca.node_comm);
+    RMCA_MPI("ARMCI_Finalize", MPI_Comm_free, (&rmca.node_comm));
     free(rmca.dom_of);
     free(rmca.dom_start);
     free(rmca.dom_ranks);

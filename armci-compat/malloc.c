@@ -61,7 +61,7 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
     /* Nothing to allocate anywhere: every pointer is NULL and no allocation exists
      * (ARMCI_Free(NULL) on every member is then a no-op). */
     long long mine = bytes, total = 0;
-    MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, group->comm);
+    rmca_allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, group->comm, "ARMCI_Malloc_group");
     if (total == 0) {
         for (int i = 0; i < group->size; i++)
             ptr_arr[i] = NULL;
@@ -75,7 +75,7 @@ int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
         a->abs_sizes = calloc((size_t)n, sizeof(size_t));
     }
     int ok = a && a->abs_bases && a->abs_sizes, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, group->comm);
+    rmca_allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, group->comm, "ARMCI_Malloc_group");
     if (!all)
         rmca_error("ARMCI_Malloc_group: out of memory");
     a->size = (size_t)bytes;
@@ -123,7 +123,7 @@ int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
     unsigned long long *all = malloc((size_t)group->size * sizeof(*all));
     if (!all)
         rmca_error("ARMCI_Free: out of memory");
-    MPI_Allgather(&p, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, group->comm);
+    rmca_allgather(&p, 1, MPI_UNSIGNED_LONG_LONG, all, group->comm, "ARMCI_Free_group");
     int first = -1;
     for (int i = 0; i < group->size && first < 0; i++)
         if (all[i])

@@ -1,5 +1,6 @@
 /* ARMCI message API (message.h) on MPI: ARMCI's world communicator (a duplicate of the one given to
- * ARMCI_Init), the SMP-domain communicator for SCOPE_NODE, and group communicators. */
+ * ARMCI_Init), the SMP-domain communicator for SCOPE_NODE, and group communicators. Every call is
+ * attentive (mpi.c): it keeps serving RMC's active messages while it waits. */
 #include "config.h"
 #include <math.h>
 #include <stdlib.h>
@@ -73,35 +74,25 @@ double armci_timer(void)
 
 void armci_msg_snd(int tag, void *buffer, int len, int to)
 {
-    if (MPI_Send(buffer, len, MPI_BYTE, to, tag, world("armci_msg_snd")) != MPI_SUCCESS)
-        rmca_error("armci_msg_snd: MPI_Send failed");
+    rmca_send(buffer, len, to, tag, world("armci_msg_snd"), "armci_msg_snd");
 }
 
 void armci_msg_rcv(int tag, void *buffer, int buflen, int *msglen, int from)
 {
-    MPI_Status s;
-    if (MPI_Recv(buffer, buflen, MPI_BYTE, from, tag, world("armci_msg_rcv"), &s) != MPI_SUCCESS)
-        rmca_error("armci_msg_rcv: MPI_Recv failed");
-    if (msglen)
-        MPI_Get_count(&s, MPI_BYTE, msglen);
+    rmca_recv(buffer, buflen, from, tag, world("armci_msg_rcv"), msglen, "armci_msg_rcv");
 }
 
 int armci_msg_rcvany(int tag, void *buffer, int buflen, int *msglen)
 {
-    MPI_Status s;
-    if (MPI_Recv(buffer, buflen, MPI_BYTE, MPI_ANY_SOURCE, tag, world("armci_msg_rcvany"), &s) !=
-        MPI_SUCCESS)
-        rmca_error("armci_msg_rcvany: MPI_Recv failed");
-    if (msglen)
-        MPI_Get_count(&s, MPI_BYTE, msglen);
-    return s.MPI_SOURCE;
+    return rmca_recv(buffer, buflen, MPI_ANY_SOURCE, tag, world("armci_msg_rcvany"), msglen,
+                     "armci_msg_rcvany");
 }
 
 /* -------------------------------------------------------------------- collectives --- */
 
 void parmci_msg_barrier(void)
 {
-    MPI_Barrier(world("armci_msg_barrier"));
+    rmca_barrier(world("armci_msg_barrier"), "armci_msg_barrier");
 }
 
 void parmci_msg_group_barrier(ARMCI_Group *group)
@@ -109,7 +100,7 @@ void parmci_msg_group_barrier(ARMCI_Group *group)
     RMCA_REQUIRE_INIT("armci_msg_group_barrier");
     if (!group || group->comm == MPI_COMM_NULL)
         rmca_error("armci_msg_group_barrier: the caller is not a member of the group");
-    MPI_Barrier(group->comm);
+    rmca_barrier(group->comm, "armci_msg_group_barrier");
 }
 
 extern __typeof(parmci_msg_barrier) armci_msg_barrier
@@ -142,8 +133,7 @@ static void bcast(MPI_Comm comm, void *buf, int len, int root, const char *fn)
 {
     if (len < 0 || (len > 0 && !buf))
         rmca_error("%s: invalid buffer (%p, %d bytes)", fn, buf, len);
-    if (MPI_Bcast(buf, len, MPI_BYTE, root, comm) != MPI_SUCCESS)
-        rmca_error("%s: MPI_Bcast failed", fn);
+    rmca_bcast(buf, len, MPI_BYTE, root, comm, fn);
 }
 
 void armci_msg_bcast_scope(int scope, void *buffer, int len, int root)
@@ -184,7 +174,7 @@ void armci_exchange_address(void *ptr_ar[], int n)
     if (!ptr_ar || n < rmca.nranks)
         rmca_error("armci_exchange_address: the array must hold %d addresses", rmca.nranks);
     void *mine = ptr_ar[rmca.rank];
-    MPI_Allgather(&mine, sizeof(void *), MPI_BYTE, ptr_ar, sizeof(void *), MPI_BYTE, w);
+    rmca_allgather(&mine, sizeof(void *), MPI_BYTE, ptr_ar, w, "armci_exchange_address");
 }
 
 void armci_exchange_address_grp(void *ptr_arr[], int n, ARMCI_Group *group)
@@ -195,29 +185,30 @@ void armci_exchange_address_grp(void *ptr_arr[], int n, ARMCI_Group *group)
     if (!ptr_arr || n < group->size)
         rmca_error("armci_exchange_address_grp: the array must hold %d addresses", group->size);
     void *mine = ptr_arr[group->rank];
-    MPI_Allgather(&mine, sizeof(void *), MPI_BYTE, ptr_arr, sizeof(void *), MPI_BYTE, group->comm);
+    rmca_allgather(&mine, sizeof(void *), MPI_BYTE, ptr_arr, group->comm,
+                   "armci_exchange_address_grp");
 }
 
 /* ------------------------------------------------------------------ reductions --- */
 
+/* The message types, one table: X(ARMCI type, C type, MPI datatype, absolute value, the letter(s)
+ * of its armci_msg_*gop functions). */
+#define RMCA_MSG_TYPES(X)                                                                          \
+    X(ARMCI_INT, int, MPI_INT, abs, i)                                                             \
+    X(ARMCI_LONG, long, MPI_LONG, labs, l)                                                         \
+    X(ARMCI_LONG_LONG, long long, MPI_LONG_LONG, llabs, ll)                                        \
+    X(ARMCI_FLOAT, float, MPI_FLOAT, fabsf, f)                                                     \
+    X(ARMCI_DOUBLE, double, MPI_DOUBLE, fabs, d)
+
 static MPI_Datatype msg_type(int type, size_t *size, const char *fn)
 {
     switch (type) {
-    case ARMCI_INT:
-        *size = sizeof(int);
-        return MPI_INT;
-    case ARMCI_LONG:
-        *size = sizeof(long);
-        return MPI_LONG;
-    case ARMCI_LONG_LONG:
-        *size = sizeof(long long);
-        return MPI_LONG_LONG;
-    case ARMCI_FLOAT:
-        *size = sizeof(float);
-        return MPI_FLOAT;
-    case ARMCI_DOUBLE:
-        *size = sizeof(double);
-        return MPI_DOUBLE;
+#define TYPE_(id, T, mpi, absf, sfx)                                                               \
+    case id:                                                                                       \
+        *size = sizeof(T);                                                                         \
+        return mpi;
+        RMCA_MSG_TYPES(TYPE_)
+#undef TYPE_
     default:
         rmca_error("%s: unknown type (%d)", fn, type);
     }
@@ -254,24 +245,15 @@ static MPI_Op msg_op(const char *op, int type, int *kind, const char *fn)
 /* |x[i]| in place (absmax / absmin reduce the absolute values, as ARMCI). */
 static void absolute(void *x, int n, int type)
 {
-    for (int i = 0; i < n; i++)
-        switch (type) {
-        case ARMCI_INT:
-            ((int *)x)[i] = abs(((int *)x)[i]);
-            break;
-        case ARMCI_LONG:
-            ((long *)x)[i] = labs(((long *)x)[i]);
-            break;
-        case ARMCI_LONG_LONG:
-            ((long long *)x)[i] = llabs(((long long *)x)[i]);
-            break;
-        case ARMCI_FLOAT:
-            ((float *)x)[i] = fabsf(((float *)x)[i]);
-            break;
-        default:
-            ((double *)x)[i] = fabs(((double *)x)[i]);
-            break;
-        }
+    switch (type) {
+#define ABS_(id, T, mpi, absf, sfx)                                                                \
+    case id:                                                                                       \
+        for (int i = 0; i < n; i++)                                                                \
+            ((T *)x)[i] = absf(((T *)x)[i]);                                                       \
+        break;
+        RMCA_MSG_TYPES(ABS_)
+#undef ABS_
+    }
 }
 
 static void gop(MPI_Comm comm, void *x, int n, char *op, int type, const char *fn)
@@ -286,8 +268,7 @@ static void gop(MPI_Comm comm, void *x, int n, char *op, int type, const char *f
         return;
     if (kind == OP_ABS)
         absolute(x, n, type);
-    if (MPI_Allreduce(MPI_IN_PLACE, x, n, t, o, comm) != MPI_SUCCESS)
-        rmca_error("%s: MPI_Allreduce failed", fn);
+    rmca_allreduce(MPI_IN_PLACE, x, n, t, o, comm, fn);
 }
 
 void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type)
@@ -305,51 +286,10 @@ void armci_msg_reduce_scope(int scope, void *x, int n, char *op, int type)
     gop(scope_comm(scope, "armci_msg_reduce_scope"), x, n, op, type, "armci_msg_reduce_scope");
 }
 
-void armci_msg_igop(int *x, int n, char *op)
-{
-    gop(world("armci_msg_igop"), x, n, op, ARMCI_INT, "armci_msg_igop");
-}
-void armci_msg_lgop(long *x, int n, char *op)
-{
-    gop(world("armci_msg_lgop"), x, n, op, ARMCI_LONG, "armci_msg_lgop");
-}
-void armci_msg_llgop(long long *x, int n, char *op)
-{
-    gop(world("armci_msg_llgop"), x, n, op, ARMCI_LONG_LONG, "armci_msg_llgop");
-}
-void armci_msg_fgop(float *x, int n, char *op)
-{
-    gop(world("armci_msg_fgop"), x, n, op, ARMCI_FLOAT, "armci_msg_fgop");
-}
-void armci_msg_dgop(double *x, int n, char *op)
-{
-    gop(world("armci_msg_dgop"), x, n, op, ARMCI_DOUBLE, "armci_msg_dgop");
-}
-
 static MPI_Comm node(const char *fn)
 {
     RMCA_REQUIRE_INIT(fn);
     return rmca.node_comm;
-}
-void armci_msg_clus_igop(int *x, int n, char *op)
-{
-    gop(node("armci_msg_clus_igop"), x, n, op, ARMCI_INT, "armci_msg_clus_igop");
-}
-void armci_msg_clus_fgop(float *x, int n, char *op)
-{
-    gop(node("armci_msg_clus_fgop"), x, n, op, ARMCI_FLOAT, "armci_msg_clus_fgop");
-}
-void armci_msg_clus_lgop(long *x, int n, char *op)
-{
-    gop(node("armci_msg_clus_lgop"), x, n, op, ARMCI_LONG, "armci_msg_clus_lgop");
-}
-void armci_msg_clus_llgop(long long *x, int n, char *op)
-{
-    gop(node("armci_msg_clus_llgop"), x, n, op, ARMCI_LONG_LONG, "armci_msg_clus_llgop");
-}
-void armci_msg_clus_dgop(double *x, int n, char *op)
-{
-    gop(node("armci_msg_clus_dgop"), x, n, op, ARMCI_DOUBLE, "armci_msg_clus_dgop");
 }
 
 static MPI_Comm gcomm(ARMCI_Group *group, const char *fn)
@@ -365,61 +305,41 @@ void armci_msg_group_gop_scope(int scope, void *x, int n, char *op, int type, AR
     (void)scope;
     gop(gcomm(group, "armci_msg_group_gop_scope"), x, n, op, type, "armci_msg_group_gop_scope");
 }
-void armci_msg_group_igop(int *x, int n, char *op, ARMCI_Group *group)
-{
-    gop(gcomm(group, "armci_msg_group_igop"), x, n, op, ARMCI_INT, "armci_msg_group_igop");
-}
-void armci_msg_group_lgop(long *x, int n, char *op, ARMCI_Group *group)
-{
-    gop(gcomm(group, "armci_msg_group_lgop"), x, n, op, ARMCI_LONG, "armci_msg_group_lgop");
-}
-void armci_msg_group_llgop(long long *x, int n, char *op, ARMCI_Group *group)
-{
-    gop(gcomm(group, "armci_msg_group_llgop"), x, n, op, ARMCI_LONG_LONG, "armci_msg_group_llgop");
-}
-void armci_msg_group_fgop(float *x, int n, char *op, ARMCI_Group *group)
-{
-    gop(gcomm(group, "armci_msg_group_fgop"), x, n, op, ARMCI_FLOAT, "armci_msg_group_fgop");
-}
-void armci_msg_group_dgop(double *x, int n, char *op, ARMCI_Group *group)
-{
-    gop(gcomm(group, "armci_msg_group_dgop"), x, n, op, ARMCI_DOUBLE, "armci_msg_group_dgop");
-}
+/* armci_msg_<t>gop, armci_msg_clus_<t>gop, armci_msg_group_<t>gop for every type of the table. */
+#define GOPS_(id, T, mpi, absf, sfx)                                                               \
+    void armci_msg_##sfx##gop(T *x, int n, char *op)                                               \
+    {                                                                                              \
+        gop(world("armci_msg_" #sfx "gop"), x, n, op, id, "armci_msg_" #sfx "gop");                \
+    }                                                                                              \
+    void armci_msg_clus_##sfx##gop(T *x, int n, char *op)                                          \
+    {                                                                                              \
+        gop(node("armci_msg_clus_" #sfx "gop"), x, n, op, id, "armci_msg_clus_" #sfx "gop");       \
+    }                                                                                              \
+    void armci_msg_group_##sfx##gop(T *x, int n, char *op, ARMCI_Group *group)                     \
+    {                                                                                              \
+        gop(gcomm(group, "armci_msg_group_" #sfx "gop"), x, n, op, id,                             \
+            "armci_msg_group_" #sfx "gop");                                                        \
+    }
+RMCA_MSG_TYPES(GOPS_)
+#undef GOPS_
 
 /* ------------------------------------------------------------------------ select --- */
 
-/* Compares the leading elements: >0 when a is better than b for "max" (a > b) / "min" (a < b). */
+/* Compares the leading elements: 1 when a is better than b for "max" (a > b) / "min" (a < b). */
 static int better(const void *a, const void *b, int type, int want_max)
 {
-    double da, db;
-    long long la, lb;
-    int c;
+    int c = 0;
     switch (type) {
-    case ARMCI_INT:
-        la = *(const int *)a;
-        lb = *(const int *)b;
-        c = (la > lb) - (la < lb);
-        break;
-    case ARMCI_LONG:
-        la = *(const long *)a;
-        lb = *(const long *)b;
-        c = (la > lb) - (la < lb);
-        break;
-    case ARMCI_LONG_LONG:
-        la = *(const long long *)a;
-        lb = *(const long long *)b;
-        c = (la > lb) - (la < lb);
-        break;
-    case ARMCI_FLOAT:
-        da = *(const float *)a;
-        db = *(const float *)b;
-        c = (da > db) - (da < db);
-        break;
-    default:
-        da = *(const double *)a;
-        db = *(const double *)b;
-        c = (da > db) - (da < db);
-        break;
+#define CMP_(id, T, mpi, absf, sfx)                                                                \
+    case id: {                                                                                     \
+        T x, y;                                                                                    \
+        memcpy(&x, a, sizeof x);                                                                   \
+        memcpy(&y, b, sizeof y);                                                                   \
+        c = (x > y) - (x < y);                                                                     \
+        break;                                                                                     \
+    }
+        RMCA_MSG_TYPES(CMP_)
+#undef CMP_
     }
     return want_max ? c > 0 : c < 0;
 }
@@ -438,14 +358,14 @@ static void sel(MPI_Comm comm, void *x, int n, char *op, int type, int contribut
     if (n < (int)esz || !x)
         rmca_error("%s: the buffer (%d bytes) must hold at least one element", fn, n);
     int np;
-    MPI_Comm_size(comm, &np);
+    RMCA_MPI(fn, MPI_Comm_size, (comm, &np));
     size_t rec = sizeof(long long) + (((size_t)n + 7) & ~(size_t)7);
     char *mine = calloc(1, rec), *all = malloc(rec * (size_t)np);
     if (!mine || !all)
         rmca_error("%s: out of memory", fn);
     *(long long *)mine = contribute != 0;
     memcpy(mine + sizeof(long long), x, (size_t)n);
-    MPI_Allgather(mine, (int)rec, MPI_BYTE, all, (int)rec, MPI_BYTE, comm);
+    rmca_allgather(mine, (int)rec, MPI_BYTE, all, comm, fn);
     int best = -1;
     for (int i = 0; i < np; i++) {
         char *r = all + (size_t)i * rec;

@@ -115,7 +115,8 @@ armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup)
     RMCA_CHECK(rmc_mutex_create(count, &h->m), "ARMCIX_Create_mutexes_hdl(%d)", count);
     ARMCIX_Group_dup(pgroup, &h->pub.grp);
     h->pub.my_count = count;
-    MPI_Allreduce(&count, &h->pub.max_count, 1, MPI_INT, MPI_MAX, h->pub.grp.comm);
+    rmca_allreduce(&count, &h->pub.max_count, 1, MPI_INT, MPI_MAX, h->pub.grp.comm,
+                   "ARMCI_Create_mutexes");
     h->pub.windows = NULL;
     h->pub.bases = NULL;
     return &h->pub;
