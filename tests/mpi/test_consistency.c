@@ -5,7 +5,10 @@
  * barrier, or barrier alone, are visible to the target (loads) and to everyone (gets);
  *  - rmc_comm_stats shows the conflict tracking: a get flushes only the (region, target) pair with
  * an outstanding write; other regions and targets are not flushed; fence_all flushes exactly the
- * dirty pairs; node-local targets never flush. */
+ * dirty pairs; node-local targets never flush;
+ *  - staged puts (blocking puts completed locally, tracked per byte range): streams of puts to more
+ * places than the tracker keeps ranges for, overlapping and adjacent puts, then gets of every place
+ * and of the gaps between them, with and without a fence, read exactly what was last put. */
 #include "mpitest.h"
 
 #define SLOT 256 /* each origin owns one slot in every target's part */
@@ -385,12 +388,86 @@ static void test_conflict_stats(void **state)
     MPI_CHECK_ALL(ok);
 }
 
+/* ------------------------------------------------------------------- staged puts --- */
+
+/* Every target (remote and node-local alike), in my slot: 16 places of 8 bytes, 8 apart (more
+ * places than write ranges are tracked per pair: they merge), put in changing orders, overlapping
+ * and adjacent puts across places and gaps, then gets of each place and of every gap, and of the
+ * whole slot; a shadow says what must be there. */
+static void test_staged_puts(void **state)
+{
+    (void)state;
+    enum { W = 8, GAP = 8, PLACES = SLOT / (W + GAP) };
+    int ok = 1;
+    for (int d = 1; d <= n; d++) {
+        int t = (me + d) % n;
+        char *dst = slot_a(t);
+        unsigned char shadow[SLOT], got[SLOT], v[2 * W];
+        memset(shadow, 0, sizeof shadow);
+        ok &= rmc_put(shadow, dst, SLOT, t) == RMC_OK; /* a known start */
+        for (int round = 0; round < 3; round++) {
+            for (int k = 0; k < PLACES; k++) {
+                int place = round == 1 ? PLACES - 1 - k : (k * 7) % PLACES;
+                size_t off = (size_t)place * (W + GAP);
+                for (int j = 0; j < W; j++)
+                    v[j] = (unsigned char)(round * 50 + place + j + 1);
+                ok &= rmc_put(v, dst + off, W, t) == RMC_OK;
+                memcpy(shadow + off, v, W);
+            }
+            /* an overlapping put across two places and the gap between them, then adjacent ones */
+            for (int j = 0; j < 2 * W; j++)
+                v[j] = (unsigned char)(200 + round + j);
+            ok &= rmc_put(v, dst + W + GAP - 4, 2 * W, t) == RMC_OK;
+            memcpy(shadow + W + GAP - 4, v, 2 * W);
+            ok &= rmc_put(v, dst + 5 * (W + GAP), W, t) == RMC_OK;
+            ok &= rmc_put(v + W, dst + 5 * (W + GAP) + W, W, t) == RMC_OK;
+            memcpy(shadow + 5 * (W + GAP), v, 2 * W);
+            if (round == 2)
+                ok &= rmc_fence(t) == RMC_OK;
+            /* every place and every gap, one by one, then the whole slot */
+            for (size_t off = 0; off < SLOT; off += W) {
+                memset(got, 0xee, W);
+                ok &= rmc_get(dst + off, got, W, t) == RMC_OK;
+                ok &= memcmp(got, shadow + off, W) == 0;
+            }
+            memset(got, 0xee, sizeof got);
+            ok &= rmc_get(dst, got, SLOT, t) == RMC_OK;
+            ok &= memcmp(got, shadow, SLOT) == 0;
+        }
+        if (!ok)
+            fprintf(stderr, "[rank %d] staged puts to rank %d read back wrong data\n", me, t);
+        /* remote: with every place written and outstanding (more places than tracked ranges), a
+         * get of any one place must flush the pair; a get from another region must not */
+        for (int k = 0; rmc_same_node(t) == 0 && k < PLACES; k++) {
+            ok &= rmc_fence_all() == RMC_OK;
+            for (int j = 0; j < PLACES; j++) {
+                size_t off = (size_t)((j * 5) % PLACES) * (W + GAP);
+                ok &= rmc_put(shadow + off, dst + off, W, t) == RMC_OK;
+            }
+            rmc_comm_stats_t a, b;
+            ok &= rmc_comm_stats(&a) == RMC_OK;
+            ok &= rmc_get(slot_b(t), got, W, t) == RMC_OK;
+            ok &= rmc_comm_stats(&b) == RMC_OK && b.conflict_flushes == a.conflict_flushes;
+            ok &= rmc_get(dst + (size_t)k * (W + GAP), got, W, t) == RMC_OK;
+            ok &= rmc_comm_stats(&b) == RMC_OK && b.conflict_flushes == a.conflict_flushes + 1;
+            ok &= memcmp(got, shadow + (size_t)k * (W + GAP), W) == 0;
+            if (!ok) {
+                fprintf(stderr, "[rank %d] place %d of rank %d: no conflict flush\n", me, k, t);
+                break;
+            }
+        }
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(ok);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_put_then_get),
         cmocka_unit_test(test_all_to_one),
         cmocka_unit_test(test_conflict_stats),
+        cmocka_unit_test(test_staged_puts),
     };
     return MPITEST_RUN("consistency", tests, setup, teardown);
 }
