@@ -85,5 +85,7 @@ static inline int armcitest_teardown(void **state)
 }
 
 #define ARMCITEST_RUN(name, tests) MPITEST_RUN(name, tests, armcitest_setup, armcitest_teardown)
+#define ARMCITEST_MAIN(name, ...)                                                                  \
+    MPITEST_MAIN(name, armcitest_setup, armcitest_teardown, __VA_ARGS__)
 
 #endif

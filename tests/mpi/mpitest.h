@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <cmocka.h>
 #include <mpi.h>
+#include "../cmocka_main.h"
 #ifndef ARMCITEST_ARMCI_MPI /* every build but the one against ARMCI-MPI links librmc */
 #include <rmc/comm.h>
 #endif
@@ -93,6 +94,24 @@ static inline int mpitest_main(int argc, char **argv, const char *name,
 
 #define MPITEST_RUN(name, tests, setup, teardown)                                                  \
     mpitest_main(argc, argv, name, tests, sizeof(tests) / sizeof((tests)[0]), setup, teardown)
+
+/* main() of an MPI test program: the group `name` of the listed tests, with group fixtures. */
+#define MPITEST_MAIN(name, setup, teardown, ...)                                                   \
+    int main(int argc, char **argv)                                                                \
+    {                                                                                              \
+        const struct CMUnitTest tests_[] = {CMOCKA_TESTS(__VA_ARGS__)};                            \
+        return MPITEST_RUN(name, tests_, setup, teardown);                                         \
+    }
+
+/* A check that records into `ok` (agreed later with MPI_CHECK_ALL), naming file and line. */
+#define MPITEST_EXPECT(ok, c)                                                                      \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "[rank %d] %s:%d: expected %s\n", mpitest_rank_, __FILE__, __LINE__,   \
+                    #c);                                                                           \
+            (ok) = 0;                                                                              \
+        }                                                                                          \
+    } while (0)
 
 #ifndef MPITEST_NO_RMC
 #include <rmc.h>

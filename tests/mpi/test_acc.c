@@ -347,12 +347,5 @@ static void test_acc_staged(void **s)
     free(got);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_acc_neighbor),  cmocka_unit_test(test_acc_self),
-        cmocka_unit_test(test_acc_2d_vector), cmocka_unit_test(test_acc_mechanism),
-        cmocka_unit_test(test_acc_staged),
-    };
-    return MPITEST_RUN("typed accumulate", tests, setup, mpitest_teardown_rmc);
-}
+MPITEST_MAIN("typed accumulate", setup, mpitest_teardown_rmc, test_acc_neighbor, test_acc_self,
+             test_acc_2d_vector, test_acc_mechanism, test_acc_staged)

@@ -201,12 +201,5 @@ static void test_hot_spot(void **s)
     MPI_CHECK_OK(rmc_region_free(reg));
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_concurrent_auto),
-        cmocka_unit_test(test_concurrent_methods),
-        cmocka_unit_test(test_hot_spot),
-    };
-    return MPITEST_RUN("concurrent accumulate", tests, setup, mpitest_teardown_rmc);
-}
+MPITEST_MAIN("concurrent accumulate", setup, mpitest_teardown_rmc, test_concurrent_auto,
+             test_concurrent_methods, test_hot_spot)

@@ -1,16 +1,17 @@
 /* Active messages: many requests in flight from every rank to every rank (self included), replies
- * matched to their requests, handlers run exactly once and in issue order per origin; handler status
- * propagation; bad input (unknown id, oversize payload, ...). With and without the progress thread. */
+ * matched to their requests, handlers run exactly once and in issue order per origin; handler
+ * status propagation; bad input (unknown id, oversize payload, ...). With and without the progress
+ * thread. */
 #include "test_amo_util.h"
 
-#define MAXR 16   /* ranks supported by the per-origin counters */
-#define H_ECHO 1
-#define H_FAIL 2
-#define H_BIG 3
+#define MAXR    16 /* ranks supported by the per-origin counters */
+#define H_ECHO  1
+#define H_FAIL  2
+#define H_BIG   3
 #define H_NEVER 77 /* never registered */
 
-static int runs[MAXR];       /* handler runs per origin (atomic: may run on the thread) */
-static int last_seq[MAXR];   /* last sequence number seen per origin */
+static int runs[MAXR];     /* handler runs per origin (atomic: may run on the thread) */
+static int last_seq[MAXR]; /* last sequence number seen per origin */
 static int out_of_order;
 
 typedef struct msg {
@@ -18,7 +19,8 @@ typedef struct msg {
     unsigned char data[];
 } msg_t;
 
-/* Replies with the payload's bytes complemented, preceded by (origin, seq) as the target saw them. */
+/* Replies with the payload's bytes complemented, preceded by (origin, seq) as the target saw them.
+ */
 static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
                            size_t *rlen, void *arg)
 {
@@ -127,8 +129,8 @@ static void many_in_flight(void)
             memset(m->data, i, 64);
             size_t got = 0;
             st = rmc_am_send(t, H_ECHO, m, sizeof(buf), out, sizeof(out), &got);
-            ok &= got == sizeof(out) && ((msg_t *)out)->seq == i && ((msg_t *)out)->data[63] ==
-                                                                       (unsigned char)~i;
+            ok &= got == sizeof(out) && ((msg_t *)out)->seq == i &&
+                  ((msg_t *)out)->data[63] == (unsigned char)~i;
         }
     MPI_CHECK_OK(rmc_barrier());
     MPI_CHECK_OK(st);
@@ -256,12 +258,4 @@ static void test_payload_knob(void **state)
     MPI_CHECK_ALL(rmc_am_max_payload() == 0);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_am_nothread),
-        cmocka_unit_test(test_am_thread),
-        cmocka_unit_test(test_payload_knob),
-    };
-    return MPITEST_RUN("am", tests, NULL, NULL);
-}
+MPITEST_MAIN("am", NULL, NULL, test_am_nothread, test_am_thread, test_payload_knob)

@@ -517,14 +517,6 @@ static void test_mode_selection(void **state)
     unsetenv("RMC_AMO");
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mpi_nothread),   cmocka_unit_test(test_thread_nothread),
-        cmocka_unit_test(test_thread_thread),  cmocka_unit_test(test_mpi_thread),
-        cmocka_unit_test(test_fresh_region),   cmocka_unit_test(test_mpi_ordering),
-        cmocka_unit_test(test_subgroup_ids),   cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_mode_selection),
-    };
-    return MPITEST_RUN("amo", tests, NULL, NULL);
-}
+MPITEST_MAIN("amo", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
+             test_mpi_thread, test_fresh_region, test_mpi_ordering, test_subgroup_ids,
+             test_bad_input, test_mode_selection)

@@ -41,8 +41,8 @@ static inline void amotest_done(void)
     unsetenv("RMC_PROGRESS_THREAD");
 }
 
-/* Scales an iteration count down for 3-4 ranks on 2 cores (oversubscribed: every operation that needs
- * the target's attention may wait for a scheduler time slice). */
+/* Scales an iteration count down for 3-4 ranks on 2 cores (oversubscribed: every operation that
+ * needs the target's attention may wait for a scheduler time slice). */
 static inline int amotest_iters(int at2)
 {
     int n = mpitest_nranks_;

@@ -290,12 +290,5 @@ static void test_group_msg(void **state)
     ARMCI_Group_free(&half);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_world_group),           cmocka_unit_test(test_group_create_even),
-        cmocka_unit_test(test_malloc_group_reversed), cmocka_unit_test(test_subgroup_memory),
-        cmocka_unit_test(test_default_and_child),     cmocka_unit_test(test_group_msg),
-    };
-    return ARMCITEST_RUN("armci_groups", tests);
-}
+ARMCITEST_MAIN("armci_groups", test_world_group, test_group_create_even, test_malloc_group_reversed,
+               test_subgroup_memory, test_default_and_child, test_group_msg)

@@ -293,12 +293,5 @@ static void test_nb_waitall_waitproc(void **state)
     armcitest_free(b);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nb_contig),           cmocka_unit_test(test_nb_aggregate),
-        cmocka_unit_test(test_nb_strided_vector),   cmocka_unit_test(test_nb_implicit),
-        cmocka_unit_test(test_nb_waitall_waitproc),
-    };
-    return ARMCITEST_RUN("armci_nb", tests);
-}
+ARMCITEST_MAIN("armci_nb", test_nb_contig, test_nb_aggregate, test_nb_strided_vector,
+               test_nb_implicit, test_nb_waitall_waitproc)

@@ -225,13 +225,4 @@ static void test_mutex_handles(void **state)
     armcitest_free(b);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fetch_and_add),
-        cmocka_unit_test(test_swap),
-        cmocka_unit_test(test_mutex_counters),
-        cmocka_unit_test(test_mutex_handles),
-    };
-    return ARMCITEST_RUN("armci_rmw", tests);
-}
+ARMCITEST_MAIN("armci_rmw", test_fetch_and_add, test_swap, test_mutex_counters, test_mutex_handles)

@@ -573,13 +573,5 @@ static void test_local_strided_copy(void **state)
     ARMCI_CHECK_ALL(ok);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_puts_gets),          cmocka_unit_test(test_acc_all_types),
-        cmocka_unit_test(test_accs_all_types),     cmocka_unit_test(test_accv_all_types),
-        cmocka_unit_test(test_accs_reference),     cmocka_unit_test(test_putv_getv),
-        cmocka_unit_test(test_local_strided_copy),
-    };
-    return ARMCITEST_RUN("armci_strided", tests);
-}
+ARMCITEST_MAIN("armci_strided", test_puts_gets, test_acc_all_types, test_accs_all_types,
+               test_accv_all_types, test_accs_reference, test_putv_getv, test_local_strided_copy)

@@ -196,8 +196,4 @@ static void test_attentive(void **state)
         one_config(&amotest_cfgs[i]);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_attentive)};
-    return MPITEST_RUN("attentive", tests, NULL, NULL);
-}
+MPITEST_MAIN("attentive", NULL, NULL, test_attentive)

@@ -50,13 +50,7 @@ static unsigned long long ops(void)
     return s.local_ops + s.remote_ops + s.flushes;
 }
 
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "[rank %d] %s:%d: expected %s\n", me, __FILE__, __LINE__, #c);         \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
+#define EXPECT(c) MPITEST_EXPECT(ok, c)
 
 /* Ends a group: stay in RMC until every rank is done, then check my memory and agree. */
 static void finish(int ok, const unsigned char *dst, size_t dlen, unsigned long long ops0)
@@ -278,14 +272,5 @@ static void test_init_twice_and_null_args(void **state)
     MPI_CHECK_OK(rmc_barrier());
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_rank),
-        cmocka_unit_test(test_bad_address),
-        cmocka_unit_test(test_null_buffers),
-        cmocka_unit_test(test_use_after_free),
-        cmocka_unit_test(test_init_twice_and_null_args),
-    };
-    return MPITEST_RUN("badinput", tests, setup, teardown);
-}
+MPITEST_MAIN("badinput", setup, teardown, test_bad_rank, test_bad_address, test_null_buffers,
+             test_use_after_free, test_init_twice_and_null_args)

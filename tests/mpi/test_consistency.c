@@ -221,13 +221,7 @@ static rmc_comm_stats_t snap(void)
     return s;
 }
 
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "[rank %d] %s:%d: expected %s\n", me, __FILE__, __LINE__, #c);         \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
+#define EXPECT(c) MPITEST_EXPECT(ok, c)
 
 /* Remote target t (u: a second remote target, or -1). */
 static int conflicts_remote(int t, int u)
@@ -461,13 +455,5 @@ static void test_staged_puts(void **state)
     MPI_CHECK_ALL(ok);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_put_then_get),
-        cmocka_unit_test(test_all_to_one),
-        cmocka_unit_test(test_conflict_stats),
-        cmocka_unit_test(test_staged_puts),
-    };
-    return MPITEST_RUN("consistency", tests, setup, teardown);
-}
+MPITEST_MAIN("consistency", setup, teardown, test_put_then_get, test_all_to_one,
+             test_conflict_stats, test_staged_puts)

@@ -271,13 +271,5 @@ static void test_all_offsets(void **state)
     MPI_CHECK_ALL(ok);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_put),
-        cmocka_unit_test(test_ring_get),
-        cmocka_unit_test(test_alltoall),
-        cmocka_unit_test(test_all_offsets),
-    };
-    return MPITEST_RUN("contig", tests, setup, teardown);
-}
+MPITEST_MAIN("contig", setup, teardown, test_ring_put, test_ring_get, test_alltoall,
+             test_all_offsets)

@@ -325,17 +325,6 @@ static void test_messages(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_messages),
-        cmocka_unit_test(test_init_allocation_fails),
-        cmocka_unit_test(test_region_allocation_fails),
-        cmocka_unit_test(test_mpi_failures_init),
-        cmocka_unit_test(test_mpi_failures_region),
-        cmocka_unit_test(test_mpi_failure_operation),
-        cmocka_unit_test(test_am_repost_failure),
-        cmocka_unit_test(test_outsider),
-    };
-    return MPITEST_RUN("errors", tests, NULL, NULL);
-}
+MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
+             test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
+             test_mpi_failure_operation, test_am_repost_failure, test_outsider)

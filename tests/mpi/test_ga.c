@@ -404,14 +404,6 @@ static void test_pgroup(void **s)
     ARMCI_CHECK_ALL(ok);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_put_get),     cmocka_unit_test(test_acc),
-        cmocka_unit_test(test_read_inc),    cmocka_unit_test(test_collectives),
-        cmocka_unit_test(test_linalg),      cmocka_unit_test(test_scatter_gather),
-        cmocka_unit_test(test_nonblocking), cmocka_unit_test(test_locks),
-        cmocka_unit_test(test_pgroup),
-    };
-    return MPITEST_RUN("Global Arrays on ARMCI", tests, ga_setup, ga_teardown);
-}
+MPITEST_MAIN("Global Arrays on ARMCI", ga_setup, ga_teardown, test_put_get, test_acc, test_read_inc,
+             test_collectives, test_linalg, test_scatter_gather, test_nonblocking, test_locks,
+             test_pgroup)

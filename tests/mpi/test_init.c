@@ -7,13 +7,7 @@
 static int check_not_init(void)
 {
     int ok = 1;
-#define EXPECT(c)                                                                                  \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "[rank %d] not-init check failed: %s\n", mpitest_rank_, #c);           \
-            ok = 0;                                                                                \
-        }                                                                                          \
-    } while (0)
+#define EXPECT(c) MPITEST_EXPECT(ok, c)
     char buf[16] = "unchanged-bytes";
     EXPECT(rmc_initialized() == 0);
     EXPECT(rmc_rank() == -1);
@@ -313,12 +307,5 @@ static void test_init_on_dup(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_before_init),        cmocka_unit_test(test_init_world),
-        cmocka_unit_test(test_finalize_cleans_up), cmocka_unit_test(test_subcomm_halves),
-        cmocka_unit_test(test_subcomm_reversed),   cmocka_unit_test(test_init_on_dup),
-    };
-    return MPITEST_RUN("init", tests, NULL, NULL);
-}
+MPITEST_MAIN("init", NULL, NULL, test_before_init, test_init_world, test_finalize_cleans_up,
+             test_subcomm_halves, test_subcomm_reversed, test_init_on_dup)

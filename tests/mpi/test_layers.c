@@ -171,12 +171,4 @@ static void test_late_and_failing(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_persistent),
-        cmocka_unit_test(test_late_and_failing),
-    };
-    return MPITEST_RUN("layers", tests, NULL, NULL);
-}
+MPITEST_MAIN("layers", NULL, NULL, test_bad_input, test_persistent, test_late_and_failing)

@@ -1,5 +1,6 @@
 /* Mutexes: counters updated with get/put under a lock by every rank are exact (one mutex contended
- * by all, and one mutex per host), trylock, bad input; in the AMO configurations of amotest_cfgs. */
+ * by all, and one mutex per host), trylock, bad input; in the AMO configurations of amotest_cfgs.
+ */
 #include "test_amo_util.h"
 
 #define NMUTEX 3
@@ -142,7 +143,7 @@ static void test_bad_input(void **state)
         int ok = 1, got = 7;
         ok &= rmc_mutex_lock(NULL, 0, peer) == RMC_ERR_HANDLE;
         ok &= rmc_mutex_lock((rmc_mutex_h)&ok, 0, peer) == RMC_ERR_HANDLE;
-        ok &= rmc_mutex_unlock(m, 0, peer) == RMC_ERR_STATE;   /* not held */
+        ok &= rmc_mutex_unlock(m, 0, peer) == RMC_ERR_STATE; /* not held */
         ok &= rmc_mutex_lock(m, 1, peer) == (peer == 0 ? RMC_OK : RMC_ERR_ARG);
         if (peer == 0)
             ok &= rmc_mutex_unlock(m, 1, peer) == RMC_OK;
@@ -161,8 +162,8 @@ static void test_bad_input(void **state)
         ok &= rmc_mutex_unlock(m, 0, me) == RMC_ERR_STATE;
         MPI_CHECK_OK(rmc_barrier());
         MPI_CHECK_ALL(ok);
-        /* nothing changed: had a refused unlock advanced the "served" half, the mutexes would not be
-         * free now (served != taken) and these trylocks would fail */
+        /* nothing changed: had a refused unlock advanced the "served" half, the mutexes would not
+         * be free now (served != taken) and these trylocks would fail */
         got = 0;
         ok = rmc_mutex_trylock(m, 0, peer, &got) == RMC_OK && got == 1;
         ok &= rmc_mutex_unlock(m, 0, peer) == RMC_OK;
@@ -197,12 +198,5 @@ static void test_bad_input(void **state)
     MPI_CHECK_ALL(rmc_mutex_create(1, &m) == RMC_ERR_NOT_INIT);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mpi_nothread), cmocka_unit_test(test_thread_nothread),
-        cmocka_unit_test(test_thread_thread), cmocka_unit_test(test_mpi_thread),
-        cmocka_unit_test(test_bad_input),
-    };
-    return MPITEST_RUN("mutex", tests, NULL, NULL);
-}
+MPITEST_MAIN("mutex", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
+             test_mpi_thread, test_bad_input)

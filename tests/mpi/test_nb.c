@@ -334,13 +334,5 @@ static void test_request_handles(void **state)
     MPI_CHECK_ALL(ok);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_wait_in_order),   cmocka_unit_test(test_wait_reverse),
-        cmocka_unit_test(test_wait_random),     cmocka_unit_test(test_wait_all),
-        cmocka_unit_test(test_test_loop),       cmocka_unit_test(test_implicit_fence),
-        cmocka_unit_test(test_request_handles),
-    };
-    return MPITEST_RUN("nb", tests, setup, teardown);
-}
+MPITEST_MAIN("nb", setup, teardown, test_wait_in_order, test_wait_reverse, test_wait_random,
+             test_wait_all, test_test_loop, test_implicit_fence, test_request_handles)

@@ -4,7 +4,7 @@
 #include <time.h>
 #include "test_amo_util.h"
 
-#define H_FLAG 5
+#define H_FLAG  5
 #define H_COUNT 6
 
 static int flag_seen;
@@ -188,8 +188,8 @@ static void test_knobs(void **state)
     MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
     int on = rmc_progress_thread_active();
     MPI_CHECK_ALL(on == 0 || on == 1);
-    /* auto never takes a core the ranks compute on: with no PU left over (all ranks of this test run on
-     * one machine) the thread stays off */
+    /* auto never takes a core the ranks compute on: with no PU left over (all ranks of this test
+     * run on one machine) the thread stays off */
     rmc_topology_t topo;
     MPI_CHECK_OK(rmc_topology(&topo));
     MPI_CHECK_ALL(topo.hw_pus > topo.nranks || on == 0);
@@ -201,12 +201,5 @@ static void test_knobs(void **state)
     MPI_CHECK_ALL(rmc_progress_stats(&s) == RMC_ERR_NOT_INIT);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_busy_target_thread), cmocka_unit_test(test_busy_target_nothread),
-        cmocka_unit_test(test_thread_backs_off),   cmocka_unit_test(test_finalize_inflight),
-        cmocka_unit_test(test_cycles),             cmocka_unit_test(test_knobs),
-    };
-    return MPITEST_RUN("progress", tests, NULL, NULL);
-}
+MPITEST_MAIN("progress", NULL, NULL, test_busy_target_thread, test_busy_target_nothread,
+             test_thread_backs_off, test_finalize_inflight, test_cycles, test_knobs)

@@ -1,6 +1,6 @@
-/* Without MPI_THREAD_MULTIPLE (the application initialized MPI with MPI_THREAD_SERIALIZED): a progress
- * thread cannot run. RMC_PROGRESS_THREAD=1 fails clearly on every rank; auto runs without it, and
- * atomics and active messages still work (served inside RMC calls). */
+/* Without MPI_THREAD_MULTIPLE (the application initialized MPI with MPI_THREAD_SERIALIZED): a
+ * progress thread cannot run. RMC_PROGRESS_THREAD=1 fails clearly on every rank; auto runs without
+ * it, and atomics and active messages still work (served inside RMC calls). */
 #include "test_amo_util.h"
 
 static int hits;
@@ -35,9 +35,10 @@ static void test_auto_without_thread(void **state)
         MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
         unsetenv("RMC_AMO");
         MPI_CHECK_ALL(rmc_progress_thread_active() == 0);
-        rmc_amo_mode_t want = mode == 1   ? RMC_AMO_MODE_MPI
-                              : mode == 2 ? RMC_AMO_MODE_THREAD
-                              : (rmc_node_count() == 1 ? RMC_AMO_MODE_THREAD : RMC_AMO_MODE_MPI);
+        rmc_amo_mode_t want =
+            mode == 1   ? RMC_AMO_MODE_MPI
+            : mode == 2 ? RMC_AMO_MODE_THREAD
+                        : (rmc_node_count() == 1 ? RMC_AMO_MODE_THREAD : RMC_AMO_MODE_MPI);
         MPI_CHECK_ALL(rmc_amo_mode() == want);
         int n = mpitest_nranks_, me = mpitest_rank_;
         hits = 0;

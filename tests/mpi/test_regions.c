@@ -422,12 +422,6 @@ static void test_subgroups(void **state)
     free(sb);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_base_and_fill), cmocka_unit_test(test_zero_size_parts),
-        cmocka_unit_test(test_many_regions),  cmocka_unit_test(test_failed_alloc),
-        cmocka_unit_test(test_subgroups), /* last: leaves regions to rmc_finalize */
-    };
-    return MPITEST_RUN("regions", tests, setup, mpitest_teardown_rmc);
-}
+/* test_subgroups last: it leaves regions to rmc_finalize */
+MPITEST_MAIN("regions", setup, mpitest_teardown_rmc, test_base_and_fill, test_zero_size_parts,
+             test_many_regions, test_failed_alloc, test_subgroups)

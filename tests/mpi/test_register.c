@@ -1,6 +1,6 @@
-/* Dynamic registration: rmc_put / rmc_get / AMOs on memory registered with rmc_register give the same
- * data as on region memory (every size, chunked transfers, self, non-blocking forms); the remote
- * registration cache under eviction (RMC_REGION_CACHE=2) and after deregistration (stale
+/* Dynamic registration: rmc_put / rmc_get / AMOs on memory registered with rmc_register give the
+ * same data as on region memory (every size, chunked transfers, self, non-blocking forms); the
+ * remote registration cache under eviction (RMC_REGION_CACHE=2) and after deregistration (stale
  * descriptors); bad input changes nothing. With and without the progress thread. */
 #include <time.h>
 #include "test_amo_util.h"
@@ -11,10 +11,10 @@ static int cache_cap; /* RMC_REGION_CACHE of the current run */
 
 typedef struct world {
     size_t size;
-    unsigned char *mine[NBUF];  /* this rank's registered buffers (malloc) */
-    void **theirs[NBUF];        /* [nranks] every rank's buffer i */
+    unsigned char *mine[NBUF]; /* this rank's registered buffers (malloc) */
+    void **theirs[NBUF];       /* [nranks] every rank's buffer i */
     rmc_region_h region;
-    void **rbase;               /* region bases (same size as a buffer) */
+    void **rbase; /* region bases (same size as a buffer) */
 } world_t;
 
 static void setup_world(world_t *w, size_t size)
@@ -113,8 +113,8 @@ static void same_data(world_t *w)
 }
 
 /* Round-robin over NBUF buffers of every peer with a cache of 2 descriptors: evictions happen and
- * every transfer is still right. Then stale descriptors: the owner deregisters buffer 4 and registers
- * it again (new id), and deregisters buffer 1 for good. */
+ * every transfer is still right. Then stale descriptors: the owner deregisters buffer 4 and
+ * registers it again (new id), and deregisters buffer 1 for good. */
 static void cache(world_t *w)
 {
     int n = mpitest_nranks_, me = mpitest_rank_;
@@ -145,7 +145,8 @@ static void cache(world_t *w)
     else /* everything fits: after the first round only hits */
         MPI_CHECK_ALL(s1.cache_evictions == s0.cache_evictions &&
                       s1.cache_hits >= s0.cache_hits + 2 * 3 * (unsigned)(n - 1));
-    /* cache buffer 4's descriptor, then the owner re-registers it (new id) and withdraws buffer 1 */
+    /* cache buffer 4's descriptor, then the owner re-registers it (new id) and withdraws buffer 1
+     */
     int peer = (me + 1) % n;
     st = rmc_get(w->theirs[4][peer], v, 16, peer);
     MPI_CHECK_OK(rmc_barrier());
@@ -178,8 +179,8 @@ static void cache(world_t *w)
 }
 
 /* Memory safety of rmc_deregister: rank 1 keeps putting into rank 0's buffer 4 while rank 0
- * deregisters it and then overwrites it; no put may land after rmc_deregister returned, and rank 1's
- * puts fail with RMC_ERR_NOT_REGION from then on. */
+ * deregisters it and then overwrites it; no put may land after rmc_deregister returned, and rank
+ * 1's puts fail with RMC_ERR_NOT_REGION from then on. */
 static void dereg_race(world_t *w)
 {
     int me = mpitest_rank_;
@@ -234,18 +235,18 @@ static void bad_input(world_t *w)
     unsigned char *unreg = malloc(256);
     ok &= rmc_register(NULL, 10) == RMC_ERR_ARG;
     ok &= rmc_register(unreg, 0) == RMC_ERR_ARG;
-    ok &= rmc_register(w->mine[0] + 10, 10) == RMC_ERR_STATE;           /* inside */
-    ok &= rmc_register(w->mine[0] - 5, 10) == RMC_ERR_STATE;            /* straddles the start */
-    ok &= rmc_register(w->rbase[me], 8) == RMC_ERR_STATE;               /* a region */
+    ok &= rmc_register(w->mine[0] + 10, 10) == RMC_ERR_STATE; /* inside */
+    ok &= rmc_register(w->mine[0] - 5, 10) == RMC_ERR_STATE;  /* straddles the start */
+    ok &= rmc_register(w->rbase[me], 8) == RMC_ERR_STATE;     /* a region */
     ok &= rmc_deregister(unreg) == RMC_ERR_NOT_FOUND;
-    ok &= rmc_deregister(w->mine[0] + 1) == RMC_ERR_NOT_FOUND;          /* not the start */
+    ok &= rmc_deregister(w->mine[0] + 1) == RMC_ERR_NOT_FOUND; /* not the start */
     ok &= rmc_deregister(NULL) == RMC_ERR_NOT_FOUND;
     /* out of bounds / unregistered, remote and self */
     char *pb = w->theirs[0][peer];
     ok &= rmc_put(junk, pb + w->size - 8, 64, peer) == RMC_ERR_BOUNDS;
     ok &= rmc_get(pb + w->size - 8, junk, 64, peer) == RMC_ERR_BOUNDS;
     ok &= rmc_put(junk, w->mine[0] + w->size - 8, 64, me) == RMC_ERR_BOUNDS;
-    ok &= rmc_put(junk, unreg, 16, peer) == RMC_ERR_NOT_REGION;  /* peer's address space */
+    ok &= rmc_put(junk, unreg, 16, peer) == RMC_ERR_NOT_REGION; /* peer's address space */
     ok &= rmc_put(junk, unreg, 16, me) == RMC_ERR_NOT_REGION;
     int64_t f = 3;
     ok &= rmc_amo_fetch_add_i64(pb + w->size - 4, 1, &f, peer) == RMC_ERR_ALIGN;
@@ -339,13 +340,5 @@ static void test_not_init(void **state)
     MPI_CHECK_ALL(rmc_deregister(x) == RMC_ERR_NOT_INIT);
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_register_nothread),
-        cmocka_unit_test(test_register_thread),
-        cmocka_unit_test(test_register_bigcache),
-        cmocka_unit_test(test_not_init),
-    };
-    return MPITEST_RUN("register", tests, NULL, NULL);
-}
+MPITEST_MAIN("register", NULL, NULL, test_register_nothread, test_register_thread,
+             test_register_bigcache, test_not_init)

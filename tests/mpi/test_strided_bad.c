@@ -267,12 +267,5 @@ static void test_not_init(void **s)
     MPI_CHECK_OK(rmc_region_alloc(REG, bases, &reg));
 }
 
-int main(int argc, char **argv)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_everything),
-        cmocka_unit_test(test_good_after_bad),
-        cmocka_unit_test(test_not_init),
-    };
-    return MPITEST_RUN("strided bad input", tests, setup, teardown);
-}
+MPITEST_MAIN("strided bad input", setup, teardown, test_bad_everything, test_good_after_bad,
+             test_not_init)

@@ -1,11 +1,12 @@
-/* Unit tests of the remote registration cache (comm/progress/regcache.c): lookups, LFU eviction with
- * dynamic aging, overlap replacement, removal, bounded size. */
+/* Unit tests of the remote registration cache (comm/progress/regcache.c): lookups, LFU eviction
+ * with dynamic aging, overlap replacement, removal, bounded size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <cmocka.h>
+#include "../cmocka_main.h"
 #include "../../comm/progress/regcache.h"
 
 static void test_find_bounds(void **state)
@@ -23,9 +24,9 @@ static void test_find_bounds(void **state)
     e = rmci_rc_find(&c, 1, 1999);
     assert_non_null(e);
     assert_int_equal(e->id, 11);
-    assert_null(rmci_rc_find(&c, 1, 2000));  /* hi is exclusive */
+    assert_null(rmci_rc_find(&c, 1, 2000)); /* hi is exclusive */
     assert_null(rmci_rc_find(&c, 1, 999));
-    assert_null(rmci_rc_find(&c, 1, 2500));  /* gap */
+    assert_null(rmci_rc_find(&c, 1, 2500)); /* gap */
     assert_int_equal(rmci_rc_find(&c, 1, 3050)->id, 12);
     assert_int_equal(rmci_rc_find(&c, 0, 1500)->id, 13);
     assert_int_equal(rmci_rc_find(&c, 2, 0)->id, 14);
@@ -51,8 +52,8 @@ static void test_lfu_eviction(void **state)
     rmci_rc_insert(&c, 0, 100, 200, 2); /* B */
     rmci_rc_insert(&c, 0, 200, 300, 3); /* C */
     for (int i = 0; i < 5; i++)
-        assert_non_null(rmci_rc_find(&c, 0, 50));   /* A used often */
-    assert_non_null(rmci_rc_find(&c, 0, 250));      /* C once more */
+        assert_non_null(rmci_rc_find(&c, 0, 50)); /* A used often */
+    assert_non_null(rmci_rc_find(&c, 0, 250));    /* C once more */
     /* B is least frequently used */
     rmci_rc_insert(&c, 0, 300, 400, 4);
     assert_int_equal(c.n, 3);
@@ -175,13 +176,5 @@ static void test_capacity_one(void **state)
     rmci_rc_destroy(&c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_find_bounds),      cmocka_unit_test(test_lfu_eviction),
-        cmocka_unit_test(test_lfu_tie_lru),      cmocka_unit_test(test_lfu_aging),
-        cmocka_unit_test(test_overlap_and_remove), cmocka_unit_test(test_random_reference),
-        cmocka_unit_test(test_capacity_one),
-    };
-    return cmocka_run_group_tests_name("regcache", tests, NULL, NULL);
-}
+UNITTEST_MAIN("regcache", test_find_bounds, test_lfu_eviction, test_lfu_tie_lru, test_lfu_aging,
+              test_overlap_and_remove, test_random_reference, test_capacity_one)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "../cmocka_main.h"
 #include <rmc.h>
 
 static void test_status_strings(void **state)
@@ -148,12 +149,5 @@ static void test_not_init(void **state)
     assert_int_equal(rmc_finalize(), RMC_ERR_NOT_INIT);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_status_strings), cmocka_unit_test(test_knob_registry),
-        cmocka_unit_test(test_knob_values),    cmocka_unit_test(test_version),
-        cmocka_unit_test(test_not_init),
-    };
-    return cmocka_run_group_tests_name("status_env", tests, NULL, NULL);
-}
+UNITTEST_MAIN("status_env", test_status_strings, test_knob_registry, test_knob_values, test_version,
+              test_not_init)

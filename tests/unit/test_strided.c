@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "../cmocka_main.h"
 #include "../../comm/strided/strided_impl.h"
 #include "../mpi/test_strided_util.h"
 
@@ -215,13 +216,5 @@ static void test_acc_kernels(void **state)
     free(pref);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_validation),
-        cmocka_unit_test(test_normalize),
-        cmocka_unit_test(test_copy_random),
-        cmocka_unit_test(test_acc_kernels),
-    };
-    return cmocka_run_group_tests_name("strided (no MPI)", tests, NULL, NULL);
-}
+UNITTEST_MAIN("strided (no MPI)", test_validation, test_normalize, test_copy_random,
+              test_acc_kernels)

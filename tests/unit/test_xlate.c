@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "../cmocka_main.h"
 #include "../../comm/xlate.h"
 
 /* Owners are distinct fake pointers. */
@@ -378,13 +379,5 @@ static void test_insert_orders(void **state)
     rmci_xlate_destroy(&x);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_empty),       cmocka_unit_test(test_boundaries),
-        cmocka_unit_test(test_adjacent),    cmocka_unit_test(test_many_ranks),
-        cmocka_unit_test(test_remove),      cmocka_unit_test(test_mru),
-        cmocka_unit_test(test_log_lookups), cmocka_unit_test(test_insert_orders),
-    };
-    return cmocka_run_group_tests_name("xlate", tests, NULL, NULL);
-}
+UNITTEST_MAIN("xlate", test_empty, test_boundaries, test_adjacent, test_many_ranks, test_remove,
+              test_mru, test_log_lookups, test_insert_orders)
