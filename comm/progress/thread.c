@@ -16,7 +16,9 @@
 #include <hwloc.h>
 #include "am_impl.h"
 
-#define AM_SPIN_NS        20000 /* polling after the last request before sleeping (20 us) */
+#define AM_SPIN_NS         20000 /* polling after the last request before sleeping (20 us) */
+#define AM_ATTENTIVE_POLLS 4 /* main-thread polls since the thread last looked: main is attentive  \
+                              */
 #define AM_BACKOFF_MIN_NS 1000
 
 static uint64_t now_ns(void)
@@ -64,7 +66,7 @@ static void *thread_main(void *unused)
          * leaves the network alone, so that its MPI calls (and MPICH's lock) do not slow the main
          * thread down; it looks again after its next sleep. */
         unsigned long mp = __atomic_load_n(&am.main_polls, __ATOMIC_RELAXED);
-        int attentive = !am.thread_spin && mp != seen;
+        int attentive = !am.thread_spin && mp - seen >= AM_ATTENTIVE_POLLS;
         seen = mp;
         int n = 0;
         if (!attentive && pthread_mutex_trylock(&am.plock) == 0) {
