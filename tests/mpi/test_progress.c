@@ -48,6 +48,9 @@ static void busy_target(const char *thread)
     int me = mpitest_rank_, on = thread[0] == '1';
     __atomic_store_n(&flag_seen, 0, __ATOMIC_SEQ_CST);
     MPI_CHECK_OK(rmc_am_register(H_FLAG, h_flag, NULL));
+    /* rmc_am_register's agreement serves active messages while it waits (attentive): rank 1 sends
+     * only after rank 0 has left every RMC call, so the request meets rank 0 computing */
+    MPI_Barrier(MPI_COMM_WORLD);
     int served_while_busy = 0;
     rmc_status_t st = RMC_OK;
     if (me == 0) {
