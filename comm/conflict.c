@@ -39,8 +39,9 @@ static void clear_pending(struct rmc_region *r, int target)
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
 {
     RMCI_STAT(flushes, 1);
-    clear_pending(r, target);
+    /* a failed flush leaves the pair pending: the next fence retries and reports it */
     RMCI_MPI(MPI_Win_flush, (rmci_mrank_(r, target), r->win));
+    clear_pending(r, target);
     return RMC_OK;
 }
 
@@ -125,14 +126,13 @@ static rmc_status_t list(struct rmc_region *r, int target)
     return RMC_OK;
 }
 
-void rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
+rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
 {
     uint8_t cs = r->cs[target];
     rmci_pair_t *p = (kind & RMCI_CS_WRITE) ? pair_of(r, target) : NULL;
     if ((!(cs & RMCI_CS_LISTED) && list(r, target) != RMC_OK) || ((kind & RMCI_CS_WRITE) && !p)) {
         /* cannot track it: complete it now instead (correct, just slower) */
-        rmci_flush(r, target);
-        return;
+        return rmci_flush(r, target);
     }
     if (kind & RMCI_CS_WRITE) {
         if (!(cs & RMCI_CS_WRITE))
@@ -140,6 +140,7 @@ void rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_range_t ran
         add_write(p, range);
     }
     r->cs[target] |= (uint8_t)kind;
+    return RMC_OK;
 }
 
 rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t range)
@@ -154,8 +155,7 @@ rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t ra
     if (hot)
         return rmci_flush(r, target); /* completes every outstanding operation: clean pair */
     RMCI_MPI(MPI_Win_flush_local, (rmci_mrank_(r, target), r->win));
-    rmci_mark(r, target, RMCI_CS_WRITE, range);
-    return RMC_OK;
+    return rmci_mark(r, target, RMCI_CS_WRITE, range);
 }
 
 rmc_status_t rmci_fence(int target)

@@ -8,6 +8,7 @@
  * N      the N-th such call since rmc_init fails (default 1); "N+": that one and every later one.
  * Unarmed (the knob unset), every site costs one predictable branch. Main thread only. */
 #include "config.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core.h"
@@ -25,8 +26,14 @@ int rmci_fault_armed_;
 static fault_t faults[RMCI_MAX_FAULTS];
 static int nfaults;
 
+static pthread_t setup_thread; /* the thread of rmc_init: only its calls count */
+
 static int hit(const char *site)
 {
+    /* the progress thread's MPI calls neither count nor fail: which call of a site fails stays
+     * deterministic, and the counters are not shared between threads */
+    if (!pthread_equal(pthread_self(), setup_thread))
+        return 0;
     for (int i = 0; i < nfaults; i++) {
         fault_t *f = &faults[i];
         if (strcmp(f->site, site) != 0)
@@ -93,6 +100,7 @@ rmc_status_t rmci_fault_setup(int rank)
 {
     nfaults = 0;
     rmci_fault_armed_ = 0;
+    setup_thread = pthread_self();
     const char *v = rmc_knob_value("RMC_FAULT");
     rmc_status_t st = RMC_OK;
     while (v && *v && st == RMC_OK) {

@@ -261,12 +261,14 @@ int rmc_initialized(void)
 static rmc_status_t free_leftover_regions(void)
 {
     rmc_status_t st = RMC_OK;
-    while (rmci.regions && st == RMC_OK) {
+    /* every one, also after a failure: the other members are entering the next region's
+     * collective free (rmc_region_free releases a live region even when it reports an error) */
+    while (rmci.regions) {
         struct rmc_region *newest = rmci.regions;
         for (struct rmc_region *r = rmci.regions; r; r = r->next)
             if (r->id > newest->id)
                 newest = r;
-        st = rmc_region_free(newest);
+        rmci_keep(&st, rmc_region_free(newest));
     }
     return st;
 }

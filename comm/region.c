@@ -99,13 +99,14 @@ static void region_release(struct rmc_region *r)
     free(r);
 }
 
-static void win_free(MPI_Win *w)
+static rmc_status_t win_free(MPI_Win *w)
 {
     if (*w == MPI_WIN_NULL)
-        return;
-    RMCI_MPI_ST(MPI_Win_free, (w));
+        return RMC_OK;
+    rmc_status_t st = RMCI_MPI_ST(MPI_Win_free, (w));
     *w = MPI_WIN_NULL;
     rmci_res_count(RMCI_RES_WIN, -1);
+    return st;
 }
 
 /* Unwinds a failed allocation (every member runs it after the same agreement). */
@@ -121,9 +122,9 @@ static void region_undo(alloc_t *a)
     if (r && a->locked)
         RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
     if (r && a->win)
-        win_free(&r->win);
+        (void)win_free(&r->win); /* recorded (rmc_last_error); the allocation fails anyway */
     if (r && a->shm)
-        win_free(&r->shm_win);
+        (void)win_free(&r->shm_win);
     region_release(r);
     free(a->lidx);
 }
@@ -468,8 +469,8 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
     rmci_keep(&st, rmci_attentive_barrier(r->comm, __func__));
     rmci_layers_region_freed(r);
-    win_free(&r->win);
-    win_free(&r->shm_win);
+    rmci_keep(&st, win_free(&r->win));
+    rmci_keep(&st, win_free(&r->shm_win));
     rmci_xlate_remove(&rmci_xlate_, r);
     region_unlink(r);
     region_release(r);

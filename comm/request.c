@@ -102,6 +102,12 @@ rmc_status_t rmc_wait(rmc_request_h *req)
     int done = 0;
     while ((st = req_test(q, &done, __func__)) == RMC_OK && !done)
         rmci_wait_round(&spins);
+    if (st != RMC_OK && !done) {
+        /* MPI failed while the operation may still use the request's buffers: leak them (the
+         * request is gone for the caller) rather than free memory MPI may still write */
+        *req = RMC_REQUEST_NULL;
+        return st;
+    }
     rmc_status_t s2 = req_finish(q);
     *req = RMC_REQUEST_NULL;
     return st != RMC_OK ? st : s2;

@@ -108,12 +108,12 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
         return st;
     }
     if (mode != RMCI_BLOCKING) {
-        rmci_mark(r, rank, (unsigned)kind, range);
+        st = rmci_mark(r, rank, (unsigned)kind, range);
         if (q) {
             q->nmpi = nops;
-            *req = q;
+            *req = q; /* handed out (waitable) also when the fall-back flush failed */
         }
-        return RMC_OK;
+        return st;
     }
     if (kind == RMCI_CS_WRITE)
         return rmci_complete_put(r, rank, range);

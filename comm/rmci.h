@@ -266,7 +266,7 @@ static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
  * per pair. Accumulates do not conflict with accumulates (additions commute). */
 rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Records that an operation of `kind` on `range` is outstanding on (region, target). */
-void rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
+rmc_status_t rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Makes (region, target) clean: MPI_Win_flush, nothing outstanding afterwards. */
 rmc_status_t rmci_flush(rmci_region_t *r, int target);
 /* Completion of a blocking put (or strided put) of `range`, issued after rmci_order: the source is

@@ -313,10 +313,12 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
                             void *fetched, int rank, rmc_request_h *req)
 {
     rmci_region_t *r = t->region;
-    /* Additions commute with accumulates and each other (ordered as accumulates: only after puts
-     * and gets); swap, CAS and the bitwise ops do not, and the window has accumulate_ordering none,
-     * so they are ordered as puts: after every outstanding operation, and everything after them. */
-    unsigned kind = (op == RMCI_AMO_fetch_add || op == RMCI_AMO_add) ? RMCI_CS_ACC : RMCI_CS_WRITE;
+    /* A non-fetching addition commutes with accumulates and other additions (ordered as an
+     * accumulate: only after puts and gets). Every fetching atomic returns a value that must
+     * include this rank's earlier accumulates and exclude its later ones, and the window has
+     * accumulate_ordering none: fetch-add, swap, CAS and the bitwise ops are ordered as puts
+     * (after every outstanding operation on the word, and everything after them). */
+    unsigned kind = op == RMCI_AMO_add ? RMCI_CS_ACC : RMCI_CS_WRITE;
     rmci_range_t range = rmci_range(t->disp, (size_t)width);
     rmc_status_t st = rmci_order(r, rank, kind, range);
     if (st != RMC_OK)
@@ -359,9 +361,8 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         q->on_complete = cas_complete;
     else
         q->nmpi = 1;
-    rmci_mark(r, rank, kind, range);
-    *req = q;
-    return RMC_OK;
+    *req = q; /* handed out (waitable) also when the fall-back flush fails */
+    return rmci_mark(r, rank, kind, range);
 }
 
 /* ------------------------------------------------------------------------------ front end --- */

@@ -338,8 +338,7 @@ int am_op_progress(am_op_t *op)
     if (rc != MPI_SUCCESS) {
         /* unrecoverable transport error: report it as the reply */
         rmci_mpi_fail("MPI_Testall", "active message", rc);
-        am_rep_t rh = {.status = RMC_ERR_MPI, .len = 0, .pad = 0};
-        memcpy(op->rbuf, &rh, sizeof(rh));
+        op->mpi_failed = 1; /* not written into rbuf: the receive may still be active */
         flag = 1;
     }
     if (!flag)
@@ -414,6 +413,11 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
 /* Status and data of a completed op. */
 static rmc_status_t op_result(am_op_t *op, const char **data, size_t *len)
 {
+    if (op->mpi_failed) {
+        *data = NULL;
+        *len = 0;
+        return RMC_ERR_MPI;
+    }
     am_rep_t rh;
     memcpy(&rh, op->rbuf, sizeof(rh));
     *data = op->rbuf + sizeof(am_rep_t);
@@ -450,7 +454,8 @@ rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const voi
         rmci_wait_round(&spins);
     am_op_unlink(op);
     st = op_deliver(op, reply, reply_cap, reply_len);
-    free(op);
+    if (!op->mpi_failed) /* else leaked: MPI may still use its buffers */
+        free(op);
     return st;
 }
 
@@ -507,7 +512,10 @@ static rmc_status_t req_complete(struct rmc_request *q)
 {
     am_op_t *op = q->cb_buf;
     am_op_unlink(op);
-    return op_deliver(op, op->reply, op->reply_cap, op->reply_len);
+    rmc_status_t st = op_deliver(op, op->reply, op->reply_cap, op->reply_len);
+    if (op->mpi_failed)
+        q->cb_buf = NULL; /* leaked, not freed with the request: MPI may still use its buffers */
+    return st;
 }
 
 /* How a non-blocking op delivers its reply at completion: a finisher (internal forms) or the

@@ -16,10 +16,10 @@
 #include <hwloc.h>
 #include "am_impl.h"
 
-#define AM_SPIN_NS         20000 /* polling after the last request before sleeping (20 us) */
-#define AM_ATTENTIVE_POLLS 4 /* main-thread polls since the thread last looked: main is attentive  \
-                              */
-#define AM_BACKOFF_MIN_NS 1000
+#define AM_SPIN_NS 20000 /* polling after the last request before sleeping (20 us) */
+/* main-thread polls since the thread last looked from which main counts as attentive */
+#define AM_ATTENTIVE_POLLS 4
+#define AM_BACKOFF_MIN_NS  1000
 
 static uint64_t now_ns(void)
 {

@@ -108,9 +108,8 @@ rmc_status_t rmci_stage_acc(rmc_acc_type_t type, const void *scale, int scaled, 
     int n = (int)(d->bytes / es);
     RMCI_MPI(MPI_Accumulate, (buf, n, base, rmci_region_mrank(r, proc), t->disp, n, base, MPI_SUM,
                               rmci_region_win(r)));
-    rmci_mark(r, proc, SK_ACC, rmci_range(t->disp, d->bytes));
     RMCI_SSTAT(contig_ops);
     RMCI_SSTAT(mpi_acc_ops);
     RMCI_SSTAT(staged_acc_ops);
-    return RMC_OK;
+    return rmci_mark(r, proc, SK_ACC, rmci_range(t->disp, d->bytes));
 }

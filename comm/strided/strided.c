@@ -58,16 +58,12 @@ rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r,
 {
     if (kind == SK_ACC && local_target)
         return rmci_flush(r, rank);
-    if (mode != RMCI_BLOCKING) {
-        rmci_mark(r, rank, (unsigned)kind, range);
-        return RMC_OK;
-    }
+    if (mode != RMCI_BLOCKING)
+        return rmci_mark(r, rank, (unsigned)kind, range);
     if (kind == SK_PUT)
         return rmci_complete_put(r, rank, range);
     RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
-    if (kind == SK_ACC)
-        rmci_mark(r, rank, RMCI_CS_ACC, range);
-    return RMC_OK;
+    return kind == SK_ACC ? rmci_mark(r, rank, RMCI_CS_ACC, range) : RMC_OK;
 }
 
 /* OR of all strides (for alignment tests). */
@@ -204,16 +200,15 @@ static rmc_status_t xfer_complete(const xfer_t *x, rmci_nbctx_t *ctx, char *buf,
             ctx->dst = x->dst;
             q->on_complete = rmci_nb_unpack;
         }
-        rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
-        *req = q;
-        return RMC_OK;
+        *req = q; /* handed out (waitable) also when the fall-back flush fails */
+        return rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
     }
     rmc_status_t st;
     if (x->mode == RMCI_NB_IMPLICIT && buf) {
         /* the temporary cannot outlive this call: complete locally now (a get is then done) */
         st = RMCI_MPI_ST(MPI_Win_flush_local, (x->mr, x->win));
         if (st == RMC_OK && x->kind != SK_GET)
-            rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
+            st = rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
     } else {
         st = rmci_strided_complete(x->kind, x->mode, x->r, x->proc, x->range, x->local_tgt);
     }

@@ -216,17 +216,19 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     if (st == RMC_OK && mode == RMCI_NB_REQUEST) {
         q->cb_buf = ctx;
         q->on_complete = rmci_nb_flush_local;
-        rmci_mark(one, proc, (unsigned)kind, v.regs[0].range);
+        /* a failing fall-back flush is reported with the request handed out (waitable) */
+        st = rmci_mark(one, proc, (unsigned)kind, v.regs[0].range);
         *req = q;
         free(v.regs);
-        return RMC_OK;
+        return st;
     }
     for (size_t k = 0; k < v.nreg && st == RMC_OK; k++) {
         vreg_t *e = &v.regs[k];
         if (mode == RMCI_NB_IMPLICIT && v.buf) { /* the scaled copies cannot outlive the call */
             st = RMCI_MPI_ST(MPI_Win_flush_local,
                              (rmci_region_mrank(e->r, proc), rmci_region_win(e->r)));
-            rmci_mark(e->r, proc, (unsigned)kind, e->range);
+            if (st == RMC_OK)
+                st = rmci_mark(e->r, proc, (unsigned)kind, e->range);
         } else {
             st = rmci_strided_complete(kind, mode, e->r, proc, e->range, local_tgt);
         }
@@ -431,15 +433,15 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
             v->ctx->nsegs = v->nseg;
             q->on_complete = rmci_nb_unpack;
         }
-        rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
-        *req = q;
-        return RMC_OK;
+        rmc_status_t st = rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
+        *req = q; /* handed out (waitable) also when the fall-back flush failed */
+        return st;
     }
     if (mode == RMCI_NB_IMPLICIT && v->buf) {
         st = RMCI_MPI_ST(MPI_Win_flush_local,
                          (rmci_region_mrank(v->r, v->proc), rmci_region_win(v->r)));
         if (st == RMC_OK && !v->unpack)
-            rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
+            st = rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
     } else {
         st = rmci_strided_complete(v->kind, mode, v->r, v->proc, v->range, local_tgt);
     }

@@ -399,13 +399,15 @@ static void test_mpi_ordering(void **state)
     rmc_comm_stats_t a, b;
     int ok = 1;
     for (int rep = 0; rep < 20 && st == RMC_OK; rep++) {
-        /* acc (implicit, outstanding) then fetch-and-add: additions commute, no flush */
+        /* acc (implicit, outstanding) then fetch-and-add: the final values commute, but the value
+         * fetched must include the earlier accumulate (accumulate_ordering none): one flush */
         rmc_comm_stats(&a);
         st = rmc_acc_nb(RMC_ACC_INT64, &dscale, &one, w, sizeof(one), peer, NULL);
         if (st == RMC_OK)
             st = rmc_amo_fetch_add_i64(w, 1, &old, peer);
         rmc_comm_stats(&b);
         f_acc_add += b.flushes - a.flushes;
+        ok &= old == (rep == 0 ? 0 : 5) + 1; /* the word: 0, or 5 after the last round */
         /* acc then swap: the swap waits for the accumulate, so it fetches its result */
         int64_t before = old + 1; /* value after the fetch-and-add */
         rmc_comm_stats(&a);
@@ -434,10 +436,10 @@ static void test_mpi_ordering(void **state)
     MPI_CHECK_OK(st);
     MPI_CHECK_ALL(ok);
     int remote = !rmc_same_node(peer);
-    /* remote: the acc+add pair flushes once (the blocking add's own flush); acc+swap twice (the
-     * conflict, then the swap's own); swap+add twice. Node-local accumulates are direct copies that
-     * leave nothing outstanding. */
-    MPI_CHECK_ALL(!remote || f_acc_add == 20);
+    /* remote: every pair flushes twice (the conflict, then the atomic's own flush): acc+fetch-add,
+     * acc+swap, swap+fetch-add. Node-local accumulates are direct copies that leave nothing
+     * outstanding. */
+    MPI_CHECK_ALL(!remote || f_acc_add == 40);
     MPI_CHECK_ALL(!remote || f_acc_swap == 40);
     MPI_CHECK_ALL(!remote || f_swap_add == 40);
     free_region(&l);
