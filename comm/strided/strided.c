@@ -66,6 +66,12 @@ rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r,
     return kind == SK_ACC ? rmci_mark(r, rank, RMCI_CS_ACC, range) : RMC_OK;
 }
 
+rmc_status_t rmci_strided_complete_temp(int kind, rmci_region_t *r, int rank, rmci_range_t range)
+{
+    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    return kind == SK_GET ? RMC_OK : rmci_mark(r, rank, (unsigned)kind, range);
+}
+
 /* OR of all strides (for alignment tests). */
 static uintptr_t stride_bits(const rmci_sdesc_t *d)
 {
@@ -204,14 +210,10 @@ static rmc_status_t xfer_complete(const xfer_t *x, rmci_nbctx_t *ctx, char *buf,
         return rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
     }
     rmc_status_t st;
-    if (x->mode == RMCI_NB_IMPLICIT && buf) {
-        /* the temporary cannot outlive this call: complete locally now (a get is then done) */
-        st = RMCI_MPI_ST(MPI_Win_flush_local, (x->mr, x->win));
-        if (st == RMC_OK && x->kind != SK_GET)
-            st = rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
-    } else {
+    if (x->mode == RMCI_NB_IMPLICIT && buf)
+        st = rmci_strided_complete_temp(x->kind, x->r, x->proc, x->range);
+    else
         st = rmci_strided_complete(x->kind, x->mode, x->r, x->proc, x->range, x->local_tgt);
-    }
     if (st == RMC_OK && x->kind == SK_GET && buf)
         rmci_sunpack(x->dst, buf, x->d);
     free(ctx);

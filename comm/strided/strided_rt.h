@@ -125,6 +125,10 @@ rmc_status_t rmci_nb_unpack(struct rmc_request *q);
  * status). */
 rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r, int rank,
                                    rmci_range_t range, int local_target);
+/* An implicit non-blocking operation issued from a temporary (packed or scaled copy) that cannot
+ * outlive the call: completes locally now; a get is then done, a put or accumulate stays
+ * outstanding (recorded). */
+rmc_status_t rmci_strided_complete_temp(int kind, rmci_region_t *r, int rank, rmci_range_t range);
 
 /* ----------------------------------------------------------------------- MPI calls --- */
 

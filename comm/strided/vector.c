@@ -224,14 +224,10 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     }
     for (size_t k = 0; k < v.nreg && st == RMC_OK; k++) {
         vreg_t *e = &v.regs[k];
-        if (mode == RMCI_NB_IMPLICIT && v.buf) { /* the scaled copies cannot outlive the call */
-            st = RMCI_MPI_ST(MPI_Win_flush_local,
-                             (rmci_region_mrank(e->r, proc), rmci_region_win(e->r)));
-            if (st == RMC_OK)
-                st = rmci_mark(e->r, proc, (unsigned)kind, e->range);
-        } else {
+        if (mode == RMCI_NB_IMPLICIT && v.buf) /* the scaled copies cannot outlive the call */
+            st = rmci_strided_complete_temp(kind, e->r, proc, e->range);
+        else
             st = rmci_strided_complete(kind, mode, e->r, proc, e->range, local_tgt);
-        }
     }
     if (q)
         rmci_req_release(q);
@@ -437,14 +433,10 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
         *req = q; /* handed out (waitable) also when the fall-back flush failed */
         return st;
     }
-    if (mode == RMCI_NB_IMPLICIT && v->buf) {
-        st = RMCI_MPI_ST(MPI_Win_flush_local,
-                         (rmci_region_mrank(v->r, v->proc), rmci_region_win(v->r)));
-        if (st == RMC_OK && !v->unpack)
-            st = rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
-    } else {
+    if (mode == RMCI_NB_IMPLICIT && v->buf) /* with a buffer, unpack <=> a get */
+        st = rmci_strided_complete_temp(v->kind, v->r, v->proc, v->range);
+    else
         st = rmci_strided_complete(v->kind, mode, v->r, v->proc, v->range, local_tgt);
-    }
     if (st == RMC_OK && v->unpack)
         vtyped_unpack(v);
     free(v->ctx);
