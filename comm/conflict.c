@@ -40,7 +40,7 @@ rmc_status_t rmci_flush(struct rmc_region *r, int target)
 {
     RMCI_STAT(flushes, 1);
     /* a failed flush leaves the pair pending: the next fence retries and reports it */
-    RMCI_MPI(MPI_Win_flush, (rmci_mrank_(r, target), r->win));
+    RMCI_MPI(MPI_Win_flush, (rmci_region_mrank(r, target), r->hot.win));
     clear_pending(r, target);
     return RMC_OK;
 }
@@ -154,7 +154,7 @@ rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t ra
     }
     if (hot)
         return rmci_flush(r, target); /* completes every outstanding operation: clean pair */
-    RMCI_MPI(MPI_Win_flush_local, (rmci_mrank_(r, target), r->win));
+    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, target), r->hot.win));
     return rmci_mark(r, target, RMCI_CS_WRITE, range);
 }
 

@@ -20,6 +20,7 @@ typedef struct rmci_pair {
 } rmci_pair_t;
 
 struct rmc_region {
+    rmci_region_hot_t hot; /* first: the window and window ranks (rmci.h's inline accessors) */
     uint32_t magic;
     uint32_t id;        /* creation sequence number, equal on every member */
     size_t *sizes;      /* [nranks] bytes per rank */
@@ -31,17 +32,9 @@ struct rmc_region {
     rmci_pair_t **pair; /* [nranks] conflict state of remote pairs (lazily allocated) */
     MPI_Comm comm;      /* members: rmci.comm, or (sub-communicator region) an owned duplicate */
     MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
-    int *mrank; /* [nranks] rank of each RMC rank in `comm` (the windows' rank), -1 for non-members;
-                 * NULL when `comm` is rmci.comm (identity) */
-    MPI_Win shm_win;                /* node-local shared window */
-    MPI_Win win;                    /* RMA window over the same memory, lock_all held */
+    MPI_Win shm_win;    /* node-local shared window */
     struct rmc_region *next, *prev; /* live list */
 };
-
-static inline int rmci_mrank_(const struct rmc_region *r, int rank)
-{
-    return r->mrank ? r->mrank[rank] : rank;
-}
 
 typedef struct rmci_dirty {
     struct rmc_region *region;

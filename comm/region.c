@@ -16,7 +16,7 @@ typedef struct alloc {
     struct rmc_region *r;
     int *lidx;     /* [nranks] rank in r->node_comm of each node-local member, else -1 */
     int shm, win;  /* windows created */
-    int locked;    /* lock_all held on r->win */
+    int locked;    /* lock_all held on r->hot.win */
     int live;      /* in the translation cache and the live list */
     int announced; /* layers told (region_created) */
     char *base;    /* this rank's part (after the header), NULL for size 0 */
@@ -67,7 +67,7 @@ static struct rmc_region *region_new(void)
     if (!r)
         return NULL;
     r->comm = r->node_comm = MPI_COMM_NULL;
-    r->shm_win = r->win = MPI_WIN_NULL;
+    r->shm_win = r->hot.win = MPI_WIN_NULL;
     r->sizes = rmci_calloc((size_t)n, sizeof(size_t));
     r->bases = rmci_calloc((size_t)n, sizeof(uintptr_t));
     r->lptr = rmci_calloc((size_t)n, sizeof(char *));
@@ -95,7 +95,7 @@ static void region_release(struct rmc_region *r)
     free(r->lptr);
     free(r->hdr);
     free(r->cs);
-    free(r->mrank);
+    free(r->hot.mrank);
     free(r);
 }
 
@@ -120,9 +120,9 @@ static void region_undo(alloc_t *a)
         rmci_xlate_remove(&rmci_xlate_, r);
     }
     if (r && a->locked)
-        RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
+        RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win));
     if (r && a->win)
-        (void)win_free(&r->win); /* recorded (rmc_last_error); the allocation fails anyway */
+        (void)win_free(&r->hot.win); /* recorded (rmc_last_error); the allocation fails anyway */
     if (r && a->shm)
         (void)win_free(&r->shm_win);
     region_release(r);
@@ -151,15 +151,15 @@ static rmc_status_t comm_is_subset(MPI_Comm comm)
     return st;
 }
 
-/* r->comm (an owned duplicate of comm) and r->mrank (the window rank of every RMC rank, -1 for
+/* r->comm (an owned duplicate of comm) and r->hot.mrank (the window rank of every RMC rank, -1 for
  * non-members). Collective over comm; the outcome is agreed. */
 static rmc_status_t sub_members(alloc_t *a, MPI_Comm comm, int *me)
 {
     struct rmc_region *r = a->r;
     int n = rmci_info_.nranks, csize = 0;
     rmc_status_t st = rmci_comm_dup(comm, &r->comm, "rmc_region_alloc_comm");
-    r->mrank = rmci_malloc((size_t)n * sizeof(int));
-    if (st == RMC_OK && !r->mrank)
+    r->hot.mrank = rmci_malloc((size_t)n * sizeof(int));
+    if (st == RMC_OK && !r->hot.mrank)
         st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "member table");
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Comm_rank, (r->comm, me));
@@ -175,9 +175,9 @@ static rmc_status_t sub_members(alloc_t *a, MPI_Comm comm, int *me)
     if (st == RMC_OK)
         st = rmci_wait(&rq, "rmc_region_alloc_comm");
     for (int i = 0; i < n; i++)
-        r->mrank[i] = -1;
+        r->hot.mrank[i] = -1;
     for (int i = 0; st == RMC_OK && i < csize; i++)
-        r->mrank[a->lidx[i]] = i;
+        r->hot.mrank[a->lidx[i]] = i;
     return rmci_agree(r->comm, st);
 }
 
@@ -217,7 +217,7 @@ static rmc_status_t node_members(alloc_t *a, int me)
     return rmci_agree(r->comm, st);
 }
 
-/* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->mrank
+/* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->hot.mrank
  * (NULL for rmci.comm), r->node_comm and a->lidx. Collective over comm; the outcome is agreed. */
 static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
 {
@@ -335,7 +335,7 @@ static rmc_status_t region_window(alloc_t *a, size_t size)
     if (st == RMC_OK)
         st = rmci_attentive_barrier(r->comm, "rmc_region_alloc");
     if (st == RMC_OK) {
-        st = RMCI_MPI_ST(MPI_Win_create, (a->base, (MPI_Aint)size, 1, info, r->comm, &r->win));
+        st = RMCI_MPI_ST(MPI_Win_create, (a->base, (MPI_Aint)size, 1, info, r->comm, &r->hot.win));
         if (st == RMC_OK) {
             a->win = 1;
             rmci_res_count(RMCI_RES_WIN, 1);
@@ -344,8 +344,9 @@ static rmc_status_t region_window(alloc_t *a, size_t size)
     if (info != MPI_INFO_NULL)
         rmci_keep(&st, RMCI_MPI_ST(MPI_Info_free, (&info)));
     if (st == RMC_OK)
-        st = RMCI_MPI_ST(MPI_Win_set_errhandler, (r->win, MPI_ERRORS_RETURN));
-    if (st == RMC_OK && (st = RMCI_MPI_ST(MPI_Win_lock_all, (MPI_MODE_NOCHECK, r->win))) == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Win_set_errhandler, (r->hot.win, MPI_ERRORS_RETURN));
+    if (st == RMC_OK &&
+        (st = RMCI_MPI_ST(MPI_Win_lock_all, (MPI_MODE_NOCHECK, r->hot.win))) == RMC_OK)
         a->locked = 1;
     return rmci_agree(r->comm, st);
 }
@@ -466,10 +467,10 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     rmci_dirty_forget(r);
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
-    rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->win));
+    rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win));
     rmci_keep(&st, rmci_attentive_barrier(r->comm, __func__));
     rmci_layers_region_freed(r);
-    rmci_keep(&st, win_free(&r->win));
+    rmci_keep(&st, win_free(&r->hot.win));
     rmci_keep(&st, win_free(&r->shm_win));
     rmci_xlate_remove(&rmci_xlate_, r);
     region_unlink(r);
@@ -497,16 +498,6 @@ size_t rmc_region_count(void)
 }
 
 /* ------------------------------------------------------------------ accessors --- */
-
-MPI_Win rmci_region_win(const struct rmc_region *r)
-{
-    return r->win;
-}
-
-int rmci_region_mrank(const struct rmc_region *r, int rank)
-{
-    return rmci_mrank_(r, rank);
-}
 
 uint32_t rmci_region_id(const struct rmc_region *r)
 {

@@ -91,11 +91,11 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
     rmc_status_t st = rmci_order_(r, rank, (unsigned)kind, range);
     if (RMCI_UNLIKELY(st != RMC_OK))
         return st;
-    int mr = rmci_mrank_(r, rank), nops = 0;
+    int mr = rmci_region_mrank(r, rank), nops = 0;
     struct rmc_request *q = NULL;
     if (mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc()))
         return rmci_fail(RMC_ERR_NOMEM, fn, "no memory for a request");
-    st = issue_contig(kind, local, t->disp, bytes, mr, r->win, q ? q->mpi : NULL, &nops, fn);
+    st = issue_contig(kind, local, t->disp, bytes, mr, r->hot.win, q ? q->mpi : NULL, &nops, fn);
     if (RMCI_UNLIKELY(st != RMC_OK)) {
         /* whatever was issued must not outlive the call: complete it, then report */
         if (nops)
@@ -117,7 +117,7 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
     }
     if (kind == RMCI_CS_WRITE)
         return rmci_complete_put(r, rank, range);
-    RMCI_MPI(MPI_Win_flush_local, (mr, r->win));
+    RMCI_MPI(MPI_Win_flush_local, (mr, r->hot.win));
     return RMC_OK;
 }
 

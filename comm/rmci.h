@@ -226,9 +226,22 @@ static inline rmc_status_t rmci_resolve(int rank, const void *addr, size_t len, 
     return RMC_OK;
 }
 
-/* Accessors (sub-layers never read region fields). */
-MPI_Win rmci_region_win(const rmci_region_t *r);           /* the RMA window (lock_all held) */
-int rmci_region_mrank(const rmci_region_t *r, int rank);   /* rank's rank in that window */
+/* Accessors (sub-layers never read region fields). The two every remote operation needs are
+ * inline: a region begins with these (comm/core.h). */
+typedef struct rmci_region_hot {
+    MPI_Win win; /* RMA window over the region's memory, lock_all held */
+    int *mrank;  /* [nranks] each RMC rank's rank in the window (-1: not a member); NULL when the
+                  * region's communicator is RMC's (identity) */
+} rmci_region_hot_t;
+static inline MPI_Win rmci_region_win(const rmci_region_t *r) /* the RMA window */
+{
+    return ((const rmci_region_hot_t *)(const void *)r)->win;
+}
+static inline int rmci_region_mrank(const rmci_region_t *r, int rank) /* rank in that window */
+{
+    const rmci_region_hot_t *h = (const rmci_region_hot_t *)(const void *)r;
+    return h->mrank ? h->mrank[rank] : rank;
+}
 uint32_t rmci_region_id(const rmci_region_t *r);           /* equal on every member */
 char *rmci_region_local(const rmci_region_t *r, int rank); /* load/store mapping or NULL */
 size_t rmci_region_size(const rmci_region_t *r, int rank);

@@ -62,6 +62,7 @@ void rmci_dt_clear(void)
         tcache[i].type = MPI_DATATYPE_NULL;
     tc_ready = 1;
     tc_clock = 0;
+    rmci_strided_epoch++;
 }
 
 static int matches(const tc_ent_t *e, const rmci_sdesc_t *d, const size_t *str, MPI_Datatype base,
@@ -108,7 +109,10 @@ int rmci_dt_cached(const rmci_sdesc_t *d, const size_t *str, MPI_Datatype base, 
     if (rc != MPI_SUCCESS)
         return rc;
     tc_ent_t *e = &tcache[victim];
-    rmci_type_free(&e->type);
+    if (e->type != MPI_DATATYPE_NULL) {
+        rmci_type_free(&e->type);
+        rmci_strided_epoch++; /* a plan may hold it */
+    }
     e->type = t;
     e->base = base;
     e->nbase = nbase;

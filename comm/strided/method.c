@@ -6,6 +6,7 @@
 #include "strided_rt.h"
 
 rmc_strided_stats_t rmci_sstats;
+unsigned long rmci_strided_epoch;
 static rmc_strided_method_t method;
 
 static const char *const method_names[] = {"auto", "datatype", "list", "pack"};
@@ -26,6 +27,7 @@ rmc_status_t rmc_strided_method_set(rmc_strided_method_t m)
     if ((unsigned)m > RMC_STRIDED_PACK)
         return rmci_fail(RMC_ERR_ARG, __func__, "unknown method %d", (int)m);
     method = m;
+    rmci_strided_epoch++;
     return RMC_OK;
 }
 
@@ -107,6 +109,7 @@ static rmc_status_t strided_init(void *arg)
                         "using auto",
                         v);
     method = m < 0 ? RMC_STRIDED_AUTO : (rmc_strided_method_t)m;
+    rmci_strided_epoch++;
     return RMC_OK; /* the same on every rank */
 }
 

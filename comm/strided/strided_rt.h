@@ -34,6 +34,9 @@
 
 extern rmc_strided_stats_t rmci_sstats;
 #define RMCI_SSTAT(field) (rmci_sstats.field++)
+/* Changes whenever a derived fact a shape plan holds may be stale (strided.c): the protocol knob
+ * changed, or a cached datatype was freed (dtcache.c). */
+extern unsigned long rmci_strided_epoch;
 
 /* The method in force (RMC_STRIDED_METHOD, or rmc_strided_method_set). */
 rmc_strided_method_t rmci_strided_method(void);
@@ -123,8 +126,18 @@ rmc_status_t rmci_nb_unpack(struct rmc_request *q);
  * stays outstanding); non-blocking: recorded as outstanding. `local_target`: an MPI accumulate to
  * a node-local target, completed at once (the node-local paths do not consult the conflict
  * status). */
-rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r, int rank,
-                                   rmci_range_t range, int local_target);
+static inline rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r,
+                                                 int rank, rmci_range_t range, int local_target)
+{
+    if (kind == SK_ACC && local_target)
+        return rmci_flush(r, rank);
+    if (mode != RMCI_BLOCKING)
+        return rmci_mark(r, rank, (unsigned)kind, range);
+    if (kind == SK_PUT)
+        return rmci_complete_put(r, rank, range);
+    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    return kind == SK_ACC ? rmci_mark(r, rank, RMCI_CS_ACC, range) : RMC_OK;
+}
 /* An implicit non-blocking operation issued from a temporary (packed or scaled copy) that cannot
  * outlive the call: completes locally now; a get is then done, a put or accumulate stays
  * outstanding (recorded). */

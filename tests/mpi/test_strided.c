@@ -244,6 +244,111 @@ static void test_many_outstanding(void **s)
     free(got);
 }
 
+/* One repeated patch operation: put (kind 0) or get (1) of shape td between lbuf + loff and the
+ * target's region at roff, checked against the mirror of the target's memory. */
+static int rep_op(int kind, const tdesc_t *td, char *lbuf, size_t loff, char *rb, size_t roff,
+                  char *mirror, int tgt, int salt)
+{
+    if (kind == 0) {
+        for (int i = 0; i < LB; i++)
+            lbuf[i] = (char)(i * 7 + salt);
+        if (rmc_put_strided(lbuf + loff, td->sstr, rb + roff, td->dstr, td->count, td->levels,
+                            tgt) != RMC_OK)
+            return 0;
+        tref_copy(mirror + roff, lbuf + loff, td);
+        return 1;
+    }
+    /* get: the descriptor's source side is remote */
+    char *ref = malloc(LB);
+    memset(lbuf, 0x33, LB);
+    memset(ref, 0x33, LB);
+    tref_copy(ref + loff, mirror + roff, td);
+    int ok = rmc_get_strided(rb + roff, td->sstr, lbuf + loff, td->dstr, td->count, td->levels,
+                             tgt) == RMC_OK &&
+             memcmp(lbuf, ref, LB) == 0;
+    free(ref);
+    return ok;
+}
+
+/* Repeated shapes: comm/strided keeps the last shape of each kind with its derived protocol and
+ * datatype (a plan). The same shape again must stay right with other pointers (8-, 4- and 1-byte
+ * aligned: another word size), after a method change (the counters show the new protocol), after
+ * more than 32 other shapes evicted its datatype, with another scale, with another stride or level
+ * count, and a bad descriptor fails every time. */
+static void test_repeated_shapes(void **s)
+{
+    (void)s;
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(REG, bases, &reg));
+    int tgt = (me + 1) % np, from = (me - 1 + np) % np, remote = rmc_same_node(tgt) == 0;
+    char *rb = bases[tgt], *mirror = calloc(1, REG), *lbuf = malloc(LB), *whole = malloc(REG);
+    int ok = 1;
+    /* 6 rows of 40 bytes, remote rows 128 bytes apart, local side dense */
+    tdesc_t put = {.levels = 1, .count = {40, 6}, .sstr = {40}, .dstr = {128}};
+    tdesc_t get = {.levels = 1, .count = {40, 6}, .sstr = {128}, .dstr = {40}};
+    static const size_t mis[] = {0, 4, 1, 8, 2, 16}; /* misalignments of both sides */
+    for (int it = 0; it < 60 && ok; it++) {
+        size_t m = mis[it % 6], roff = 1024 + 8 * (size_t)(it % 5) + m;
+        if (it == 24) /* aligned iterations 24 and 30 (it % 6 == 0) take the plan's path */
+            MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_LIST));
+        rmc_strided_stats_t a, b;
+        rmc_strided_stats(&a);
+        ok &= rep_op(0, &put, lbuf, m, rb, roff, mirror, tgt, it);
+        ok &= rep_op(1, &get, lbuf, m, rb, roff, mirror, tgt, it);
+        rmc_strided_stats(&b);
+        if (remote && (it == 24 || it == 30)) /* list at 24, auto (datatype) again at 30 */
+            ok &= it == 24 ? b.list_ops == a.list_ops + 2 : b.datatype_ops == a.datatype_ops + 2;
+        if (it == 25)
+            MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
+        if (it == 40) /* 40 other shapes: the plan's datatype leaves the cache of 32 */
+            for (int k = 2; k < 42 && ok; k++) {
+                tdesc_t o = {.levels = 1, .count = {16, k}, .sstr = {64}, .dstr = {16}};
+                ok &= rep_op(1, &o, lbuf, 0, rb, 8192, mirror, tgt, k);
+            }
+        if (!ok)
+            fprintf(stderr, "[rank %d] repeated shape wrong at iteration %d\n", me, it);
+    }
+    /* the same counts with another stride, then with a level of count 1 more */
+    tdesc_t wide = {.levels = 1, .count = {40, 6}, .sstr = {40}, .dstr = {136}};
+    tdesc_t deep = {.levels = 2, .count = {40, 6, 1}, .sstr = {40, 999}, .dstr = {128, 7}};
+    ok &= rep_op(0, &wide, lbuf, 0, rb, 4096, mirror, tgt, 1);
+    ok &= rep_op(0, &deep, lbuf, 8, rb, 6144, mirror, tgt, 2);
+    ok &= rep_op(0, &put, lbuf, 0, rb, 1024, mirror, tgt, 3);
+    /* accumulates of one shape with scales 1, 2, 1 (a scale != 1 takes another path) */
+    double v[30], sc[3] = {1.0, 2.0, 1.0};
+    for (int i = 0; i < 30; i++)
+        v[i] = i + 0.5;
+    int acnt[2] = {40, 6}, als[1] = {40}, ars[1] = {128};
+    char *abase = rb + 12288;
+    for (int k = 0; k < 3; k++) {
+        ok &= rmc_acc_strided(RMC_ACC_DOUBLE, &sc[k], v, als, abase, ars, acnt, 1, tgt) == RMC_OK;
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 5; c++) {
+                double *d = (double *)(void *)(mirror + 12288 + 128 * r) + c;
+                *d += sc[k] * v[5 * r + c];
+            }
+    }
+    ok &= rmc_fence(tgt) == RMC_OK;
+    /* a bad descriptor fails each time, also right after its shape's valid twin */
+    int bad[2] = {40, 0}, small[1] = {8};
+    for (int k = 0; k < 2; k++) {
+        ok &= rmc_put_strided(lbuf, put.sstr, rb, put.dstr, bad, 1, tgt) == RMC_ERR_STRIDE;
+        ok &= rmc_put_strided(lbuf, put.sstr, rb, small, put.count, 1, tgt) == RMC_ERR_STRIDE;
+        ok &= rep_op(0, &put, lbuf, 0, rb, 1024, mirror, tgt, 4 + k);
+    }
+    ok &= rmc_get(rb, whole, REG, tgt) == RMC_OK && memcmp(whole, mirror, REG) == 0;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_Sendrecv(mirror, REG, MPI_BYTE, tgt, 9, whole, REG, MPI_BYTE, from, 9, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_CHECK_ALL(memcmp(whole, bases[me], REG) == 0);
+    MPI_CHECK_OK(rmc_region_free(reg));
+    free(mirror);
+    free(lbuf);
+    free(whole);
+}
+
 /* 2-D convenience forms on a row-major matrix of doubles. */
 static void test_2d(void **s)
 {
@@ -587,6 +692,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_putget_nb_request),
         cmocka_unit_test(test_putget_nb_implicit),
         cmocka_unit_test(test_many_outstanding),
+        cmocka_unit_test(test_repeated_shapes),
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_vector),
         cmocka_unit_test(test_large),
