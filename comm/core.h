@@ -8,6 +8,7 @@
 #define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
 #define RMCI_CS_LISTED    0x80u       /* the pair is in the dirty list */
 #define RMCI_PAIR_RANGES  8           /* outstanding write ranges tracked per pair */
+#define RMCI_RESERVE_MAX  ((size_t)1 << 46) /* largest reserved part (64 TiB of address space) */
 
 /* Conflict state of one (region, target) pair beyond its status byte: the outstanding write
  * ranges and the last blocking put (rmci_complete_put's hint). Allocated at the pair's first
@@ -32,9 +33,29 @@ struct rmc_region {
     rmci_pair_t **pair; /* [nranks] conflict state of remote pairs (lazily allocated) */
     MPI_Comm comm;      /* members: rmci.comm, or (sub-communicator region) an owned duplicate */
     MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
-    MPI_Win shm_win;    /* node-local shared window */
+    MPI_Win shm_win;    /* node-local shared window (MPI_WIN_NULL for a reserved region) */
+    /* reserved regions (rmc_region_reserve): RMC's own shared memory instead of shm_win */
+    int reserved;
+    struct rmci_shm *own; /* this rank's file (kept open: rmc_region_commit) */
+    char **maps;          /* [nranks] mappings of node-local members' files (own's included) */
+    size_t *maplen;       /* [nranks] their lengths */
     struct rmc_region *next, *prev; /* live list */
 };
+
+/* RMC's own node-local shared memory (shm.c): a sparse file per member, mapped by the node-local
+ * members, committed on demand. */
+typedef struct rmci_shm {
+    char *map;
+    size_t len;
+    int fd;                 /* open while the region lives (commit) */
+    int named;              /* the name still exists (unlinked once every member mapped it) */
+    unsigned long long key; /* names the file: creator's pid and a sequence number */
+} rmci_shm_t;
+rmc_status_t rmci_shm_create(size_t len, rmci_shm_t *s, const char *fn);
+rmc_status_t rmci_shm_attach(unsigned long long key, size_t len, char **map, const char *fn);
+void rmci_shm_unlink(rmci_shm_t *s);
+void rmci_shm_destroy(rmci_shm_t *s);
+rmc_status_t rmci_shm_commit(rmci_shm_t *s, size_t off, size_t len, const char *fn);
 
 typedef struct rmci_dirty {
     struct rmc_region *region;

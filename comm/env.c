@@ -30,28 +30,58 @@ static const rmc_knob_t knobs[] = {
     {"RMC_FAULT", "",
      "testing only: inject failures, SITE[@RANK][#N[+]],... (SITE an MPI function or malloc; see"
      " docs/environment.md)"},
+    {"RMC_STATS", "0",
+     "1: count every get/put/accumulate/atomic call per rank from rmc_init (rmc_op_counts)"},
 };
+#define NCORE (sizeof(knobs) / sizeof(knobs[0]))
+
+/* Knobs of layers built on comm (rmc_knob_register), after comm's own. */
+#define MAX_EXTRA 64
+static const rmc_knob_t *extra[MAX_EXTRA];
+static size_t nextra;
 
 size_t rmc_knob_count(void)
 {
-    return sizeof(knobs) / sizeof(knobs[0]);
+    return NCORE + nextra;
 }
 
 const rmc_knob_t *rmc_knob_get(size_t i)
 {
-    return i < rmc_knob_count() ? &knobs[i] : NULL;
+    return i < NCORE ? &knobs[i] : i < NCORE + nextra ? extra[i - NCORE] : NULL;
 }
 
 const char *rmc_knob_value(const char *name)
 {
     if (!name)
         return NULL;
-    for (size_t i = 0; i < rmc_knob_count(); i++)
-        if (strcmp(knobs[i].name, name) == 0) {
+    for (size_t i = 0; i < rmc_knob_count(); i++) {
+        const rmc_knob_t *k = rmc_knob_get(i);
+        if (strcmp(k->name, name) == 0) {
             const char *v = getenv(name);
-            return (v && *v) ? v : knobs[i].defval;
+            return (v && *v) ? v : k->defval;
         }
+    }
     return NULL;
+}
+
+rmc_status_t rmc_knob_register(const rmc_knob_t *knob)
+{
+    const char *fn = __func__;
+    if (!knob || !knob->name || !knob->defval || !knob->help)
+        return rmci_fail(RMC_ERR_ARG, fn, "NULL knob or knob field");
+    if (strncmp(knob->name, "RMC_", 4) != 0)
+        return rmci_fail(RMC_ERR_ARG, fn, "knob %s: names start with RMC_", knob->name);
+    for (size_t i = 0; i < rmc_knob_count(); i++) {
+        const rmc_knob_t *k = rmc_knob_get(i);
+        if (k == knob)
+            return RMC_OK;
+        if (strcmp(k->name, knob->name) == 0)
+            return rmci_fail(RMC_ERR_STATE, fn, "knob %s is registered already", knob->name);
+    }
+    if (nextra == MAX_EXTRA)
+        return rmci_fail(RMC_ERR_TOO_BIG, fn, "more than %d knobs of layers", MAX_EXTRA);
+    extra[nextra++] = knob;
+    return RMC_OK;
 }
 
 long rmci_env_long(const char *name)

@@ -70,6 +70,30 @@ rmc_status_t rmci_fail(rmc_status_t st, const char *where, const char *fmt, ...)
     return st;
 }
 
+rmc_status_t rmc_error_vset(rmc_status_t st, const char *where, const char *fmt, va_list ap)
+{
+    if (!fmt)
+        fmt = "";
+    record(where, fmt, ap);
+    if (verbose())
+        print(last_error);
+    return st;
+}
+
+rmc_status_t rmc_error_set(rmc_status_t st, const char *where, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rmc_error_vset(st, where, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+rmc_status_t rmc_error_in(rmc_status_t st, const char *where)
+{
+    return where ? rmci_in(st, where) : st;
+}
+
 rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc)
 {
     char text[MPI_MAX_ERROR_STRING] = "";

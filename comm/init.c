@@ -235,6 +235,8 @@ rmc_status_t rmc_init(MPI_Comm comm)
     hw_probe();
     rmci_info_.local_index = rmci.local_index;
     rmci_xlate_init(&rmci_xlate_);
+    memset(&rmci_opc_, 0, sizeof(rmci_opc_));
+    rmci_opc_on_ = rmci_env_long("RMC_STATS") != 0;
     rmci_info_.initialized = 1;
     st = rmci_layers_init(); /* collective, agreed; on failure the layers are finalized */
     if (st == RMC_OK)
@@ -287,6 +289,7 @@ rmc_status_t rmc_finalize(void)
     topo_release();
     rmci_comm_free(&rmci_info_.comm);
     state_reset();
+    rmci_opc_on_ = 0;
     rmci_fault_armed_ = 0;
     if (mpi_owned) {
         mpi_owned = 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include "core.h"
 
@@ -21,6 +22,7 @@ typedef struct alloc {
     int announced; /* layers told (region_created) */
     char *base;    /* this rank's part (after the header), NULL for size 0 */
     size_t pad;    /* bytes between the shared segment and its 64-byte aligned header */
+    int reserve;   /* rmc_region_reserve: RMC's own sparse shared memory (shm.c) */
 } alloc_t;
 
 /* Physical memory of this machine. A part larger than that cannot be backed by shared memory,
@@ -96,6 +98,15 @@ static void region_release(struct rmc_region *r)
     free(r->hdr);
     free(r->cs);
     free(r->hot.mrank);
+    if (r->maps)
+        for (int i = 0; i < rmci_info_.nranks; i++)
+            if (r->maps[i] && !(r->own && r->maps[i] == r->own->map))
+                munmap(r->maps[i], r->maplen[i]);
+    if (r->own)
+        rmci_shm_destroy(r->own);
+    free(r->own);
+    free(r->maps);
+    free(r->maplen);
     free(r);
 }
 
@@ -237,9 +248,13 @@ static rmc_status_t region_members(alloc_t *a, MPI_Comm comm)
  * stays 64-byte aligned. MPI only guarantees a small alignment of the segment (a node of one rank
  * gets plain heap memory, 16-byte aligned), so 64 bytes of slack let the header start at the next
  * 64-byte boundary; the padding is published so node-local peers find the header. */
+static rmc_status_t region_own_shared(alloc_t *a, size_t size);
+
 static rmc_status_t region_shared(alloc_t *a, size_t size)
 {
     struct rmc_region *r = a->r;
+    if (a->reserve)
+        return region_own_shared(a, size);
     size_t bytes = 64 + RMCI_REGION_HDR + ((size + 63) & ~(size_t)63);
     MPI_Info info = MPI_INFO_NULL;
     char *seg = NULL;
@@ -277,29 +292,87 @@ static rmc_status_t region_shared(alloc_t *a, size_t size)
     return RMC_OK;
 }
 
+/* A reserved region's memory: this rank's own sparse file (the header, then the part), page
+ * aligned, zero until written; nothing is committed. */
+static rmc_status_t region_own_shared(alloc_t *a, size_t size)
+{
+    struct rmc_region *r = a->r;
+    int n = rmci_info_.nranks;
+    r->reserved = 1;
+    r->own = rmci_calloc(1, sizeof(*r->own));
+    r->maps = rmci_calloc((size_t)n, sizeof(char *));
+    r->maplen = rmci_calloc((size_t)n, sizeof(size_t));
+    rmc_status_t st = RMC_OK;
+    if (!r->own || !r->maps || !r->maplen)
+        st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_reserve", "region tables");
+    else
+        r->own->fd = -1;
+    if (st == RMC_OK)
+        st = rmci_shm_create(RMCI_REGION_HDR + size, r->own, "rmc_region_reserve");
+    st = rmci_agree(r->comm, st);
+    if (st != RMC_OK)
+        return st;
+    char *seg = r->own->map;
+    r->maps[rmci_info_.rank] = seg;
+    r->maplen[rmci_info_.rank] = r->own->len;
+    a->pad = 0;
+    r->hdr[rmci_info_.rank] = seg;
+    a->base = size ? seg + RMCI_REGION_HDR : NULL;
+    return RMC_OK;
+}
+
+/* The local mapping of node-local member i's part: from the shared window, or (reserved region)
+ * by mapping its file. */
+static rmc_status_t map_member(alloc_t *a, int i, int li, const unsigned long long *info)
+{
+    struct rmc_region *r = a->r;
+    char *p = NULL;
+    rmc_status_t st;
+    if (a->reserve) {
+        size_t len = RMCI_REGION_HDR + (size_t)info[2];
+        st = rmci_shm_attach(info[4], len, &p, "rmc_region_reserve");
+        if (p) {
+            r->maps[i] = p;
+            r->maplen[i] = len;
+        }
+    } else {
+        MPI_Aint qs;
+        int du;
+        st = RMCI_MPI_ST(MPI_Win_shared_query, (r->shm_win, li, &qs, &du, &p));
+        if (p)
+            p += info[3];
+    }
+    r->hdr[i] = p;
+    r->lptr[i] = (p && r->sizes[i]) ? p + RMCI_REGION_HDR : NULL;
+    return st;
+}
+
 /* Every member's RMC rank, base, size and header padding; local mappings of node-local members. */
 static rmc_status_t region_publish(alloc_t *a, size_t size)
 {
     struct rmc_region *r = a->r;
     int csize = 0;
-    unsigned long long mine[4] = {(unsigned long long)rmci_info_.rank,
-                                  (unsigned long long)(uintptr_t)a->base, (unsigned long long)size,
-                                  (unsigned long long)a->pad};
+    enum { NI = 5 }; /* rank, base, size, header padding, file key (reserved regions) */
+    unsigned long long mine[NI] = {(unsigned long long)rmci_info_.rank,
+                                   (unsigned long long)(uintptr_t)a->base,
+                                   (unsigned long long)size, (unsigned long long)a->pad,
+                                   r->own ? r->own->key : 0};
     rmc_status_t st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
-    unsigned long long *all = rmci_malloc((size_t)(csize > 0 ? csize : 1) * 4 * sizeof(*all));
+    unsigned long long *all = rmci_malloc((size_t)(csize > 0 ? csize : 1) * NI * sizeof(*all));
     if (st == RMC_OK && !all)
         st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc", "table of %d members", csize);
     st = rmci_agree(r->comm, st);
     MPI_Request rq;
     if (st == RMC_OK)
-        st = RMCI_MPI_ST(MPI_Iallgather, (mine, 4, MPI_UNSIGNED_LONG_LONG, all, 4,
+        st = RMCI_MPI_ST(MPI_Iallgather, (mine, NI, MPI_UNSIGNED_LONG_LONG, all, NI,
                                           MPI_UNSIGNED_LONG_LONG, r->comm, &rq));
     if (st == RMC_OK)
         st = rmci_wait(&rq, "rmc_region_alloc");
     for (int m = 0; st == RMC_OK && m < csize; m++) {
-        int i = (int)all[4 * m];
-        r->bases[i] = (uintptr_t)all[4 * m + 1];
-        r->sizes[i] = (size_t)all[4 * m + 2];
+        const unsigned long long *info = all + NI * m;
+        int i = (int)info[0];
+        r->bases[i] = (uintptr_t)info[1];
+        r->sizes[i] = (size_t)info[2];
         int li = a->lidx[i];
         if (li < 0)
             continue;
@@ -307,17 +380,13 @@ static rmc_status_t region_publish(alloc_t *a, size_t size)
             r->lptr[i] = a->base;
             continue;
         }
-        MPI_Aint qs;
-        int du;
-        char *p = NULL;
-        st = RMCI_MPI_ST(MPI_Win_shared_query, (r->shm_win, li, &qs, &du, &p));
-        if (p)
-            p += all[4 * m + 3];
-        r->hdr[i] = p;
-        r->lptr[i] = (p && r->sizes[i]) ? p + RMCI_REGION_HDR : NULL;
+        st = map_member(a, i, li, info);
     }
     free(all);
-    return rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st);
+    if (r->own) /* every node-local member has mapped it (or the allocation fails): no name left */
+        rmci_shm_unlink(r->own);
+    return st;
 }
 
 /* RMA window over the same memory, for members that are not node-local (and MPI atomics), locked
@@ -379,16 +448,19 @@ static rmc_status_t region_go_live(alloc_t *a)
 
 /* rmc_region_alloc on `comm` (rmci.comm or a sub-communicator whose processes are RMC ranks). */
 static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region,
-                                 const char *fn)
+                                 int reserve, const char *fn)
 {
-    alloc_t a = {0};
+    alloc_t a = {.reserve = reserve};
     rmc_status_t st = RMC_OK;
     if (!region)
         st = rmci_fail(RMC_ERR_ARG, fn, "NULL region handle pointer");
     else
         *region = NULL;
-    if (st == RMC_OK && (size > (size_t)PTRDIFF_MAX / 2 || size > phys_bytes()))
+    if (st == RMC_OK && !reserve && (size > (size_t)PTRDIFF_MAX / 2 || size > phys_bytes()))
         st = rmci_fail(RMC_ERR_NOMEM, fn, "%zu bytes is more than this machine's memory", size);
+    if (st == RMC_OK && reserve && size > RMCI_RESERVE_MAX)
+        st = rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes of address space (at most %zu)", size,
+                       (size_t)RMCI_RESERVE_MAX);
     a.r = region_new();
     a.lidx = rmci_malloc((size_t)rmci_info_.nranks * sizeof(int));
     if (st == RMC_OK && (!a.r || !a.r->sizes || !a.r->bases || !a.r->lptr || !a.r->hdr ||
@@ -420,7 +492,7 @@ static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_r
 rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
 {
     RMCI_CHECK_INIT(__func__);
-    return region_alloc(rmci_info_.comm, size, bases, region, __func__);
+    return region_alloc(rmci_info_.comm, size, bases, region, 0, __func__);
 }
 
 rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region)
@@ -435,13 +507,19 @@ rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc
     int cmp = MPI_UNEQUAL;
     RMCI_MPI(MPI_Comm_compare, (comm, rmci_info_.comm, &cmp));
     if (cmp == MPI_IDENT || cmp == MPI_CONGRUENT)
-        return region_alloc(rmci_info_.comm, size, bases, region, fn);
+        return region_alloc(rmci_info_.comm, size, bases, region, 0, fn);
     /* a communicator with processes outside RMC: refused by every member without a collective
      * (the outsiders cannot join one: they get RMC_ERR_NOT_INIT, or are not RMC ranks) */
     rmc_status_t st = comm_is_subset(comm);
     if (st != RMC_OK)
         return st;
-    return region_alloc(comm, size, bases, region, fn);
+    return region_alloc(comm, size, bases, region, 0, fn);
+}
+
+rmc_status_t rmc_region_reserve(size_t size, void **bases, rmc_region_h *region)
+{
+    RMCI_CHECK_INIT(__func__);
+    return region_alloc(rmci_info_.comm, size, bases, region, 1, __func__);
 }
 
 /* Is `h` a live region? Walks the list and moves a hit to the front, so repeated queries of the
@@ -490,6 +568,41 @@ rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size
     if (size)
         *size = r->sizes[rank];
     return RMC_OK;
+}
+
+rmc_status_t rmc_region_local(rmc_region_h r, int rank, void **ptr)
+{
+    RMCI_CHECK_INIT(__func__);
+    if (!ptr)
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL result pointer");
+    *ptr = NULL;
+    if (rank < 0 || rank >= rmci_info_.nranks)
+        return rmci_bad_rank(__func__, rank);
+    if (!r || !region_live(r))
+        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
+    *ptr = r->lptr[rank];
+    return RMC_OK;
+}
+
+rmc_status_t rmc_region_commit(rmc_region_h r, void *ptr, size_t len)
+{
+    const char *fn = __func__;
+    RMCI_CHECK_INIT(fn);
+    if (!r || !region_live(r))
+        return rmci_fail(RMC_ERR_HANDLE, fn, "region %p is not live", (void *)r);
+    if (len == 0)
+        return RMC_OK;
+    uintptr_t b = r->bases[rmci_info_.rank], p = (uintptr_t)ptr;
+    size_t sz = r->sizes[rmci_info_.rank];
+    if (!ptr || p < b || p - b >= sz)
+        return rmci_fail(RMC_ERR_NOT_REGION, fn, "%p is not in this rank's part of the region",
+                         ptr);
+    if (len > sz - (p - b))
+        return rmci_fail(RMC_ERR_BOUNDS, fn, "[%p, +%zu) crosses the end of this rank's part",
+                         ptr, len);
+    if (!r->reserved)
+        return RMC_OK; /* committed when allocated */
+    return rmci_shm_commit(r->own, RMCI_REGION_HDR + (p - b), len, fn);
 }
 
 size_t rmc_region_count(void)

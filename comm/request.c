@@ -34,6 +34,8 @@ struct rmc_request *rmci_req_alloc(void)
     q->on_complete = NULL;
     q->cb_data = NULL;
     q->cb_buf = NULL;
+    q->custom = NULL;
+    q->custom_state = NULL;
     q->next_free = NULL;
     return q;
 }
@@ -71,6 +73,13 @@ static rmc_status_t req_finish(struct rmc_request *q)
 /* MPI_Testall of the request's MPI requests: RMC_OK and *done. */
 static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
 {
+    if (q->custom) {
+        *done = 0;
+        rmc_status_t st = q->custom(q->custom_state, done);
+        if (st != RMC_OK) /* the function is done with its state: never call it again */
+            *done = 1;
+        return st;
+    }
     *done = 1;
     if (q->nmpi == 0)
         return RMC_OK;
@@ -130,12 +139,13 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
     struct rmc_request *q = *req;
     int flag = 0;
     st = req_test(q, &flag, __func__);
-    if (st != RMC_OK || !flag)
+    /* a failed MPI test leaves the request live; a custom request is done once it failed */
+    if ((st != RMC_OK && !q->custom) || !flag)
         return st;
     *done = 1;
-    st = req_finish(q);
+    rmc_status_t s2 = req_finish(q);
     *req = RMC_REQUEST_NULL;
-    return st;
+    return st != RMC_OK ? st : s2;
 }
 
 rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
@@ -147,4 +157,21 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
     for (size_t i = 0; i < n; i++)
         rmci_keep(&st, rmc_wait(&reqs[i]));
     return st;
+}
+
+rmc_status_t rmc_request_custom(rmc_request_fn fn, void *state, rmc_request_h *req)
+{
+    RMCI_CHECK_INIT(__func__);
+    if (!req)
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    *req = RMC_REQUEST_NULL;
+    if (!fn)
+        return rmci_fail(RMC_ERR_ARG, __func__, "NULL function");
+    struct rmc_request *q = rmci_req_alloc();
+    if (!q)
+        return rmci_fail(RMC_ERR_NOMEM, __func__, "no memory for a request");
+    q->custom = fn;
+    q->custom_state = state;
+    *req = q;
+    return RMC_OK;
 }

@@ -226,6 +226,7 @@ static inline char *local_hit(int rank, const void *remote, size_t bytes, const 
 
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
 {
+    RMCI_OPC(write, bytes);
     char *p = local_hit(rank, dst, bytes, src);
     if (RMCI_LIKELY(p)) {
         small_copy(p, src, bytes);
@@ -236,6 +237,7 @@ rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
 
 rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank)
 {
+    RMCI_OPC(read, bytes);
     char *p = local_hit(rank, src, bytes, dst);
     if (RMCI_LIKELY(p)) {
         small_copy(dst, p, bytes);
@@ -246,10 +248,12 @@ rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank)
 
 rmc_status_t rmc_put_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req)
 {
+    RMCI_OPC(write, bytes);
     return contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_NB_MODE(req), req, __func__);
 }
 
 rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req)
 {
+    RMCI_OPC(read, bytes);
     return contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_NB_MODE(req), req, __func__);
 }

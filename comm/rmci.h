@@ -49,6 +49,18 @@ extern rmci_info_t rmci_info_;
 extern rmc_comm_stats_t rmci_stats_;
 #define RMCI_STAT(field, n) (rmci_stats_.field += (n))
 
+/* Operation counters of rmc_op_counts (knob RMC_STATS): one per public data-movement call, by kind.
+ * Off by default; a call then pays one predictable branch. */
+extern int rmci_opc_on_;
+extern rmc_op_counts_t rmci_opc_;
+#define RMCI_OPC(kind, bytes)                                                                      \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(rmci_opc_on_)) {                                                         \
+            rmci_opc_.kind##s++;                                                                   \
+            rmci_opc_.kind##_bytes += (bytes);                                                     \
+        }                                                                                          \
+    } while (0)
+
 /* ---------------------------------------------------------------------- errors --- */
 
 /* Records a failure for rmc_last_error ("<where>: <message>") and returns st. */
@@ -313,6 +325,8 @@ struct rmc_request {
     rmc_status_t (*on_complete)(struct rmc_request *req);
     void *cb_data;
     void *cb_buf; /* freed after on_complete */
+    rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
+    void *custom_state;
 };
 
 struct rmc_request *rmci_req_alloc(void);

@@ -25,6 +25,8 @@ layer_of() {
     include/rmc/amo.h) echo amo ;;
     include/rmc/progress.h) echo progress ;;
     include/rmc.h) echo public-all ;;
+    include/rmc/types.h | include/rmc/gptr.h | include/rmc/promise.h | include/rmc/array.h | \
+        include/rmc/queue.h | include/rmc/containers.h) echo containers ;;
     include/rmc/*) echo core ;;
     armci-compat/*) echo armci ;;
     containers/*) echo containers ;;

@@ -411,6 +411,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     RMCI_CHECK_ARG(!nb || req, RMC_ERR_ARG, fn, "NULL request pointer");
     if (RMCI_UNLIKELY((uintptr_t)dst & (uintptr_t)(width - 1)))
         return rmci_fail(RMC_ERR_ALIGN, fn, "address %p is not %d-byte aligned", dst, width);
+    RMCI_OPC(atomic, (size_t)width);
     void *out = op == RMCI_AMO_add ? NULL : fetched;
     rmc_request_h *r = nb ? req : NULL;
     rmci_target_t t;

@@ -495,6 +495,7 @@ front(int kind, rmc_acc_type_t type, const void *scale, const void *src, const i
     plan_t *p = plan_find(kind, type, sstr, dstr, count, levels);
     if (!p && (st = plan_build(kind, type, sstr, dstr, count, levels, al, es, &p, fn)) != RMC_OK)
         return st;
+    rmci_strided_count(kind, p->d.bytes);
     return run(kind, type, scale, src, dst, &p->d, p, proc, mode, req, fn);
 }
 
@@ -627,6 +628,7 @@ static rmc_status_t acc_contig(rmc_acc_type_t type, const void *scale, const voi
     d.levels = 0;
     d.l0 = d.cnt[0] = d.bytes = d.sext = d.dext = bytes;
     d.nchunks = 1;
+    rmci_strided_count(SK_ACC, bytes);
     return run(SK_ACC, type, scale, src, dst, &d, NULL, proc, mode, req, fn);
 }
 

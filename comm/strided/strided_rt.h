@@ -38,6 +38,19 @@ extern rmc_strided_stats_t rmci_sstats;
  * changed, or a cached datatype was freed (dtcache.c). */
 extern unsigned long rmci_strided_epoch;
 
+/* Counts one call of kind (SK_PUT, SK_GET, SK_ACC) moving `bytes` (rmc_op_counts). */
+static inline void rmci_strided_count(int kind, size_t bytes)
+{
+    if (RMCI_UNLIKELY(rmci_opc_on_)) {
+        if (kind == SK_PUT)
+            RMCI_OPC(write, bytes);
+        else if (kind == SK_GET)
+            RMCI_OPC(read, bytes);
+        else
+            RMCI_OPC(acc, bytes);
+    }
+}
+
 /* The method in force (RMC_STRIDED_METHOD, or rmc_strided_method_set). */
 rmc_strided_method_t rmci_strided_method(void);
 /* Protocol of a remote strided patch of nchunks chunks of l0 bytes whose local side is dense. */

@@ -538,6 +538,7 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     if (st != RMC_OK)
         return rmci_fail(st, fn, "bad vector descriptor for rank %d: %s", proc,
                          rmc_status_string(st));
+    rmci_strided_count(kind, total);
     /* all remote segments of one call are equally node-local (same proc) */
     rmci_target_t t = {0};
     rmci_resolve(proc, REM(kind, iov, 0), iov[0].bytes, &t);

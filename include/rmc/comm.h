@@ -69,6 +69,17 @@ rmc_status_t rmc_topology(rmc_topology_t *t);
  * outstanding requests. Never blocks. Errors: RMC_ERR_NOT_INIT. */
 rmc_status_t rmc_progress(void);
 
+/* Local. *comm = RMC's communicator (a duplicate of the one given to rmc_init; its ranks are RMC's
+ * ranks). Read-only: never free it. Code built on RMC duplicates it for collectives of its own, and
+ * waits for them with rmc_wait_mpi. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (NULL). */
+rmc_status_t rmc_comm(MPI_Comm *comm);
+
+/* Waits for an MPI request (e.g. of MPI_Ibcast) while serving RMC's active messages, as RMC's own
+ * collectives do: a rank waiting here never holds up a peer whose RMC operation needs it. Before
+ * rmc_init (or after rmc_finalize) it is MPI_Wait. *req is MPI_REQUEST_NULL afterwards.
+ * Errors: RMC_ERR_ARG (NULL), RMC_ERR_MPI (MPI_Test failed; rmc_last_error names it). */
+rmc_status_t rmc_wait_mpi(MPI_Request *req);
+
 /* Collective. Every rank learns the worst (most negative) of the statuses the ranks pass: the way
  * a collective operation built on RMC agrees on its outcome, so that a failure on one rank never
  * leaves another waiting. Serves active messages while it waits. Errors: RMC_ERR_NOT_INIT,
@@ -112,6 +123,31 @@ rmc_status_t rmc_region_base(rmc_region_h region, int rank, void **base, size_t 
 /* Number of live regions (local). */
 size_t rmc_region_count(void);
 
+/* Collective. A region whose parts are reserved address space: each rank reserves `size` bytes
+ * (sizes may differ, 0 included), reachable by every operation at once like rmc_region_alloc's,
+ * zero-filled, but taking memory only as pages are first written (or committed). For memory that
+ * is filled over time (an allocator's heap, a growing container): reserving costs almost nothing
+ * (a sparse file in /dev/shm per rank, mapped by node-local peers; rmc_region_alloc's shared
+ * memory costs ~0.8 s per GiB to set up with MPICH). Commit a range (rmc_region_commit) before
+ * handing it out: a store into an uncommitted page when the node's shared memory is exhausted
+ * kills the process (SIGBUS), where a commit returns RMC_ERR_NOMEM. On networks that register
+ * (pin) window memory, the whole reservation is registered: reserve what the job may use. Freed
+ * with rmc_region_free. Errors: as rmc_region_alloc; RMC_ERR_TOO_BIG (more than 64 TiB). */
+rmc_status_t rmc_region_reserve(size_t size, void **bases, rmc_region_h *region);
+
+/* Local. Backs [ptr, ptr+len) of this rank's part of `region` with memory now, so that storing into
+ * it cannot fail later. A no-op for regions of rmc_region_alloc (committed when allocated).
+ * Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE, RMC_ERR_NOT_REGION (ptr not in this rank's part),
+ * RMC_ERR_BOUNDS, RMC_ERR_NOMEM (the node's shared memory is exhausted: nothing committed beyond
+ * what the system could give). */
+rmc_status_t rmc_region_commit(rmc_region_h region, void *ptr, size_t len);
+
+/* Local. *ptr = this rank's load/store address of `rank`'s part of the region when `rank` is on
+ * this node (itself included), else NULL: memory RMC reaches with plain copies, which code built on
+ * RMC may read and write directly (plain data only: atomics must go through rmc_amo_*). Errors:
+ * RMC_ERR_NOT_INIT, RMC_ERR_ARG (ptr NULL), RMC_ERR_RANK, RMC_ERR_HANDLE. */
+rmc_status_t rmc_region_local(rmc_region_h region, int rank, void **ptr);
+
 /* ------------------------------------------------------------- contiguous RMA --- */
 
 /* Blocking put of `bytes` from local `src` to address `dst` in `rank`'s part of a region.
@@ -154,6 +190,17 @@ rmc_status_t rmc_wait(rmc_request_h *req);
  * else *done = 0. Errors as rmc_wait. */
 rmc_status_t rmc_test(rmc_request_h *req, int *done);
 
+/* A request completed by code built on RMC (an operation of several steps, e.g. a container's
+ * push: an atomic, then a put, then another atomic). rmc_test calls fn(state, &done) once,
+ * rmc_wait calls it until it sets *done = 1 (serving active messages between calls); fn advances
+ * the operation without blocking (it may start and test RMC requests of its own) and returns the
+ * operation's status. After fn has set *done = 1 or returned an error it is never called again:
+ * that call must release `state`. The request is complete when that happens, and the status fn
+ * returned is rmc_wait's / rmc_test's. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (fn or req NULL),
+ * RMC_ERR_NOMEM; on error fn is never called. */
+typedef rmc_status_t (*rmc_request_fn)(void *state, int *done);
+rmc_status_t rmc_request_custom(rmc_request_fn fn, void *state, rmc_request_h *req);
+
 /* Waits for every request in reqs[0..n-1] (RMC_REQUEST_NULL entries are skipped). */
 rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n);
 
@@ -179,6 +226,22 @@ typedef struct rmc_comm_stats {
 } rmc_comm_stats_t;
 
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);
+
+/* What this rank asked of RMC, per kind of operation: one count per call of a public get, put,
+ * accumulate or atomic function (blocking or not, contiguous, strided, 2-D or vector: one call is
+ * one operation, whatever its size or target, self included), and the bytes it moved. The unit of
+ * the cost tables of the containers (R, W, A): tests assert them with these. Counted only while
+ * enabled (knob RMC_STATS=1 at rmc_init, or rmc_op_counts_enable); off, a call pays one predictable
+ * branch. Per rank, not thread-safe. */
+typedef struct rmc_op_counts {
+    unsigned long long reads, writes, accs, atomics;             /* calls */
+    unsigned long long read_bytes, write_bytes, acc_bytes, atomic_bytes; /* bytes moved */
+} rmc_op_counts_t;
+
+/* Local. Copies the counters. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (NULL). */
+rmc_status_t rmc_op_counts(rmc_op_counts_t *counts);
+/* Local. Zeroes the counters and turns counting on (on != 0) or off. Errors: RMC_ERR_NOT_INIT. */
+rmc_status_t rmc_op_counts_enable(int on);
 
 /* RMC version string "MAJOR.MINOR.PATCH". */
 const char *rmc_version(void);

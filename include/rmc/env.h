@@ -23,6 +23,13 @@ const rmc_knob_t *rmc_knob_get(size_t i);
  * for a name that is not registered. */
 const char *rmc_knob_value(const char *name);
 
+/* Adds a knob of a layer built on RMC to the registry (rmc_info lists it; rmc_knob_value reads it).
+ * The descriptor must stay valid. Local, no init needed, not thread-safe: call it at start-up (e.g.
+ * from a library constructor). Registering the same descriptor again is a no-op. Errors:
+ * RMC_ERR_ARG (NULL descriptor or field, a name not starting with RMC_), RMC_ERR_STATE (another
+ * knob has that name), RMC_ERR_TOO_BIG (more than 64 registered knobs). */
+rmc_status_t rmc_knob_register(const rmc_knob_t *knob);
+
 #ifdef __cplusplus
 }
 #endif

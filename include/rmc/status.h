@@ -4,6 +4,8 @@
 #ifndef RMC_STATUS_H
 #define RMC_STATUS_H
 
+#include <stdarg.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,6 +51,19 @@ const char *rmc_status_string(rmc_status_t status);
  * progress engine) are always printed on stderr. Local, no init needed. */
 const char *rmc_last_error(void);
 void rmc_last_error_clear(void);
+
+/* For libraries built on RMC (its containers too): records a failure in the same channel,
+ * "<where>: <formatted message>" (printed with RMC_VERBOSE=1), and returns st. Local. */
+#if defined(__GNUC__)
+#define RMC_PRINTF_(f, a) __attribute__((format(printf, f, a)))
+#else
+#define RMC_PRINTF_(f, a)
+#endif
+rmc_status_t rmc_error_set(rmc_status_t st, const char *where, const char *fmt, ...) RMC_PRINTF_(3, 4);
+rmc_status_t rmc_error_vset(rmc_status_t st, const char *where, const char *fmt, va_list ap);
+/* Prefixes the recorded message with "<where>: " unless it starts with it (a failure of a nested
+ * call reported by an outer function); returns st. */
+rmc_status_t rmc_error_in(rmc_status_t st, const char *where);
 
 /* MPI objects RMC holds right now (local, no init needed): communicators, windows, groups,
  * info objects and datatypes it created and has not freed. All zero after rmc_finalize, and after

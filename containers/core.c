@@ -1,0 +1,211 @@
+/* The containers' shared mechanisms: errors, handles, collectives (the segment and the layer
+ * registration are in segment.c). */
+#define _GNU_SOURCE
+#include "config.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rmc/env.h>
+#include "ct.h"
+
+/* ------------------------------------------------------------------------- errors --- */
+
+rmc_status_t rmcc_fail(rmc_status_t st, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rmc_error_vset(st, fn, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+rmc_status_t rmcc_not_up(const char *fn)
+{
+    if (!rmc_initialized())
+        return rmcc_fail(RMC_ERR_NOT_INIT, fn, "RMC is not initialized");
+    return rmcc_fail(RMC_ERR_NOT_INIT, fn, "the containers layer is not up (its rmc_init failed)");
+}
+
+/* ----------------------------------------------------------------------- handles --- */
+
+rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn)
+{
+    RMCC_CHECK_UP(fn);
+    if (RMCC_UNLIKELY(!o))
+        return rmcc_fail(RMC_ERR_HANDLE, fn, "NULL %s handle", what);
+    if (RMCC_UNLIKELY(o->magic != magic))
+        return rmcc_fail(RMC_ERR_HANDLE, fn, "%p is %s", (const void *)o,
+                         o->magic == RMCC_MAGIC_DEAD ? "a destroyed container"
+                                                     : "not a live container of this kind");
+    return RMC_OK;
+}
+
+void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o))
+{
+    o->magic = magic;
+    o->release = release;
+    o->next = rmcc.objs;
+    rmcc.objs = o;
+}
+
+void rmcc_obj_kill(rmcc_obj_t *o)
+{
+    if (o->release)
+        o->release(o);
+    o->release = NULL;
+    o->magic = RMCC_MAGIC_DEAD;
+}
+
+void rmcc_obj_free_all(void)
+{
+    while (rmcc.objs) {
+        rmcc_obj_t *o = rmcc.objs;
+        rmcc.objs = o->next;
+        if (o->release)
+            o->release(o);
+        free(o);
+    }
+}
+
+/* ------------------------------------------------------------------- collectives --- */
+
+rmc_status_t rmcc_agree(rmc_status_t st)
+{
+    long long in = st, out = st;
+    MPI_Request rq;
+    int rc = MPI_Iallreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MIN, rmcc.comm, &rq);
+    if (rc != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, "rmc containers", "MPI_Iallreduce failed (%d)", rc);
+    rmc_status_t s2 = rmc_wait_mpi(&rq);
+    return s2 != RMC_OK ? s2 : (rmc_status_t)out;
+}
+
+rmc_status_t rmcc_bcast(void *buf, size_t bytes, int root, const char *fn)
+{
+    MPI_Request rq;
+    int rc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, rmcc.comm, &rq);
+    if (rc != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Ibcast failed (%d)", rc);
+    return rmc_wait_mpi(&rq);
+}
+
+#define POISON ((int64_t)1 << 48) /* added to the arrival count by a rank that gave up */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Arrival: every rank adds one to a counter on rank 0 at each container collective and waits
+ * until the counter shows every rank's arrival at this one. A rank that waits longer than
+ * RMC_COLL_TIMEOUT gives up and poisons the counter, so that ranks arriving later fail too instead
+ * of waiting in an MPI collective the others never enter. */
+static rmc_status_t arrive(const char *fn)
+{
+    void *ctr = rmcc_addr(0, RMCC_CTL_ARRIVE);
+    int64_t old, v;
+    unsigned long long seq = ++rmcc.coll_seq;
+    int64_t want = (int64_t)(seq * (unsigned long long)rmcc.nranks);
+    rmc_status_t st = rmc_amo_fetch_add_i64(ctr, 1, &old, 0);
+    if (st != RMC_OK)
+        return st;
+    v = old + 1;
+    double timeout = atof(rmc_knob_value("RMC_COLL_TIMEOUT")), t0 = now(), warned = 0;
+    unsigned spins = 0;
+    while (v < want) {
+        if (v >= POISON / 2)
+            break;
+        double t = now() - t0;
+        if (timeout > 0 && t > timeout) {
+            rmc_amo_fetch_add_i64(ctr, POISON, &old, 0);
+            rmcc.broken = 1;
+            return rmcc_fail(RMC_ERR_STATE, fn,
+                             "only %lld of %d ranks entered a container collective within %g s "
+                             "(RMC_COLL_TIMEOUT): a collective called by a subset of the ranks; "
+                             "no more container collectives on this rank",
+                             (long long)(v - (want - rmcc.nranks)), rmcc.nranks, timeout);
+        }
+        if (timeout <= 0 && t > 60 && t - warned > 60) {
+            warned = t;
+            fprintf(stderr,
+                    "rmc[%d]: %s has waited %.0f s for the other ranks (%lld of %d entered); "
+                    "RMC_COLL_TIMEOUT sets a limit\n",
+                    rmcc.rank, fn, t, (long long)(v - (want - rmcc.nranks)), rmcc.nranks);
+        }
+        rmc_progress();
+        if (++spins > 64) {
+            struct timespec ts = {0, spins > 4096 ? 100000 : 2000};
+            nanosleep(&ts, NULL);
+        }
+        if ((st = rmc_amo_load_i64(ctr, &v, 0)) != RMC_OK)
+            return st;
+    }
+    if (v >= POISON / 2) {
+        rmcc.broken = 1;
+        return rmcc_fail(RMC_ERR_STATE, fn,
+                         "another rank gave up waiting in a container collective (RMC_COLL_TIMEOUT)"
+                         ": the ranks called collectives in different numbers");
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st)
+{
+    RMCC_CHECK_UP(fn);
+    if (rmcc.broken)
+        return rmcc_fail(RMC_ERR_STATE, fn,
+                         "an earlier container collective was abandoned (RMC_COLL_TIMEOUT)");
+    rmc_status_t a = arrive(fn);
+    if (a != RMC_OK)
+        return a;
+    /* one reduction: the worst status, and the minimum of every value and of its complement (so
+     * min(v) == max(v) shows that every rank has the same collective and the same arguments) */
+    enum { MAXV = 9, OFF = 1 << 20 };
+    uint64_t in[1 + 2 * MAXV], out[1 + 2 * MAXV], vals[MAXV];
+    int n = 1 + (nargs < MAXV - 1 ? nargs : MAXV - 1);
+    vals[0] = rmcc_hash_bytes(fn, strlen(fn), 0);
+    for (int i = 1; i < n; i++)
+        vals[i] = args[i - 1];
+    in[0] = (uint64_t)((int64_t)st + OFF); /* statuses are small negatives: order kept */
+    for (int i = 0; i < n; i++) {
+        in[1 + 2 * i] = vals[i];
+        in[2 + 2 * i] = ~vals[i];
+    }
+    MPI_Request rq;
+    int rc = MPI_Iallreduce(in, out, 1 + 2 * n, MPI_UINT64_T, MPI_MIN, rmcc.comm, &rq);
+    if (rc != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed (%d)", rc);
+    rmc_status_t s2 = rmc_wait_mpi(&rq);
+    if (s2 != RMC_OK)
+        return s2;
+    if (out[1] != ~out[2])
+        return rmcc_fail(RMC_ERR_STATE, fn,
+                         "the ranks are in different container collectives (each rank must call "
+                         "the same collectives in the same order)");
+    for (int i = 1; i < n; i++)
+        if (out[1 + 2 * i] != ~out[2 + 2 * i])
+            return rmcc_fail(RMC_ERR_ARG, fn, "the ranks passed different arguments (argument %d)",
+                             i);
+    return (rmc_status_t)((int64_t)out[0] - OFF);
+}
+
+/* FNV-1a over bytes, then a 64-bit finalizer (splitmix). */
+uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+    const unsigned char *c = p;
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    for (size_t i = 0; i < n; i++) {
+        h ^= c[i];
+        h *= 0x100000001b3ull;
+    }
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}

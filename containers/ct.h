@@ -1,0 +1,120 @@
+/* Internals shared by the containers (containers/ and its sub-folders). Built only on comm's public
+ * headers: the layering check holds the folder to that. Internal names are rmcc_ / RMCC_. */
+#ifndef RMCC_CT_H
+#define RMCC_CT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+#include <rmc/status.h>
+#include <rmc/comm.h>
+#include <rmc/amo.h>
+#include <rmc/types.h>
+#include <rmc/gptr.h>
+#include "heap.h"
+
+#define RMCC_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define RMCC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The start of every rank's segment: a control area, then the heap. */
+#define RMCC_CTL_ARRIVE 0    /* rank 0: arrivals at container collectives (int64) */
+#define RMCC_HEAP_START 4096 /* first heap block */
+
+typedef struct rmcc_obj rmcc_obj_t;
+
+typedef struct rmcc_state {
+    int up;
+    int rank, nranks;
+    MPI_Comm comm;      /* the layer's own duplicate of RMC's communicator */
+    rmc_region_h seg;   /* the segment region (rmc_region_reserve) */
+    uintptr_t *bases;   /* [nranks] each rank's segment, in its own address space */
+    char **lbase;       /* [nranks] its load/store mapping here (node-local ranks), else NULL */
+    size_t *sizes;      /* [nranks] each rank's reservation */
+    rmcc_heap_t heap;   /* this rank's segment */
+    pthread_mutex_t lock; /* the heap */
+    unsigned long long coll_seq; /* container collectives entered */
+    int broken;                  /* a collective was abandoned: no more collectives */
+    rmcc_obj_t *objs;            /* every handle, live or destroyed (freed at finalize) */
+} rmcc_state_t;
+
+extern rmcc_state_t rmcc;
+
+/* RMC_ERR_NOT_INIT unless RMC is initialized and the layer up (fn names the caller). */
+rmc_status_t rmcc_not_up(const char *fn);
+#define RMCC_CHECK_UP(fn)                                                                          \
+    do {                                                                                           \
+        if (RMCC_UNLIKELY(!rmcc.up))                                                               \
+            return rmcc_not_up(fn);                                                                \
+    } while (0)
+
+/* Records a failure for rmc_last_error and returns st (comm's channel: the same message format). */
+rmc_status_t rmcc_fail(rmc_status_t st, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold, noinline));
+
+/* Owner-space address of offset `off` in `rank`'s segment. */
+static inline void *rmcc_addr(int rank, uint64_t off)
+{
+    return (void *)(rmcc.bases[rank] + (uintptr_t)off);
+}
+
+/* ------------------------------------------------------------------------- handles --- */
+
+/* Every container handle starts with this. Handles stay on one list until rmc_finalize, which
+ * frees them (live ones too): a destroyed handle stays readable, so using it is RMC_ERR_HANDLE,
+ * not a use after free. */
+struct rmcc_obj {
+    uint32_t magic; /* RMCC_MAGIC_* while live, RMCC_MAGIC_DEAD after destroy */
+    uint32_t pad_;
+    rmcc_obj_t *next;
+    void (*release)(rmcc_obj_t *o); /* frees what the handle holds besides itself (or NULL) */
+};
+#define RMCC_MAGIC_QUEUE 0x51554555u /* "QUEU" */
+#define RMCC_MAGIC_ARRAY 0x41525241u /* "ARRA" */
+#define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
+
+/* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up). */
+rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what,
+                            const char *fn);
+/* Makes o a live handle of `magic` (on the list). */
+void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o));
+/* Marks o destroyed (released; its memory is kept until finalize). */
+void rmcc_obj_kill(rmcc_obj_t *o);
+/* Frees every handle (finalize). */
+void rmcc_obj_free_all(void);
+
+/* ------------------------------------------------------------------------ collectives --- */
+
+/* Starts a container collective `fn` (every rank must call one with the same fn and args):
+ * waits until every rank has entered a container collective (RMC_COLL_TIMEOUT: after that many
+ * seconds RMC_ERR_STATE, and the layer refuses further collectives), then agrees: ranks in
+ * different collectives get RMC_ERR_STATE, the same collective with different args RMC_ERR_ARG,
+ * otherwise every rank gets the worst of the `st`s. Attentive. */
+rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st);
+
+/* Agrees on st (the worst one) among all ranks; attentive. */
+rmc_status_t rmcc_agree(rmc_status_t st);
+/* Broadcasts `bytes` from root; attentive. */
+rmc_status_t rmcc_bcast(void *buf, size_t bytes, int root, const char *fn);
+
+/* rmc_type_check with the caller's name in the message. */
+rmc_status_t rmcc_type_check(const rmc_type_t *t, const char *fn);
+/* A digest of a type descriptor (name, size, max_bytes, kind) for the creation check. */
+uint64_t rmcc_type_digest(const rmc_type_t *t);
+uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* ----------------------------------------------------------------- element slots --- */
+
+/* Writes element obj of type t into `slot` (rmc_type_slot_bytes(t) bytes). RMC_ERR_TOO_BIG when
+ * its serialized form exceeds max_bytes (the slot is then unspecified). */
+rmc_status_t rmcc_pack(const rmc_type_t *t, const void *obj, void *slot, const char *fn);
+/* Reads element *obj from `slot`. */
+rmc_status_t rmcc_unpack(const rmc_type_t *t, const void *slot, void *obj, const char *fn);
+
+/* ----------------------------------------------------------------------- allocation --- */
+
+/* rmc_alloc / rmc_free of this rank's segment as offsets (the lock taken inside). */
+rmc_status_t rmcc_alloc_off(size_t bytes, uint64_t *off, const char *fn);
+rmc_status_t rmcc_free_off(uint64_t off, const char *fn);
+
+#endif

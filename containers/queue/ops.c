@@ -1,0 +1,481 @@
+/* Push and pop: one state machine for every queue kind, run to the end by a blocking call or step
+ * by step by rmc_test / rmc_wait (a custom request) for the _nb forms.
+ *
+ * A push or pop of n elements:
+ *   reserve   fetch-and-add n on its counter (TAIL for a push, HEAD for a pop): positions
+ *             [pos, pos+n), then check them against the bound (a push: the slots must have been
+ *             read, FREED or HEAD + capacity; a pop: they must have been written, READY or TAIL),
+ *             first with the last value seen of the bound, then with a fresh atomic read;
+ *   rollback  when they do not fit: if this is the last reservation (the counter still reads
+ *             pos+n) compare-and-swap it back to pos, and the call fails (FULL / EMPTY) having
+ *             taken nothing; if a later one exists, wait: either it rolls back first (the last one
+ *             always can) or the bound moves and this reservation fits;
+ *   move      put (push) or get (pop) of the slots, one transfer or two when they wrap around; a
+ *             push to a CIRCULAR or CHECKSUM queue is then completed at the host (rmc_fence); a
+ *             CHECKSUM pop checks every slot's checksum and reads again (through the bound check:
+ *             the pusher may have rolled back) until they hold;
+ *   mark      CIRCULAR push: READY from pos to pos+n in order (compare-and-swap, waiting for
+ *             earlier pushes), or a fetch-and-add under RMC_PROMISE_PUSH; CIRCULAR and CHECKSUM pop:
+ *             FREED likewise (RMC_PROMISE_POP: fetch-and-add). FAST queues mark nothing: their
+ *             phases are separated by barriers.
+ * Costs: the reserve's atomic, the move's write or read, the mark's atomic; a stale bound adds a
+ * read of it, contention adds retries. */
+#define _GNU_SOURCE
+#include "config.h"
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "queue_impl.h"
+
+enum { S_RESERVE, S_RESERVED, S_BOUND, S_BOUNDED, S_ROLLBACK, S_ROLLEDBACK, S_MOVE, S_MOVED,
+       S_MARK, S_MARKED, S_DONE };
+
+typedef struct qop {
+    struct rmc_queue *q;
+    int push, nb, state;
+    unsigned promise;
+    size_t n;
+    const char *src; /* push: n slots (packed, or the caller's elements when direct) */
+    char *land;      /* pop: where the n slots arrive (the caller's elements when direct) */
+    void *out;       /* pop: the caller's elements */
+    int64_t pos, v;
+    rmc_request_h r[2];
+    unsigned spins;
+    const char *fn;
+    char mem[]; /* _nb: the operation's own slots */
+} qop_t;
+
+static inline int ctr_res(const qop_t *o)
+{
+    return o->push ? QC_TAIL : QC_HEAD;
+}
+static inline int ctr_bound(const qop_t *o)
+{
+    if (o->push)
+        return o->q->kind == RMC_QUEUE_FAST ? QC_HEAD : QC_FREED;
+    return o->q->kind == RMC_QUEUE_CIRCULAR ? QC_READY : QC_TAIL;
+}
+/* The counter a finished move advances, or -1. */
+static inline int ctr_mark(const qop_t *o)
+{
+    if (o->q->kind == RMC_QUEUE_FAST)
+        return -1;
+    if (o->push)
+        return o->q->kind == RMC_QUEUE_CIRCULAR ? QC_READY : -1;
+    return QC_FREED;
+}
+static inline void *ctr_addr(const struct rmc_queue *q, int c)
+{
+    return q->ctl + QC_STRIDE * c;
+}
+/* Records a value read of counter c. READY and FREED only grow: the largest value seen is a safe
+ * bound. TAIL and HEAD go back when a reservation is rolled back, so only the latest read counts
+ * (a FAST queue reads them only in phases where they do not move: the pushes' HEAD, the pops'
+ * TAIL; a CHECKSUM pop checks what it reads). */
+static inline void saw(struct rmc_queue *q, int c, int64_t v)
+{
+    if (v > q->seen[c] || c == QC_TAIL || c == QC_HEAD)
+        q->seen[c] = v;
+}
+static inline int fits(const qop_t *o)
+{
+    int64_t b = o->q->seen[ctr_bound(o)], end = o->pos + (int64_t)o->n;
+    return o->push ? end - b <= (int64_t)o->q->cap : end <= b;
+}
+
+/* A waiting round of a blocking operation: keep RMC's progress going, back off. */
+static void pause_round(unsigned *spins)
+{
+    rmc_progress();
+    if (++*spins > 16) {
+        if (*spins < 1024) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------- remote operations --- */
+
+static rmc_status_t faa(qop_t *o, int c, int64_t add)
+{
+    void *a = ctr_addr(o->q, c);
+    return o->nb ? rmc_amo_fetch_add_i64_nb(a, add, &o->v, o->q->host, &o->r[0])
+                 : rmc_amo_fetch_add_i64(a, add, &o->v, o->q->host);
+}
+static rmc_status_t add(qop_t *o, int c, int64_t v)
+{
+    void *a = ctr_addr(o->q, c);
+    return o->nb ? rmc_amo_add_i64_nb(a, v, o->q->host, &o->r[0])
+                 : rmc_amo_add_i64(a, v, o->q->host);
+}
+static rmc_status_t cas(qop_t *o, int c, int64_t cmp, int64_t val)
+{
+    void *a = ctr_addr(o->q, c);
+    return o->nb ? rmc_amo_cas_i64_nb(a, cmp, val, &o->v, o->q->host, &o->r[0])
+                 : rmc_amo_cas_i64(a, cmp, val, &o->v, o->q->host);
+}
+static rmc_status_t load(qop_t *o, int c)
+{
+    /* there is no non-blocking atomic read: a fetch-and-add of 0 is one */
+    void *a = ctr_addr(o->q, c);
+    return o->nb ? rmc_amo_fetch_add_i64_nb(a, 0, &o->v, o->q->host, &o->r[0])
+                 : rmc_amo_load_i64(a, &o->v, o->q->host);
+}
+
+/* Fills in the checksums of a CHECKSUM push's slots (their positions are known now). */
+static void stamp(qop_t *o)
+{
+    struct rmc_queue *q = o->q;
+    char *s = (char *)o->src;
+    for (size_t i = 0; i < o->n; i++) {
+        uint64_t ck = rmcc_qck(s + i * q->slot, q->esz, o->pos + (int64_t)i);
+        memcpy(s + i * q->slot + q->esz, &ck, QCK_BYTES);
+    }
+}
+
+/* Do every slot's checksum hold? */
+static int checked(const qop_t *o)
+{
+    const struct rmc_queue *q = o->q;
+    for (size_t i = 0; i < o->n; i++) {
+        uint64_t ck;
+        memcpy(&ck, o->land + i * q->slot + q->esz, QCK_BYTES);
+        if (ck != rmcc_qck(o->land + i * q->slot, q->esz, o->pos + (int64_t)i))
+            return 0;
+    }
+    return 1;
+}
+
+/* The move: one or two transfers of the slots of [pos, pos+n). */
+static rmc_status_t move(qop_t *o)
+{
+    struct rmc_queue *q = o->q;
+    size_t s = (size_t)(o->pos % (int64_t)q->cap), first = q->cap - s < o->n ? q->cap - s : o->n;
+    size_t part[2] = {first * q->slot, (o->n - first) * q->slot};
+    char *remote[2] = {q->data + s * q->slot, q->data};
+    rmc_status_t st = RMC_OK;
+    for (int k = 0; k < 2 && st == RMC_OK; k++) {
+        if (!part[k])
+            continue;
+        size_t at = k ? part[0] : 0;
+        if (o->push)
+            st = o->nb ? rmc_put_nb(o->src + at, remote[k], part[k], q->host, &o->r[k])
+                       : rmc_put(o->src + at, remote[k], part[k], q->host);
+        else
+            st = o->nb ? rmc_get_nb(remote[k], o->land + at, part[k], q->host, &o->r[k])
+                       : rmc_get(remote[k], o->land + at, part[k], q->host);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------ the machine --- */
+
+/* Advances o. Blocking operations run to the end; _nb ones return when a request is outstanding
+ * or they must wait (*done = 0). Returns the operation's status once *done. */
+static rmc_status_t advance(qop_t *o, int *done)
+{
+    struct rmc_queue *q = o->q;
+    rmc_status_t st = RMC_OK;
+    *done = 0;
+    for (;;) {
+        for (int k = 0; k < 2; k++) /* outstanding requests first (_nb only) */
+            if (o->r[k]) {
+                int fin = 0;
+                if ((st = rmc_test(&o->r[k], &fin)) != RMC_OK)
+                    return *done = 1, st;
+                if (!fin)
+                    return RMC_OK;
+            }
+        switch (o->state) {
+        case S_RESERVE:
+            st = faa(o, ctr_res(o), (int64_t)o->n);
+            o->state = S_RESERVED;
+            break;
+        case S_RESERVED:
+            o->pos = o->v;
+            o->state = fits(o) ? S_MOVE : S_BOUND;
+            break;
+        case S_BOUND:
+            st = load(o, ctr_bound(o));
+            o->state = S_BOUNDED;
+            break;
+        case S_BOUNDED:
+            saw(q, ctr_bound(o), o->v);
+            o->state = fits(o) ? S_MOVE : S_ROLLBACK;
+            break;
+        case S_ROLLBACK:
+            st = cas(o, ctr_res(o), o->pos + (int64_t)o->n, o->pos);
+            o->state = S_ROLLEDBACK;
+            break;
+        case S_ROLLEDBACK:
+            if (o->v == o->pos + (int64_t)o->n) /* taken back: nothing happened */
+                return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
+            o->state = S_BOUND; /* a later reservation exists: wait for it or for room */
+            if (o->nb)
+                return RMC_OK;
+            pause_round(&o->spins);
+            break;
+        case S_MOVE:
+            if (o->push && q->kind == RMC_QUEUE_CHECKSUM)
+                stamp(o);
+            st = move(o);
+            o->state = S_MOVED;
+            break;
+        case S_MOVED:
+            if (o->push && q->kind != RMC_QUEUE_FAST) {
+                atomic_thread_fence(memory_order_release);
+                st = rmc_fence(q->host); /* the slots are at the host before they are marked */
+            } else if (!o->push && q->kind == RMC_QUEUE_CHECKSUM && !checked(o)) {
+                o->state = S_BOUND; /* not written yet (or the pusher rolled back) */
+                if (o->nb)
+                    return RMC_OK;
+                pause_round(&o->spins);
+                break;
+            }
+            o->state = ctr_mark(o) < 0 ? S_DONE : S_MARK;
+            break;
+        case S_MARK:
+            if (o->promise & (o->push ? RMC_PROMISE_PUSH : RMC_PROMISE_POP)) {
+                st = add(o, ctr_mark(o), (int64_t)o->n); /* no waiting for earlier ones */
+                o->state = S_DONE;
+            } else {
+                st = cas(o, ctr_mark(o), o->pos, o->pos + (int64_t)o->n);
+                o->state = S_MARKED;
+            }
+            break;
+        case S_MARKED:
+            if (o->v == o->pos) {
+                o->state = S_DONE;
+                break;
+            }
+            o->state = S_MARK; /* earlier positions are not marked yet */
+            if (o->nb)
+                return RMC_OK;
+            pause_round(&o->spins);
+            break;
+        case S_DONE:
+            *done = 1;
+            return RMC_OK;
+        }
+        if (st != RMC_OK)
+            return *done = 1, st;
+    }
+}
+
+/* Unpacks a finished pop's slots into the caller's elements. */
+static rmc_status_t unpack(qop_t *o, void *out)
+{
+    const struct rmc_queue *q = o->q;
+    if (q->direct)
+        return RMC_OK;
+    for (size_t i = 0; i < o->n; i++) {
+        rmc_status_t st = rmcc_unpack(q->type, o->land + i * q->slot,
+                                      (char *)out + i * q->type->size, o->fn);
+        if (st != RMC_OK) {
+            for (size_t k = 0; k < i; k++)
+                rmc_type_release(q->type, (char *)out + k * q->type->size);
+            return st;
+        }
+    }
+    return RMC_OK;
+}
+
+/* Packs n elements into slots at dst (the checksums come at the move). */
+static rmc_status_t pack(const struct rmc_queue *q, const void *in, size_t n, char *dst,
+                         const char *fn)
+{
+    for (size_t i = 0; i < n; i++) {
+        rmc_status_t st = rmcc_pack(q->type, (const char *)in + i * q->type->size,
+                                    dst + i * q->slot, fn);
+        if (st != RMC_OK)
+            return st;
+    }
+    return RMC_OK;
+}
+
+/* The custom request of an _nb operation. */
+static rmc_status_t nb_step(void *state, int *done)
+{
+    qop_t *o = state;
+    rmc_status_t st = advance(o, done);
+    if (*done) {
+        if (st == RMC_OK && !o->push && o->q->direct)
+            memcpy(o->out, o->land, o->n * o->q->slot);
+        else if (st == RMC_OK && !o->push)
+            st = unpack(o, o->out);
+        for (int k = 0; k < 2; k++) /* after a failure: nothing may stay outstanding */
+            if (o->r[k])
+                rmc_wait(&o->r[k]);
+        free(o);
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------- the host --- */
+
+/* RMC_PROMISE_LOCAL: the host, nothing concurrent: plain loads and stores. */
+static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, char *land, size_t n)
+{
+    int64_t *c = (int64_t *)(void *)q->lctl;
+#define CTR(i) (*(int64_t *)(void *)((char *)c + QC_STRIDE * (i)))
+    qop_t o = {.q = q, .push = push, .n = n, .src = src, .land = land};
+    int bound = ctr_bound(&o), res = ctr_res(&o);
+    o.pos = __atomic_load_n(&CTR(res), __ATOMIC_ACQUIRE);
+    q->seen[bound] = __atomic_load_n(&CTR(bound), __ATOMIC_ACQUIRE);
+    if (!fits(&o))
+        return push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
+    size_t s = (size_t)(o.pos % (int64_t)q->cap), first = q->cap - s < n ? q->cap - s : n;
+    if (push && q->kind == RMC_QUEUE_CHECKSUM)
+        stamp(&o);
+    if (push) {
+        memcpy(q->ldata + s * q->slot, src, first * q->slot);
+        memcpy(q->ldata, src + first * q->slot, (n - first) * q->slot);
+    } else {
+        memcpy(land, q->ldata + s * q->slot, first * q->slot);
+        memcpy(land + first * q->slot, q->ldata, (n - first) * q->slot);
+        if (q->kind == RMC_QUEUE_CHECKSUM && !checked(&o))
+            return RMC_ERR_EMPTY; /* reserved by a push that has not written: nothing taken */
+    }
+    __atomic_store_n(&CTR(res), o.pos + (int64_t)n, __ATOMIC_RELEASE);
+    int mark = ctr_mark(&o);
+    if (mark >= 0)
+        __atomic_store_n(&CTR(mark), o.pos + (int64_t)n, __ATOMIC_RELEASE);
+#undef CTR
+    return RMC_OK;
+}
+
+/* ------------------------------------------------------------------------ entry points --- */
+
+static rmc_status_t scratch(struct rmc_queue *q, size_t bytes, const char *fn)
+{
+    if (bytes <= q->bufcap)
+        return RMC_OK;
+    char *b = realloc(q->buf, bytes);
+    if (!b)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of scratch", bytes);
+    q->buf = b;
+    q->bufcap = bytes;
+    return RMC_OK;
+}
+
+rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *out, size_t n,
+                           unsigned promise, rmc_request_h *req, const char *fn)
+{
+    size_t bytes = n * q->slot;
+    rmc_status_t st;
+    if (promise & RMC_PROMISE_LOCAL) {
+        const char *src = push ? in : NULL;
+        char *land = push ? NULL : out;
+        if (!q->direct) {
+            if ((st = scratch(q, bytes, fn)) != RMC_OK)
+                return st;
+            if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
+                return st;
+            src = push ? q->buf : NULL;
+            land = push ? NULL : q->buf;
+        }
+        st = local_op(q, push, src, land, n);
+        if (st == RMC_OK && !push && land != out) {
+            qop_t o = {.q = q, .n = n, .land = land, .fn = fn};
+            st = unpack(&o, out);
+        }
+        return st;
+    }
+    if (req) { /* _nb: the operation owns a copy of its slots */
+        qop_t *o = malloc(sizeof(*o) + bytes);
+        if (!o)
+            return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a non-blocking operation", bytes);
+        *o = (qop_t){.q = q, .push = push, .nb = 1, .promise = promise, .n = n, .fn = fn,
+                     .out = out, .src = o->mem, .land = o->mem};
+        if (push && q->direct)
+            memcpy(o->mem, in, bytes);
+        else if (push && (st = pack(q, in, n, o->mem, fn)) != RMC_OK) {
+            free(o);
+            return st;
+        }
+        int done = 0;
+        st = rmc_request_custom(nb_step, o, req);
+        if (st != RMC_OK) {
+            free(o);
+            return st;
+        }
+        /* start it: the reserve is issued now */
+        st = rmc_test(req, &done);
+        return st;
+    }
+    qop_t o = {.q = q, .push = push, .promise = promise, .n = n, .fn = fn, .out = out};
+    int direct = q->direct;
+    if (direct) {
+        o.src = in;
+        o.land = out;
+    } else {
+        if ((st = scratch(q, bytes, fn)) != RMC_OK)
+            return st;
+        if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
+            return st;
+        o.src = q->buf;
+        o.land = q->buf;
+    }
+    int done;
+    st = advance(&o, &done);
+    if (st == RMC_OK && !push && !direct)
+        st = unpack(&o, out);
+    return st;
+}
+
+rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, size_t *got,
+                                 unsigned promise, const char *fn)
+{
+    *got = 0;
+    qop_t o = {.q = q, .promise = promise, .fn = fn, .out = out};
+    int bound = ctr_bound(&o);
+    int64_t b, h;
+    rmc_status_t st;
+    if (promise & RMC_PROMISE_LOCAL) {
+        b = __atomic_load_n((int64_t *)(void *)(q->lctl + QC_STRIDE * bound), __ATOMIC_ACQUIRE);
+        h = __atomic_load_n((int64_t *)(void *)(q->lctl + QC_STRIDE * QC_HEAD), __ATOMIC_ACQUIRE);
+        size_t k = b - h < (int64_t)max ? (size_t)(b - h) : max;
+        if (b <= h)
+            return RMC_ERR_EMPTY;
+        st = rmcc_queue_op(q, 0, NULL, out, k, promise, NULL, fn);
+        if (st == RMC_OK)
+            *got = k;
+        return st;
+    }
+    if (!q->direct && (st = scratch(q, max * q->slot, fn)) != RMC_OK)
+        return st;
+    /* reserve with compare-and-swap: the count depends on what is there */
+    if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK)
+        return st;
+    for (;;) {
+        if ((st = rmc_amo_load_i64(ctr_addr(q, bound), &b, q->host)) != RMC_OK)
+            return st;
+        saw(q, bound, b);
+        if (b <= h)
+            return RMC_ERR_EMPTY;
+        int64_t k = b - h < (int64_t)max ? b - h : (int64_t)max, v;
+        if ((st = rmc_amo_cas_i64(ctr_addr(q, QC_HEAD), h, h + k, &v, q->host)) != RMC_OK)
+            return st;
+        if (v == h) {
+            o.pos = h;
+            o.n = (size_t)k;
+            break;
+        }
+        h = v;
+    }
+    int direct = q->direct;
+    o.land = direct ? out : q->buf;
+    o.state = S_MOVE;
+    int done;
+    st = advance(&o, &done);
+    if (st == RMC_OK && !direct)
+        st = unpack(&o, out);
+    if (st == RMC_OK)
+        *got = o.n;
+    return st;
+}

@@ -1,0 +1,50 @@
+/* The queues' internals (containers/queue/). */
+#ifndef RMCC_QUEUE_IMPL_H
+#define RMCC_QUEUE_IMPL_H
+
+#include <rmc/queue.h>
+#include "../ct.h"
+
+/* The control block in the host's segment: one 8-byte counter per 64-byte line (no false sharing
+ * between pushers and poppers). Counters count positions since creation; slot = position % cap.
+ *   TAIL   positions reserved by pushes          (every kind)
+ *   READY  positions written, in order           (CIRCULAR)
+ *   HEAD   positions reserved by pops            (every kind)
+ *   FREED  positions read, in order: reusable    (CIRCULAR, CHECKSUM) */
+enum { QC_TAIL = 0, QC_READY = 1, QC_HEAD = 2, QC_FREED = 3, QC_N = 4 };
+#define QC_STRIDE 64
+#define QC_BYTES  (QC_N * QC_STRIDE)
+#define QCK_BYTES 8 /* a CHECKSUM slot's checksum, after the element */
+
+struct rmc_queue {
+    rmcc_obj_t obj;
+    rmc_queue_kind_t kind;
+    int host;
+    uint64_t id;       /* equal on every rank: the collectives' argument check */
+    size_t cap;        /* slots */
+    const rmc_type_t *type;
+    size_t esz;        /* a packed element (rmc_type_slot_bytes) */
+    size_t slot;       /* bytes per slot: esz, + QCK_BYTES for CHECKSUM */
+    int direct;        /* elements are their own slots: no packing (fixed type, size == slot) */
+    uint64_t ctl_off, data_off; /* in the host's segment */
+    char *ctl, *data;  /* host-space addresses (what comm's calls take) */
+    char *lctl, *ldata; /* load/store mappings when the host is on this node, else NULL */
+    int64_t seen[QC_N]; /* the latest value seen of each counter (they only grow) */
+    char *buf;          /* scratch for packed slots of blocking operations */
+    size_t bufcap;
+};
+
+/* One push or pop, blocking or not (ops.c). */
+rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *out, size_t n,
+                           unsigned promise, rmc_request_h *req, const char *fn);
+rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, size_t *got,
+                                 unsigned promise, const char *fn);
+
+/* The checksum of a CHECKSUM slot: its element bytes and its position (so an entry of an earlier
+ * round, or a torn one, never checks); never 0 (zeroed memory never checks). */
+static inline uint64_t rmcc_qck(const void *elem, size_t esz, int64_t pos)
+{
+    return rmcc_hash_bytes(elem, esz, (uint64_t)pos * 0x9e3779b97f4a7c15ull) | 1;
+}
+
+#endif

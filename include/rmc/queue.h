@@ -1,0 +1,113 @@
+/* RMC containers: distributed queues (seed 000 §5.1, seed 001 ch. 5).
+ *
+ * A queue is hosted by one rank (its ring of slots and counters live in the host's segment) and
+ * used by every rank with one-sided operations: the host's CPU takes no part. Three protocols:
+ *
+ *  RMC_QUEUE_CIRCULAR  concurrent pushes and pops from every rank. push = 2A + W (reserve slots,
+ *                      write, mark them ready in order), pop = 2A + R. Promises: RMC_PROMISE_PUSH
+ *                      for a push (only pushes run concurrently: the ready mark is an unordered
+ *                      fetch-and-add, no waiting for earlier pushers), RMC_PROMISE_POP likewise for
+ *                      pops, RMC_PROMISE_LOCAL on the host (no remote operation).
+ *  RMC_QUEUE_FAST      phases of pushes and phases of pops, separated by rmc_barrier: push = A + W,
+ *                      pop = A + R (pushed data becomes visible at the barrier).
+ *  RMC_QUEUE_CHECKSUM  concurrent pushes and pops; each slot carries a checksum of its contents
+ *                      and position instead of a ready mark, so a pop never takes a torn or stale
+ *                      entry and pushers never wait for each other: push = A + W, pop = 2A + R
+ *                      (reserve, read until the checksum holds, release the slots in order).
+ * (A: remote atomic, W: remote write, R: remote read; counted by rmc_op_counts. A push or pop of n
+ * elements costs the same As and one W or R, two when it wraps around the ring.)
+ *
+ * Full and empty. A push that does not fit returns RMC_ERR_FULL and a pop that finds fewer than n
+ * elements RMC_ERR_EMPTY; nothing is written or taken then (a vector push or pop is all or
+ * nothing). A slot is reused only after the pop that took it has finished reading it. These are
+ * exact for RMC_QUEUE_CIRCULAR and _CHECKSUM; a FAST queue's push is checked against the pops of
+ * earlier phases (none run in a push phase).
+ *
+ * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
+ * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize
+ * into the caller's elements (release them with rmc_type_release).
+ *
+ * Completion: a blocking push returns when its elements are in the queue (a pop that reserves
+ * their slots sees them; a FAST queue's are visible after the next rmc_barrier); a blocking pop
+ * returns with the elements in `elem(s)`. _nb forms return a request (rmc_wait / rmc_test, whose
+ * status is the operation's: RMC_ERR_FULL, RMC_ERR_EMPTY, ...); `elem(s)` of a push is copied
+ * before the call returns, a pop's is written when the request completes.
+ *
+ * Queue operations from several ranks never hang: in every AMO mode, with or without progress
+ * threads, waiting loops keep RMC's progress going.
+ *
+ * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a queue, or destroyed),
+ * RMC_ERR_ARG (NULL elements, n == 0, a promise the queue kind does not know, RMC_PROMISE_LOCAL
+ * away from the host), RMC_ERR_TOO_BIG (n above the capacity; an element's serialized form above
+ * the type's max_bytes), RMC_ERR_FULL, RMC_ERR_EMPTY, and comm's errors (RMC_ERR_MPI ...).
+ */
+#ifndef RMC_QUEUE_H
+#define RMC_QUEUE_H
+
+#include <stddef.h>
+#include <rmc/status.h>
+#include <rmc/comm.h>
+#include <rmc/types.h>
+#include <rmc/promise.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum rmc_queue_kind {
+    RMC_QUEUE_CIRCULAR = 0,
+    RMC_QUEUE_FAST = 1,
+    RMC_QUEUE_CHECKSUM = 2
+} rmc_queue_kind_t;
+
+typedef struct rmc_queue *rmc_queue_h;
+
+/* Collective. A queue of `kind` hosted by `host` with room for `capacity` (>= 1) elements of
+ * `type`. Every rank must pass the same arguments (checked: RMC_ERR_ARG / RMC_ERR_TYPE on every
+ * rank otherwise). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (q NULL, bad kind), RMC_ERR_RANK,
+ * RMC_ERR_TYPE, RMC_ERR_NOMEM (the host's segment is full), RMC_ERR_STATE (the ranks are not all in
+ * this call: see docs/containers.md, "Collectives"). On error no queue exists on any rank. */
+rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
+                              const rmc_type_t *type, rmc_queue_h *q);
+
+/* Collective. Completes every rank's operations, frees the queue's memory; the handle is dead
+ * (RMC_ERR_HANDLE afterwards, also through copies of it). */
+rmc_status_t rmc_queue_destroy(rmc_queue_h q);
+
+rmc_status_t rmc_queue_push(rmc_queue_h q, const void *elem, unsigned promise);
+rmc_status_t rmc_queue_push_n(rmc_queue_h q, const void *elems, size_t n, unsigned promise);
+rmc_status_t rmc_queue_pop(rmc_queue_h q, void *elem, unsigned promise);
+rmc_status_t rmc_queue_pop_n(rmc_queue_h q, void *elems, size_t n, unsigned promise);
+
+/* Pops between 1 and max elements (as many as are there, up to max): *got of them. RMC_ERR_EMPTY
+ * when there is none. */
+rmc_status_t rmc_queue_pop_upto(rmc_queue_h q, void *elems, size_t max, size_t *got,
+                                unsigned promise);
+
+rmc_status_t rmc_queue_push_nb(rmc_queue_h q, const void *elem, unsigned promise,
+                               rmc_request_h *req);
+rmc_status_t rmc_queue_push_n_nb(rmc_queue_h q, const void *elems, size_t n, unsigned promise,
+                                 rmc_request_h *req);
+rmc_status_t rmc_queue_pop_nb(rmc_queue_h q, void *elem, unsigned promise, rmc_request_h *req);
+rmc_status_t rmc_queue_pop_n_nb(rmc_queue_h q, void *elems, size_t n, unsigned promise,
+                                rmc_request_h *req);
+
+/* Collective. New capacity (>= the number of elements queued): every element is kept, in order.
+ * Errors: as create; RMC_ERR_FULL (more elements queued than new_capacity: nothing changed). */
+rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity);
+
+/* Collective. Moves the queue, every element in order, to `new_host`. */
+rmc_status_t rmc_queue_migrate(rmc_queue_h q, int new_host);
+
+/* Local: the host, capacity, kind and type. */
+int rmc_queue_host(rmc_queue_h q);
+size_t rmc_queue_capacity(rmc_queue_h q);
+
+/* Elements in the queue now (pushed and not popped; pushes and pops in progress may make it
+ * stale at once). One or two remote atomic reads. */
+rmc_status_t rmc_queue_size(rmc_queue_h q, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,433 @@
+/* The three queues: order, full and empty, vector operations across the wrap, exact multisets under
+ * all-rank contention (with the ring much smaller than the traffic: pushes meet full, pops empty),
+ * promise variants and their costs in remote operations (rmc_op_counts), variable-length elements,
+ * non-blocking forms, the host's local operations, resize while full and migration. Runs in both
+ * AMO modes and node modes (MPI_TESTS_AMO). */
+#include "mpitest.h"
+#include <rmc/containers.h>
+
+static int me, np;
+static const rmc_queue_kind_t kinds[3] = {RMC_QUEUE_CIRCULAR, RMC_QUEUE_FAST, RMC_QUEUE_CHECKSUM};
+static const char *kname[3] = {"circular", "fast", "checksum"};
+
+static int setup(void **s)
+{
+    (void)s;
+    if (rmc_init(MPI_COMM_WORLD) != RMC_OK)
+        return -1;
+    me = rmc_rank();
+    np = rmc_nranks();
+    return 0;
+}
+
+static int64_t tag(int rank, int64_t i)
+{
+    return ((int64_t)rank << 32) | i;
+}
+
+/* One pusher (rank 0), the host the last rank: FIFO order; full and empty leave the queue as it
+ * was; a vector push that does not fit takes nothing. */
+static void test_order_full_empty(void **s)
+{
+    (void)s;
+    for (int k = 0; k < 3; k++) {
+        rmc_queue_h q;
+        int host = np - 1, ok = 1;
+        MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 5, &rmc_type_i64, &q));
+        if (me == 0) {
+            int64_t v[3] = {7, 8, 9}, x;
+            for (int64_t i = 0; i < 5; i++)
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &v[0], 0) == RMC_ERR_FULL);
+            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, 0) == RMC_ERR_FULL);
+            if (kinds[k] == RMC_QUEUE_FAST)
+                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+            for (int64_t i = 0; i < 3; i++)
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_OK && x == i);
+            if (kinds[k] == RMC_QUEUE_FAST)
+                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, 0) == RMC_OK); /* wraps around */
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, 0) == RMC_ERR_FULL);
+            if (kinds[k] == RMC_QUEUE_FAST)
+                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+            int64_t out[5];
+            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 &&
+                                   out[4] == 9);
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_ERR_EMPTY);
+            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, 0) == RMC_ERR_EMPTY);
+            size_t n = 9;
+            MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0);
+            if (!ok)
+                fprintf(stderr, "[rank %d] %s queue failed\n", me, kname[k]);
+        } else if (kinds[k] == RMC_QUEUE_FAST) {
+            for (int b = 0; b < 3; b++)
+                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+}
+
+/* Every rank pushes and pops the same queue at once (CIRCULAR, CHECKSUM), capacity 8 for 4*60*np
+ * elements: pushers meet FULL and retry, poppers meet EMPTY and retry, until the count of popped
+ * elements (an atomic counter) reaches the total. Vector pushes of 1..3 elements. Every element is
+ * popped exactly once and each pusher's elements come out in its push order. */
+static void contention(rmc_queue_kind_t kind, unsigned push_promise, unsigned pop_promise)
+{
+    enum { PER = 60 };
+    rmc_queue_h q;
+    int host = np > 1 ? 1 : 0;
+    MPI_CHECK_OK(rmc_queue_create(kind, host, 8, &rmc_type_i64, &q));
+    rmc_gptr_t cnt = RMC_GPTR_NULL;
+    if (me == 0)
+        MPI_CHECK_OK(rmc_alloc(8, &cnt));
+    else
+        MPI_CHECK_ALL(1);
+    MPI_Bcast(&cnt, sizeof cnt, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_CHECK_OK(rmc_barrier());
+    int64_t total = (int64_t)PER * np, pushed = 0, npop = 0, done_count = 0;
+    int64_t *got = malloc(sizeof(int64_t) * (size_t)total);
+    int64_t *last = calloc((size_t)np, sizeof(int64_t)); /* per pusher: the last index + 1 seen */
+    int ok = 1;
+    unsigned spins = 0, attempt = 0;
+    while (pushed < PER || done_count < total) {
+        if (pushed < PER) {
+            int64_t v[3];
+            size_t n = 1 + (size_t)(pushed % 3);
+            if (pushed + (int64_t)n > PER)
+                n = (size_t)(PER - pushed);
+            for (size_t i = 0; i < n; i++)
+                v[i] = tag(me, pushed + (int64_t)i);
+            rmc_status_t st = rmc_queue_push_n(q, v, n, push_promise);
+            MPITEST_EXPECT(ok, st == RMC_OK || st == RMC_ERR_FULL);
+            if (st == RMC_OK)
+                pushed += (int64_t)n;
+        }
+        int64_t x[2];
+        size_t m = 1 + (size_t)(++attempt & 1); /* pops of 1 and 2 in turn: the last one fits */
+        rmc_status_t st = rmc_queue_pop_n(q, x, m, pop_promise);
+        MPITEST_EXPECT(ok, st == RMC_OK || st == RMC_ERR_EMPTY);
+        if (st == RMC_OK) {
+            for (size_t i = 0; i < m; i++) {
+                int r = (int)(x[i] >> 32);
+                int64_t idx = x[i] & 0xffffffff;
+                if (r < 0 || r >= np || idx >= PER || npop >= total) {
+                    ok = 0;
+                    break;
+                }
+                /* one pusher's elements leave in its order (pops by one rank see a subsequence) */
+                MPITEST_EXPECT(ok, idx >= last[r]);
+                last[r] = idx + 1;
+                got[npop++] = x[i];
+            }
+            int64_t old;
+            MPITEST_EXPECT(ok, rmc_gptr_fetch_add_i64(cnt, (int64_t)m, &old) == RMC_OK);
+            done_count = old + (int64_t)m;
+        } else if (++spins % 8 == 0) {
+            MPITEST_EXPECT(ok, rmc_gptr_load_i64(cnt, &done_count) == RMC_OK);
+        }
+        if (!ok)
+            break;
+    }
+    /* leave the phase attentively: a peer's last pop may still need this rank (thread-mode
+     * atomics without a progress thread are served inside RMC calls) */
+    MPI_CHECK_OK(rmc_barrier());
+    /* gather everything popped: every element exactly once */
+    int mine = (int)npop, *counts = malloc(sizeof(int) * (size_t)np), *displs = malloc(
+                                                                           sizeof(int) * (size_t)np);
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int sum = 0;
+    for (int r = 0; r < np; r++) {
+        displs[r] = sum;
+        sum += counts[r];
+    }
+    int64_t *all = malloc(sizeof(int64_t) * (size_t)(sum ? sum : 1));
+    MPI_Allgatherv(got, mine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, MPI_COMM_WORLD);
+    char *seen = calloc((size_t)total, 1);
+    int dup = 0;
+    for (int i = 0; i < sum; i++) {
+        int64_t r = all[i] >> 32, idx = all[i] & 0xffffffff;
+        if (r >= 0 && r < np && idx < PER)
+            dup += seen[r * PER + idx]++ != 0;
+    }
+    int missing = 0;
+    for (int64_t i = 0; i < total; i++)
+        missing += !seen[i];
+    if (dup || missing || sum != total)
+        fprintf(stderr, "[rank %d] kind %d: %d popped of %lld, %d twice, %d missing\n", me,
+                (int)kind, sum, (long long)total, dup, missing);
+    MPI_CHECK_ALL(ok && sum == total && !dup && !missing);
+    MPI_CHECK_OK(rmc_barrier());
+    if (me == 0)
+        MPI_CHECK_OK(rmc_free(cnt));
+    else
+        MPI_CHECK_ALL(1);
+    MPI_CHECK_OK(rmc_queue_destroy(q));
+    free(got);
+    free(last);
+    free(counts);
+    free(displs);
+    free(all);
+    free(seen);
+}
+
+static void test_contention_circular(void **s)
+{
+    (void)s;
+    contention(RMC_QUEUE_CIRCULAR, RMC_PROMISE_ANY, RMC_PROMISE_ANY);
+}
+
+static void test_contention_checksum(void **s)
+{
+    (void)s;
+    contention(RMC_QUEUE_CHECKSUM, RMC_PROMISE_ANY, RMC_PROMISE_ANY);
+}
+
+/* Phases: every rank pushes with the push-only promise (FAST: its only mode) to every rank's queue,
+ * barrier, every host drains its own queue (pops with the pop-only promise, then the host's local
+ * pops): each host receives exactly what was sent to it. */
+static void phases(rmc_queue_kind_t kind)
+{
+    enum { PER = 40 };
+    rmc_queue_h *qs = malloc(sizeof(*qs) * (size_t)np);
+    for (int h = 0; h < np; h++)
+        MPI_CHECK_OK(rmc_queue_create(kind, h, (size_t)PER * (size_t)np, &rmc_type_i64, &qs[h]));
+    int ok = 1;
+    for (int i = 0; i < PER; i++)
+        for (int h = 0; h < np; h++) {
+            int64_t v = tag(me, i);
+            MPITEST_EXPECT(ok, rmc_queue_push(qs[h], &v, RMC_PROMISE_PUSH) == RMC_OK);
+        }
+    MPI_CHECK_OK(rmc_barrier());
+    int64_t *got = calloc((size_t)PER * (size_t)np, sizeof(int64_t));
+    size_t n = 0, k;
+    /* half through pops with the pop-only promise, the rest through the host's local pops */
+    while (n < (size_t)PER * (size_t)np / 2) {
+        rmc_status_t st = rmc_queue_pop(qs[me], &got[n], RMC_PROMISE_POP);
+        MPITEST_EXPECT(ok, st == RMC_OK);
+        if (st != RMC_OK)
+            break;
+        n++;
+    }
+    while (rmc_queue_pop_upto(qs[me], &got[n], 7, &k, RMC_PROMISE_LOCAL) == RMC_OK)
+        n += k;
+    MPITEST_EXPECT(ok, n == (size_t)PER * (size_t)np);
+    char *seen = calloc((size_t)PER * (size_t)np, 1);
+    for (size_t i = 0; i < n; i++) {
+        int64_t r = got[i] >> 32, idx = got[i] & 0xffffffff;
+        MPITEST_EXPECT(ok, r >= 0 && r < np && idx < PER && !seen[r * PER + idx]);
+        if (r >= 0 && r < np && idx < PER)
+            seen[r * PER + idx] = 1;
+    }
+    MPI_CHECK_ALL(ok);
+    for (int h = 0; h < np; h++)
+        MPI_CHECK_OK(rmc_queue_destroy(qs[h]));
+    free(qs);
+    free(got);
+    free(seen);
+}
+
+static void test_phases(void **s)
+{
+    (void)s;
+    for (int k = 0; k < 3; k++)
+        phases(kinds[k]);
+}
+
+/* What each operation costs in remote operations (rmc_op_counts), on an uncontended queue hosted by
+ * another rank, after one operation of each kind warmed the cached counters: */
+static void test_costs(void **s)
+{
+    (void)s;
+    int host = np - 1;
+    /* {push atomics, push writes, pop atomics, pop reads}: fully atomic, and with promises */
+    static const int cost[3][2][4] = {
+        {{2, 1, 2, 1}, {2, 1, 2, 1}}, /* circular: 2A+W, 2A+R; promises: unordered marks */
+        {{1, 1, 1, 1}, {1, 1, 1, 1}}, /* fast: A+W, A+R */
+        {{1, 1, 2, 1}, {1, 1, 2, 1}}, /* checksum: A+W(1+c), 2A+R(1+c) */
+    };
+    for (int k = 0; k < 3; k++)
+        for (int p = 0; p < 2; p++) {
+            rmc_queue_h q;
+            MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 64, &rmc_type_i64, &q));
+            int ok = 1;
+            if (me == 0) {
+                unsigned pp = p ? RMC_PROMISE_PUSH : 0, op = p ? RMC_PROMISE_POP : 0;
+                int64_t v = 1, x;
+                rmc_op_counts_t c;
+                /* warm: the first push and pop read the bound once */
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &v, pp) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &v, pp) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, op) == RMC_OK);
+                rmc_op_counts_enable(1);
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &v, pp) == RMC_OK);
+                rmc_op_counts(&c);
+                MPITEST_EXPECT(ok, (int)c.atomics == cost[k][p][0] &&
+                                       (int)c.writes == cost[k][p][1] && c.reads == 0);
+                rmc_op_counts_enable(1);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, op) == RMC_OK);
+                rmc_op_counts(&c);
+                MPITEST_EXPECT(ok, (int)c.atomics == cost[k][p][2] &&
+                                       (int)c.reads == cost[k][p][3] && c.writes == 0);
+                /* a vector of 5 costs the same operations */
+                int64_t w[5] = {1, 2, 3, 4, 5};
+                rmc_op_counts_enable(1);
+                MPITEST_EXPECT(ok, rmc_queue_push_n(q, w, 5, pp) == RMC_OK);
+                rmc_op_counts(&c);
+                MPITEST_EXPECT(ok, (int)c.atomics == cost[k][p][0] &&
+                                       (int)c.writes == cost[k][p][1] && c.write_bytes >= 40);
+                rmc_op_counts_enable(0);
+                if (!ok)
+                    fprintf(stderr, "[rank 0] %s queue, promise %d: %llu A %llu W %llu R\n",
+                            kname[k], p, c.atomics, c.writes, c.reads);
+            }
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_queue_destroy(q));
+        }
+}
+
+/* Strings of 0..40 bytes through a queue of RMC_TYPE_STRING(32): longer ones are refused
+ * (RMC_ERR_TOO_BIG) and take no slot; the others arrive intact. */
+static void test_strings(void **s)
+{
+    (void)s;
+    static const rmc_type_t str32 = RMC_TYPE_STRING(32);
+    for (int k = 0; k < 3; k++) {
+        rmc_queue_h q;
+        MPI_CHECK_OK(rmc_queue_create(kinds[k], 0, 16, &str32, &q));
+        int ok = 1, sent = 0;
+        char text[64];
+        if (me == np - 1) {
+            for (int i = 0; i <= 40; i += 4) {
+                memset(text, 'a' + i % 26, (size_t)i);
+                text[i] = 0;
+                char *p = text;
+                rmc_status_t st = rmc_queue_push(q, &p, 0);
+                MPITEST_EXPECT(ok, i <= 32 ? st == RMC_OK : st == RMC_ERR_TOO_BIG);
+                sent += st == RMC_OK;
+            }
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        if (me == np - 1) {
+            for (int i = 0; i < sent; i++) {
+                char *p = NULL;
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, 0) == RMC_OK);
+                MPITEST_EXPECT(ok, p && strlen(p) == (size_t)(4 * i));
+                for (int c = 0; p && c < 4 * i; c++)
+                    MPITEST_EXPECT(ok, p[c] == 'a' + (4 * i) % 26);
+                rmc_type_release(&str32, &p);
+                MPITEST_EXPECT(ok, p == NULL);
+            }
+            char *p = NULL;
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, 0) == RMC_ERR_EMPTY);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+}
+
+/* Non-blocking pushes and pops, many outstanding at once, completed by rmc_wait_all; their status
+ * is the operation's (FULL / EMPTY through the request). */
+static void test_nb(void **s)
+{
+    (void)s;
+    enum { N = 12 };
+    for (int k = 0; k < 3; k++) {
+        if (kinds[k] == RMC_QUEUE_FAST)
+            continue; /* a pop must not run with the pushes */
+        rmc_queue_h q;
+        MPI_CHECK_OK(rmc_queue_create(kinds[k], np - 1, N, &rmc_type_i64, &q));
+        int ok = 1;
+        if (me == 0) {
+            /* outstanding at once, the reservations may reach the host in any order: 12 of the 13
+             * pushes fit and one is refused, and the 12 values come out */
+            rmc_request_h rq[N + 1];
+            int64_t v[N + 1], out[N];
+            rmc_status_t st[N + 1];
+            int full = 0, okc = 0;
+            for (int i = 0; i <= N; i++) {
+                v[i] = 100 + i;
+                st[i] = rmc_queue_push_nb(q, &v[i], 0, &rq[i]);
+                v[i] = -1; /* the value was copied */
+            }
+            for (int i = 0; i <= N; i++) {
+                if (st[i] == RMC_OK && rq[i])
+                    st[i] = rmc_wait(&rq[i]);
+                full += st[i] == RMC_ERR_FULL;
+                okc += st[i] == RMC_OK;
+            }
+            MPITEST_EXPECT(ok, full == 1 && okc == N);
+            for (int i = 0; i < N; i++)
+                MPITEST_EXPECT(ok, rmc_queue_pop_nb(q, &out[i], 0, &rq[i]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
+            int64_t sum = 0;
+            for (int i = 0; i < N; i++)
+                sum += out[i] - 100;
+            int64_t all = N * (N + 1) / 2; /* 0..N, one missing */
+            MPITEST_EXPECT(ok, all - sum >= 0 && all - sum <= N);
+            int64_t x;
+            rmc_status_t s1 = rmc_queue_pop_nb(q, &x, 0, &rq[0]);
+            if (s1 == RMC_OK && rq[0])
+                s1 = rmc_wait(&rq[0]);
+            MPITEST_EXPECT(ok, s1 == RMC_ERR_EMPTY);
+            int64_t w[3] = {1, 2, 3};
+            MPITEST_EXPECT(ok, rmc_queue_push_n_nb(q, w, 3, 0, &rq[0]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, out, 3, 0, &rq[0]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK && out[0] == 1 && out[2] == 3);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+}
+
+/* Resize while full (grow: every element stays, in order; shrink below the count: RMC_ERR_FULL,
+ * nothing changes), then migrate to another host, then resize again. */
+static void test_resize_migrate(void **s)
+{
+    (void)s;
+    for (int k = 0; k < 3; k++) {
+        rmc_queue_h q;
+        MPI_CHECK_OK(rmc_queue_create(kinds[k], 0, 6, &rmc_type_i64, &q));
+        int ok = 1;
+        int64_t x;
+        if (me == np - 1) {
+            for (int64_t i = 0; i < 6; i++)
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, 0) == RMC_ERR_FULL);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        if (me == np - 1 && kinds[k] != RMC_QUEUE_FAST) { /* move the ring's start */
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_OK && x == 0);
+            int64_t v = 6;
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &v, 0) == RMC_OK);
+        }
+        MPI_CHECK_ALL(ok);
+        int64_t first = kinds[k] == RMC_QUEUE_FAST ? 0 : 1;
+        MPI_CHECK_ALL(rmc_queue_resize(q, 3) == RMC_ERR_FULL);
+        MPI_CHECK_OK(rmc_queue_resize(q, 10));
+        MPI_CHECK_ALL(rmc_queue_capacity(q) == 10);
+        MPI_CHECK_OK(rmc_queue_migrate(q, np - 1));
+        MPI_CHECK_ALL(rmc_queue_host(q) == np - 1);
+        if (me == 0) {
+            for (int64_t i = 100; i < 104; i++)
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, 0) == RMC_ERR_FULL);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        if (me == 0) {
+            for (int64_t i = 0; i < 6; i++)
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_OK && x == first + i);
+            for (int64_t i = 100; i < 104; i++)
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_OK && x == i);
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_ERR_EMPTY);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+}
+
+MPITEST_MAIN("queue", setup, mpitest_teardown_rmc, test_order_full_empty,
+             test_contention_circular, test_contention_checksum, test_phases, test_costs,
+             test_strings, test_nb, test_resize_migrate)
