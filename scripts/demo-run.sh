@@ -2,7 +2,8 @@
 # The RMC demonstration (about a minute), run from the build directory by `make demo`:
 #   1. examples/hello_rmc at 2 ranks, in the real node mode (neighbour reached through shared
 #      memory) and with RMC_NODE_SIZE=1 (every peer remote, MPI RMA),
-#   2. tools/rmc_info at 2 ranks (version, topology, knobs),
+#   2. examples/hello_containers in both node modes, tools/rmc_info at 2 ranks (version, topology,
+#      knobs),
 #   3. a short bench_contig (--quick, sizes 64 B .. 4 MiB in steps of 4) in both node modes (and
 #      RMC_NODE_SIZE=1 once more without RMC's progress thread): RMC against ARMCI-MPI, plain MPI
 #      RMA and memcpy, with the targets marked.
@@ -32,6 +33,10 @@ step "hello_rmc, 2 ranks, real node mode" \
     env -u RMC_NODE_SIZE timeout 60 $mpiexec -n 2 examples/hello_rmc
 step "hello_rmc, 2 ranks, RMC_NODE_SIZE=1 (every peer remote)" \
     env RMC_NODE_SIZE=1 timeout 60 $mpiexec -n 2 examples/hello_rmc
+step "hello_containers, 2 ranks, real node mode (queue, array, global memory)" \
+    env -u RMC_NODE_SIZE timeout 60 $mpiexec -n 2 examples/hello_containers
+step "hello_containers, 2 ranks, RMC_NODE_SIZE=1" \
+    env RMC_NODE_SIZE=1 timeout 60 $mpiexec -n 2 examples/hello_containers
 step "rmc_info, 2 ranks" \
     env -u RMC_NODE_SIZE timeout 60 $mpiexec -n 2 tools/rmc_info
 step "bench_contig --quick, real node mode (rank 1 node-local: loads/stores)" \

@@ -1,8 +1,10 @@
-/* rmc_info: prints RMC's version, topology, node mode and every RMC_* knob with its value.
+/* rmc_info: prints RMC's version, topology, node mode, every RMC_* knob with its value (the
+ * containers' too: it links librmc_containers) and each rank's container segment.
  * Run it under mpiexec.mpich to see the topology of a job; alone it shows a one-rank job. */
 #include <stdio.h>
 #include <string.h>
 #include <rmc.h>
+#include <rmc/gptr.h>
 
 int main(int argc, char **argv)
 {
@@ -41,8 +43,12 @@ int main(int argc, char **argv)
     for (int r = 0; r < t.nranks; r++) {
         rmc_barrier();
         if (r == t.rank) {
-            printf("  rank %d: node %d, node rank %d of %d, bound to %d PU(s)\n", t.rank, t.node_id,
-                   t.node_rank, t.node_size, t.hw_bound_pus);
+            rmc_segment_info_t si = {0};
+            rmc_segment_info(&si);
+            printf("  rank %d: node %d, node rank %d of %d, bound to %d PU(s); container segment "
+                   "%zu MiB committed of %zu MiB reserved\n",
+                   t.rank, t.node_id, t.node_rank, t.node_size, t.hw_bound_pus,
+                   si.committed >> 20, si.reserved >> 20);
             fflush(stdout);
         }
     }
