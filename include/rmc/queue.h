@@ -31,7 +31,9 @@
  * their slots sees them; a FAST queue's are visible after the next rmc_barrier); a blocking pop
  * returns with the elements in `elem(s)`. _nb forms return a request (rmc_wait / rmc_test, whose
  * status is the operation's: RMC_ERR_FULL, RMC_ERR_EMPTY, ...); `elem(s)` of a push is copied
- * before the call returns, a pop's is written when the request completes.
+ * before the call returns, a pop's is written when the request completes. An _nb operation that
+ * finishes during the call (e.g. every step node-local) sets *req to RMC_REQUEST_NULL and the call
+ * returns its status.
  *
  * Queue operations from several ranks never hang: in every AMO mode, with or without progress
  * threads, waiting loops keep RMC's progress going.
