@@ -63,8 +63,7 @@ rmc_status_t rmci_shm_attach(unsigned long long key, size_t len, char **map, con
     int e = errno;
     close(fd);
     if (p == MAP_FAILED)
-        return rmci_fail(RMC_ERR_NOMEM, fn, "mmap of %zu bytes of %s: %s", len, name,
-                         strerror(e));
+        return rmci_fail(RMC_ERR_NOMEM, fn, "mmap of %zu bytes of %s: %s", len, name, strerror(e));
     *map = p;
     return RMC_OK;
 }

@@ -8,8 +8,8 @@
 
 struct rmc_array {
     rmcc_obj_t obj;
-    uint64_t id;    /* equal on every rank: the collectives' argument check */
-    size_t n;       /* elements */
+    uint64_t id; /* equal on every rank: the collectives' argument check */
+    size_t n;    /* elements */
     const rmc_type_t *type;
     size_t slot;    /* bytes per element in global memory */
     int direct;     /* byte-copied type whose slot is the element: no packing */
@@ -74,20 +74,14 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
     else if (n == 0 || n > ((size_t)1 << 48))
         st = rmcc_fail(RMC_ERR_ARG, fn, "%zu elements (1 .. 2^48)", n);
     else if (host != RMC_ARRAY_BLOCK && (host < 0 || host >= rmcc.nranks))
-        st = rmcc_fail(RMC_ERR_RANK, fn, "host rank %d outside [0, %d) (RMC_ARRAY_BLOCK: "
-                                         "distributed)",
+        st = rmcc_fail(RMC_ERR_RANK, fn,
+                       "host rank %d outside [0, %d) (RMC_ARRAY_BLOCK: "
+                       "distributed)",
                        host, rmcc.nranks);
     else
         st = rmcc_type_check(type, fn);
     uint64_t args[3] = {n, (uint64_t)(int64_t)host, next_id};
-    st = rmcc_coll_begin(fn, args, 3, st);
-    if (st != RMC_OK)
-        return st;
-    uint64_t dig = rmcc_type_digest(type);
-    st = rmcc_coll_begin("rmc_array_create (element type)", &dig, 1, RMC_OK);
-    if (st == RMC_ERR_ARG)
-        return rmcc_fail(RMC_ERR_TYPE, fn, "the ranks gave different element types (%s here)",
-                         type->name);
+    st = rmcc_create_begin(fn, args, 3, type, st);
     if (st != RMC_OK)
         return st;
     struct rmc_array *a = calloc(1, sizeof(*a));
@@ -114,8 +108,8 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
     uint64_t *all = malloc(2 * sizeof(uint64_t) * (size_t)rmcc.nranks);
     MPI_Request rq;
     rmc_status_t s2 = RMC_ERR_NOMEM;
-    if (all && MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rmcc.comm, &rq) ==
-                   MPI_SUCCESS)
+    if (all &&
+        MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rmcc.comm, &rq) == MPI_SUCCESS)
         s2 = rmc_wait_mpi(&rq);
     s2 = rmcc_agree(s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
     for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
@@ -200,8 +194,8 @@ typedef struct xfer {
     const struct rmc_array *a;
     int get;
     size_t n, nreq;
-    char *slots;   /* packed slots (owned) or NULL */
-    void *out;     /* get: the caller's elements */
+    char *slots; /* packed slots (owned) or NULL */
+    void *out;   /* get: the caller's elements */
     const char *fn;
     rmc_request_h req[];
 } xfer_t;
@@ -226,8 +220,8 @@ static rmc_status_t unpack_all(const struct rmc_array *a, const char *slots, voi
                                const char *fn)
 {
     for (size_t i = 0; i < n; i++) {
-        rmc_status_t st = rmcc_unpack(a->type, slots + i * a->slot, (char *)out + i * a->type->size,
-                                      fn);
+        rmc_status_t st =
+            rmcc_unpack(a->type, slots + i * a->slot, (char *)out + i * a->type->size, fn);
         if (st != RMC_OK) {
             for (size_t k = 0; k < i; k++)
                 rmc_type_release(a->type, (char *)out + k * a->type->size);
@@ -239,8 +233,8 @@ static rmc_status_t unpack_all(const struct rmc_array *a, const char *slots, voi
 
 /* Issues the per-owner pieces of [first, first+n) from / to `local` (n slots). With reqs, each
  * piece's request goes to reqs[k] (*nreq of them); else the pieces are blocking. */
-static rmc_status_t pieces(const struct rmc_array *a, int get, size_t first, size_t n,
-                           char *local, rmc_request_h *reqs, size_t *nreq)
+static rmc_status_t pieces(const struct rmc_array *a, int get, size_t first, size_t n, char *local,
+                           rmc_request_h *reqs, size_t *nreq)
 {
     size_t done = 0;
     rmc_status_t st = RMC_OK;
@@ -265,18 +259,6 @@ static rmc_status_t pieces(const struct rmc_array *a, int get, size_t first, siz
     return st;
 }
 
-static rmc_status_t scratch(struct rmc_array *a, size_t bytes, const char *fn)
-{
-    if (bytes <= a->bufcap)
-        return RMC_OK;
-    char *b = realloc(a->buf, bytes);
-    if (!b)
-        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of scratch", bytes);
-    a->buf = b;
-    a->bufcap = bytes;
-    return RMC_OK;
-}
-
 static rmc_status_t pack_all(const struct rmc_array *a, const void *in, size_t n, char *dst,
                              const char *fn)
 {
@@ -298,7 +280,7 @@ static rmc_status_t blocking(struct rmc_array *a, int get, size_t first, size_t 
         return st;
     if (a->direct)
         return rmc_error_in(pieces(a, get, first, n, elems, NULL, NULL), fn);
-    if ((st = scratch(a, n * a->slot, fn)) != RMC_OK)
+    if ((st = rmcc_scratch(&a->buf, &a->bufcap, n * a->slot, fn)) != RMC_OK)
         return st;
     if (!get && (st = pack_all(a, elems, n, a->buf, fn)) != RMC_OK)
         return st;

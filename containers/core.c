@@ -154,8 +154,12 @@ static rmc_status_t arrive(const char *fn)
     return RMC_OK;
 }
 
-rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st)
+/* The arrival and the agreement of a collective; *diff = the first argument (1-based) the ranks
+ * disagree on, 0 when they agree on all. */
+static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_status_t st,
+                         int *diff)
 {
+    *diff = 0;
     RMCC_CHECK_UP(fn);
     if (rmcc.broken)
         return rmcc_fail(RMC_ERR_STATE, fn,
@@ -188,10 +192,45 @@ rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rm
                          "the ranks are in different container collectives (each rank must call "
                          "the same collectives in the same order)");
     for (int i = 1; i < n; i++)
-        if (out[1 + 2 * i] != ~out[2 + 2 * i])
+        if (out[1 + 2 * i] != ~out[2 + 2 * i]) {
+            *diff = i;
             return rmcc_fail(RMC_ERR_ARG, fn, "the ranks passed different arguments (argument %d)",
                              i);
+        }
     return (rmc_status_t)((int64_t)out[0] - OFF);
+}
+
+rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st)
+{
+    int diff;
+    return coll(fn, args, nargs, st, &diff);
+}
+
+rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
+                               const rmc_type_t *type, rmc_status_t st)
+{
+    uint64_t all[8];
+    int n = nargs < 7 ? nargs : 7, diff;
+    for (int i = 0; i < n; i++)
+        all[i] = args[i];
+    all[n] = st == RMC_OK ? rmcc_type_digest(type) : 0;
+    st = coll(fn, all, n + 1, st, &diff);
+    if (st == RMC_ERR_ARG && diff == n + 1)
+        return rmcc_fail(RMC_ERR_TYPE, fn, "the ranks gave different element types (%s here)",
+                         type ? type->name : "none");
+    return st;
+}
+
+rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn)
+{
+    if (bytes <= *cap)
+        return RMC_OK;
+    char *b = realloc(*buf, bytes);
+    if (!b)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of scratch", bytes);
+    *buf = b;
+    *cap = bytes;
+    return RMC_OK;
 }
 
 /* FNV-1a over bytes, then a 64-bit finalizer (splitmix). */

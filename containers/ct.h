@@ -26,12 +26,12 @@ typedef struct rmcc_obj rmcc_obj_t;
 typedef struct rmcc_state {
     int up;
     int rank, nranks;
-    MPI_Comm comm;      /* the layer's own duplicate of RMC's communicator */
-    rmc_region_h seg;   /* the segment region (rmc_region_reserve) */
-    uintptr_t *bases;   /* [nranks] each rank's segment, in its own address space */
-    char **lbase;       /* [nranks] its load/store mapping here (node-local ranks), else NULL */
-    size_t *sizes;      /* [nranks] each rank's reservation */
-    rmcc_heap_t heap;   /* this rank's segment */
+    MPI_Comm comm;        /* the layer's own duplicate of RMC's communicator */
+    rmc_region_h seg;     /* the segment region (rmc_region_reserve) */
+    uintptr_t *bases;     /* [nranks] each rank's segment, in its own address space */
+    char **lbase;         /* [nranks] its load/store mapping here (node-local ranks), else NULL */
+    size_t *sizes;        /* [nranks] each rank's reservation */
+    rmcc_heap_t heap;     /* this rank's segment */
     pthread_mutex_t lock; /* the heap */
     unsigned long long coll_seq; /* container collectives entered */
     int broken;                  /* a collective was abandoned: no more collectives */
@@ -74,8 +74,7 @@ struct rmcc_obj {
 #define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
 
 /* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up). */
-rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what,
-                            const char *fn);
+rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn);
 /* Makes o a live handle of `magic` (on the list). */
 void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o));
 /* Marks o destroyed (released; its memory is kept until finalize). */
@@ -91,6 +90,14 @@ void rmcc_obj_free_all(void);
  * different collectives get RMC_ERR_STATE, the same collective with different args RMC_ERR_ARG,
  * otherwise every rank gets the worst of the `st`s. Attentive. */
 rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st);
+
+/* rmcc_coll_begin of a creation: the element type must be the same on every rank too
+ * (RMC_ERR_TYPE otherwise); st != RMC_OK when the arguments were refused locally. */
+rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
+                               const rmc_type_t *type, rmc_status_t st);
+
+/* Grows a scratch buffer to `bytes`. */
+rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn);
 
 /* Agrees on st (the worst one) among all ranks; attentive. */
 rmc_status_t rmcc_agree(rmc_status_t st);

@@ -14,8 +14,7 @@ static rmc_status_t resolve(rmc_gptr_t g, size_t bytes, void **addr, const char 
                          rmcc.nranks);
     size_t sz = rmcc.sizes[g.rank];
     if (RMCC_UNLIKELY(g.off > sz || bytes > sz - g.off))
-        return rmcc_fail(RMC_ERR_BOUNDS, fn,
-                         "[%llu, +%zu) is beyond rank %d's segment (%zu bytes)",
+        return rmcc_fail(RMC_ERR_BOUNDS, fn, "[%llu, +%zu) is beyond rank %d's segment (%zu bytes)",
                          (unsigned long long)g.off, bytes, (int)g.rank, sz);
     *addr = rmcc_addr(g.rank, g.off);
     return RMC_OK;

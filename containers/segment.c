@@ -33,11 +33,24 @@ static size_t parse_size(const char *v)
     unsigned long long x = strtoull(v, &end, 0);
     unsigned sh = 0;
     switch (*end) {
-    case 'k': case 'K': sh = 10; break;
-    case 'm': case 'M': sh = 20; break;
-    case 'g': case 'G': sh = 30; break;
-    case 't': case 'T': sh = 40; break;
-    default: break;
+    case 'k':
+    case 'K':
+        sh = 10;
+        break;
+    case 'm':
+    case 'M':
+        sh = 20;
+        break;
+    case 'g':
+    case 'G':
+        sh = 30;
+        break;
+    case 't':
+    case 'T':
+        sh = 40;
+        break;
+    default:
+        break;
     }
     if (sh)
         end++;
@@ -62,8 +75,7 @@ static rmc_status_t machine_ranks(int *n)
     rmc_status_t st = rmc_agree(RMC_OK); /* attentive: nobody waits for us in the blocking split */
     if (st != RMC_OK)
         return st;
-    if (MPI_Comm_split_type(rmcc.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) !=
-        MPI_SUCCESS)
+    if (MPI_Comm_split_type(rmcc.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, "rmc_init", "containers: MPI_Comm_split_type failed");
     MPI_Comm_size(shm, n);
     MPI_Comm_free(&shm);
@@ -126,8 +138,8 @@ static rmc_status_t seg_create(void)
     const char *fn = "rmc_init";
     const char *v = rmc_knob_value("RMC_SEGMENT_SIZE");
     size_t first = parse_size(v), reserve = 0;
-    rmc_status_t st = first ? RMC_OK
-                            : rmcc_fail(RMC_ERR_ARG, fn, "RMC_SEGMENT_SIZE=%s is not a size", v);
+    rmc_status_t st =
+        first ? RMC_OK : rmcc_fail(RMC_ERR_ARG, fn, "RMC_SEGMENT_SIZE=%s is not a size", v);
     first = (first + 4095) & ~(size_t)4095;
     if (st == RMC_OK)
         st = reserve_size(first + RMCC_HEAP_START, &reserve);

@@ -60,8 +60,8 @@ int main(void)
         bad |= all[i] != (int64_t)i * i;
     int64_t got = *(int64_t *)rmc_gptr_local(mine); /* this rank's own memory */
     bad |= got != 100 + left;
-    printf("rank %d: array ok: %s, rank %d wrote %lld into my allocation\n", me,
-           bad ? "no" : "yes", left, (long long)got);
+    printf("rank %d: array ok: %s, rank %d wrote %lld into my allocation\n", me, bad ? "no" : "yes",
+           left, (long long)got);
 
     CHECK(rmc_barrier());
     CHECK(rmc_free(mine));

@@ -15,11 +15,10 @@
  *             CHECKSUM pop checks every slot's checksum and reads again (through the bound check:
  *             the pusher may have rolled back) until they hold;
  *   mark      CIRCULAR push: READY from pos to pos+n in order (compare-and-swap, waiting for
- *             earlier pushes), or a fetch-and-add under RMC_PROMISE_PUSH; CIRCULAR and CHECKSUM pop:
- *             FREED likewise (RMC_PROMISE_POP: fetch-and-add). FAST queues mark nothing: their
- *             phases are separated by barriers.
- * Costs: the reserve's atomic, the move's write or read, the mark's atomic; a stale bound adds a
- * read of it, contention adds retries. */
+ *             earlier pushes), or a fetch-and-add under RMC_PROMISE_PUSH; CIRCULAR and CHECKSUM
+ * pop: FREED likewise (RMC_PROMISE_POP: fetch-and-add). FAST queues mark nothing: their phases are
+ * separated by barriers. Costs: the reserve's atomic, the move's write or read, the mark's atomic;
+ * a stale bound adds a read of it, contention adds retries. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <sched.h>
@@ -29,8 +28,19 @@
 #include <time.h>
 #include "queue_impl.h"
 
-enum { S_RESERVE, S_RESERVED, S_BOUND, S_BOUNDED, S_ROLLBACK, S_ROLLEDBACK, S_MOVE, S_MOVED,
-       S_MARK, S_MARKED, S_DONE };
+enum {
+    S_RESERVE,
+    S_RESERVED,
+    S_BOUND,
+    S_BOUNDED,
+    S_ROLLBACK,
+    S_ROLLEDBACK,
+    S_MOVE,
+    S_MOVED,
+    S_MARK,
+    S_MARKED,
+    S_DONE
+};
 
 typedef struct qop {
     struct rmc_queue *q;
@@ -274,8 +284,8 @@ static rmc_status_t unpack(qop_t *o, void *out)
     if (q->direct)
         return RMC_OK;
     for (size_t i = 0; i < o->n; i++) {
-        rmc_status_t st = rmcc_unpack(q->type, o->land + i * q->slot,
-                                      (char *)out + i * q->type->size, o->fn);
+        rmc_status_t st =
+            rmcc_unpack(q->type, o->land + i * q->slot, (char *)out + i * q->type->size, o->fn);
         if (st != RMC_OK) {
             for (size_t k = 0; k < i; k++)
                 rmc_type_release(q->type, (char *)out + k * q->type->size);
@@ -290,8 +300,8 @@ static rmc_status_t pack(const struct rmc_queue *q, const void *in, size_t n, ch
                          const char *fn)
 {
     for (size_t i = 0; i < n; i++) {
-        rmc_status_t st = rmcc_pack(q->type, (const char *)in + i * q->type->size,
-                                    dst + i * q->slot, fn);
+        rmc_status_t st =
+            rmcc_pack(q->type, (const char *)in + i * q->type->size, dst + i * q->slot, fn);
         if (st != RMC_OK)
             return st;
     }
@@ -351,18 +361,6 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
 
 /* ------------------------------------------------------------------------ entry points --- */
 
-static rmc_status_t scratch(struct rmc_queue *q, size_t bytes, const char *fn)
-{
-    if (bytes <= q->bufcap)
-        return RMC_OK;
-    char *b = realloc(q->buf, bytes);
-    if (!b)
-        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of scratch", bytes);
-    q->buf = b;
-    q->bufcap = bytes;
-    return RMC_OK;
-}
-
 rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *out, size_t n,
                            unsigned promise, rmc_request_h *req, const char *fn)
 {
@@ -372,7 +370,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         const char *src = push ? in : NULL;
         char *land = push ? NULL : out;
         if (!q->direct) {
-            if ((st = scratch(q, bytes, fn)) != RMC_OK)
+            if ((st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn)) != RMC_OK)
                 return st;
             if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
                 return st;
@@ -390,8 +388,15 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         qop_t *o = malloc(sizeof(*o) + bytes);
         if (!o)
             return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a non-blocking operation", bytes);
-        *o = (qop_t){.q = q, .push = push, .nb = 1, .promise = promise, .n = n, .fn = fn,
-                     .out = out, .src = o->mem, .land = o->mem};
+        *o = (qop_t){.q = q,
+                     .push = push,
+                     .nb = 1,
+                     .promise = promise,
+                     .n = n,
+                     .fn = fn,
+                     .out = out,
+                     .src = o->mem,
+                     .land = o->mem};
         if (push && q->direct)
             memcpy(o->mem, in, bytes);
         else if (push && (st = pack(q, in, n, o->mem, fn)) != RMC_OK) {
@@ -414,7 +419,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         o.src = in;
         o.land = out;
     } else {
-        if ((st = scratch(q, bytes, fn)) != RMC_OK)
+        if ((st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn)) != RMC_OK)
             return st;
         if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
             return st;
@@ -447,7 +452,7 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
             *got = k;
         return st;
     }
-    if (!q->direct && (st = scratch(q, max * q->slot, fn)) != RMC_OK)
+    if (!q->direct && (st = rmcc_scratch(&q->buf, &q->bufcap, max * q->slot, fn)) != RMC_OK)
         return st;
     /* reserve with compare-and-swap: the count depends on what is there */
     if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK)

@@ -49,8 +49,9 @@ static rmc_status_t host_alloc(struct rmc_queue *q, size_t cap, int host, uint64
     if (st == RMC_OK)
         st = (rmc_status_t)(int64_t)msg[0];
     if (st != RMC_OK && rmcc.rank != host)
-        rmcc_fail(st, fn, "the host (rank %d) could not allocate the queue (%zu slots of %zu "
-                          "bytes): %s",
+        rmcc_fail(st, fn,
+                  "the host (rank %d) could not allocate the queue (%zu slots of %zu "
+                  "bytes): %s",
                   host, cap, q->slot, rmc_status_string(st));
     *ctl = msg[1];
     *data = msg[2];
@@ -76,14 +77,7 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
     else
         st = rmcc_type_check(type, fn);
     uint64_t args[4] = {(uint64_t)kind, (uint64_t)host, capacity, next_id};
-    st = rmcc_coll_begin(fn, args, 4, st);
-    if (st != RMC_OK)
-        return st;
-    uint64_t dig = rmcc_type_digest(type);
-    st = rmcc_coll_begin("rmc_queue_create (element type)", &dig, 1, RMC_OK);
-    if (st == RMC_ERR_ARG)
-        return rmcc_fail(RMC_ERR_TYPE, fn, "the ranks gave different element types (%s here)",
-                         type->name);
+    st = rmcc_create_begin(fn, args, 4, type, st);
     if (st != RMC_OK)
         return st;
     struct rmc_queue *q = calloc(1, sizeof(*q));
@@ -300,8 +294,8 @@ static rmc_status_t op_check(const struct rmc_queue *q, const void *elems, size_
                          promise);
     if (RMCC_UNLIKELY((promise & RMC_PROMISE_LOCAL) && q->host != rmcc.rank))
         return rmcc_fail(RMC_ERR_ARG, fn,
-                         "RMC_PROMISE_LOCAL on rank %d: the queue is hosted by rank %d",
-                         rmcc.rank, q->host);
+                         "RMC_PROMISE_LOCAL on rank %d: the queue is hosted by rank %d", rmcc.rank,
+                         q->host);
     (void)push;
     return RMC_OK;
 }

@@ -20,17 +20,17 @@ struct rmc_queue {
     rmcc_obj_t obj;
     rmc_queue_kind_t kind;
     int host;
-    uint64_t id;       /* equal on every rank: the collectives' argument check */
-    size_t cap;        /* slots */
+    uint64_t id; /* equal on every rank: the collectives' argument check */
+    size_t cap;  /* slots */
     const rmc_type_t *type;
-    size_t esz;        /* a packed element (rmc_type_slot_bytes) */
-    size_t slot;       /* bytes per slot: esz, + QCK_BYTES for CHECKSUM */
-    int direct;        /* elements are their own slots: no packing (fixed type, size == slot) */
+    size_t esz;  /* a packed element (rmc_type_slot_bytes) */
+    size_t slot; /* bytes per slot: esz, + QCK_BYTES for CHECKSUM */
+    int direct;  /* elements are their own slots: no packing (fixed type, size == slot) */
     uint64_t ctl_off, data_off; /* in the host's segment */
-    char *ctl, *data;  /* host-space addresses (what comm's calls take) */
-    char *lctl, *ldata; /* load/store mappings when the host is on this node, else NULL */
-    int64_t seen[QC_N]; /* the latest value seen of each counter (they only grow) */
-    char *buf;          /* scratch for packed slots of blocking operations */
+    char *ctl, *data;           /* host-space addresses (what comm's calls take) */
+    char *lctl, *ldata;         /* load/store mappings when the host is on this node, else NULL */
+    int64_t seen[QC_N];         /* the latest value seen of each counter (they only grow) */
+    char *buf;                  /* scratch for packed slots of blocking operations */
     size_t bufcap;
 };
 

@@ -108,10 +108,10 @@ rmc_status_t rmc_free(rmc_gptr_t g);
 rmc_status_t rmc_alloc_size(rmc_gptr_t g, size_t *bytes);
 
 typedef struct rmc_segment_info {
-    size_t reserved;  /* address space of this rank's segment */
-    size_t committed; /* of which backed by memory */
-    size_t in_use;    /* bytes of live allocations (headers included) */
-    size_t peak;      /* largest in_use so far */
+    size_t reserved;                         /* address space of this rank's segment */
+    size_t committed;                        /* of which backed by memory */
+    size_t in_use;                           /* bytes of live allocations (headers included) */
+    size_t peak;                             /* largest in_use so far */
     unsigned long long allocs, frees, grows; /* calls that succeeded; commits beyond the first */
 } rmc_segment_info_t;
 

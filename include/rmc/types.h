@@ -35,13 +35,16 @@ typedef struct rmc_type {
     size_t (*serialize)(const void *obj, void *buf, size_t cap);
     /* Builds *obj from len serialized bytes (may allocate: see destroy). */
     rmc_status_t (*deserialize)(const void *buf, size_t len, void *obj);
-    uint64_t (*hash)(const void *obj);             /* optional */
-    int (*equal)(const void *a, const void *b);    /* optional: nonzero when equal */
-    void (*destroy)(void *obj);                    /* optional: frees what deserialize took */
+    uint64_t (*hash)(const void *obj);          /* optional */
+    int (*equal)(const void *a, const void *b); /* optional: nonzero when equal */
+    void (*destroy)(void *obj);                 /* optional: frees what deserialize took */
 } rmc_type_t;
 
 /* A byte-copied type of `sz` bytes named `nm`. */
-#define RMC_TYPE_FIXED(nm, sz) {(nm), (sz), 0, NULL, NULL, NULL, NULL, NULL}
+#define RMC_TYPE_FIXED(nm, sz)                                                                     \
+    {                                                                                              \
+        (nm), (sz), 0, NULL, NULL, NULL, NULL, NULL                                                \
+    }
 
 /* Built-in byte-copied types. */
 extern const rmc_type_t rmc_type_i32, rmc_type_i64, rmc_type_u32, rmc_type_u64, rmc_type_f64;
@@ -55,8 +58,10 @@ uint64_t rmc_type_string_hash(const void *obj);
 int rmc_type_string_equal(const void *a, const void *b);
 void rmc_type_string_destroy(void *obj);
 #define RMC_TYPE_STRING(max)                                                                       \
-    {"string", sizeof(char *), (max), rmc_type_string_serialize, rmc_type_string_deserialize,      \
-     rmc_type_string_hash, rmc_type_string_equal, rmc_type_string_destroy}
+    {                                                                                              \
+        "string", sizeof(char *), (max), rmc_type_string_serialize, rmc_type_string_deserialize,   \
+            rmc_type_string_hash, rmc_type_string_equal, rmc_type_string_destroy                   \
+    }
 
 /* Local. RMC_OK when t is a usable descriptor, else RMC_ERR_TYPE (rmc_last_error says why: NULL
  * name, size 0, a variable type without serialize / deserialize, max_bytes above 2^31, ...). */

@@ -1,19 +1,6 @@
 /* Arrays, hosted and block-distributed: element and range puts and gets across owners, the local
  * part, padded and variable-length element types, non-blocking forms, and bad input. */
-#include "mpitest.h"
-#include <rmc/containers.h>
-
-static int me, np;
-
-static int setup(void **s)
-{
-    (void)s;
-    if (rmc_init(MPI_COMM_WORLD) != RMC_OK)
-        return -1;
-    me = rmc_rank();
-    np = rmc_nranks();
-    return 0;
-}
+#include "cttest.h"
 
 /* Every rank writes the elements i with i % np == me (single puts), then everyone reads the
  * whole array back with one range get and with single gets; the local part holds what it should. */
@@ -177,8 +164,8 @@ static void test_nb(void **s)
 static void test_bad(void **s)
 {
     (void)s;
-    static const rmc_type_t bad_var = {"var-without-functions", 8, 16, NULL, NULL,
-                                       NULL,                    NULL, NULL};
+    static const rmc_type_t bad_var = {
+        "var-without-functions", 8, 16, NULL, NULL, NULL, NULL, NULL};
     static const rmc_type_t no_size = RMC_TYPE_FIXED("empty", 0);
     rmc_array_h a, copy;
     int64_t v = 5, x;
@@ -215,7 +202,7 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_queue_push((rmc_queue_h)(void *)a, &v, 0) == RMC_ERR_HANDLE);
     MPI_CHECK_OK(rmc_queue_destroy(qh));
     MPI_CHECK_ALL(rmc_queue_destroy(qh) == RMC_ERR_HANDLE); /* used after destroy */
-    MPI_CHECK_OK(rmc_array_put(copy, 1, &v)); /* a copy is the same array */
+    MPI_CHECK_OK(rmc_array_put(copy, 1, &v));               /* a copy is the same array */
     MPI_CHECK_OK(rmc_barrier());
     MPI_CHECK_OK(rmc_array_get(a, 1, &x));
     MPI_CHECK_ALL(x == 5);
@@ -226,5 +213,5 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_array_size(copy) == 0);
 }
 
-MPITEST_MAIN("array", setup, mpitest_teardown_rmc, test_hosted, test_block, test_types, test_nb,
-             test_bad)
+MPITEST_MAIN("array", cttest_setup, mpitest_teardown_rmc, test_hosted, test_block, test_types,
+             test_nb, test_bad)

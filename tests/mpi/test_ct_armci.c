@@ -83,7 +83,8 @@ static void test_interleaved(void **s)
     MPI_CHECK_OK(rmc_barrier());
     ARMCI_Barrier();
     int64_t back;
-    MPITEST_EXPECT(ok, ARMCI_Get((int64_t *)bases[me] + me, &back, 8, me) == 0 && back == 1000 + left);
+    MPITEST_EXPECT(ok,
+                   ARMCI_Get((int64_t *)bases[me] + me, &back, 8, me) == 0 && back == 1000 + left);
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_queue_destroy(q));
     MPI_CHECK_OK(rmc_array_destroy(a));

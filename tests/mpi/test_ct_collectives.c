@@ -3,21 +3,8 @@
  * rank gets a clear status, nothing is created or freed, nothing hangs. The subset case leaves the
  * container layer refusing collectives (it cannot know what the others will call), so it runs last.
  */
-#include "mpitest.h"
-#include <rmc/containers.h>
-
-static int me, np;
-
-static int setup(void **s)
-{
-    (void)s;
-    setenv("RMC_COLL_TIMEOUT", "1", 1);
-    if (rmc_init(MPI_COMM_WORLD) != RMC_OK)
-        return -1;
-    me = rmc_rank();
-    np = rmc_nranks();
-    return 0;
-}
+#define CTTEST_ENV "RMC_COLL_TIMEOUT=1"
+#include "cttest.h"
 
 /* Rank 0 destroys a queue while the others destroy an array: RMC_ERR_STATE everywhere, both still
  * live; then the right calls succeed. The same collective with other arguments: RMC_ERR_ARG. */
@@ -85,4 +72,5 @@ static void test_subset(void **s)
     MPI_CHECK_ALL(np > 4 || x == v);
 }
 
-MPITEST_MAIN("container collectives", setup, mpitest_teardown_rmc, test_mismatch, test_subset)
+MPITEST_MAIN("container collectives", cttest_setup, mpitest_teardown_rmc, test_mismatch,
+             test_subset)

@@ -3,22 +3,10 @@
  * promise variants and their costs in remote operations (rmc_op_counts), variable-length elements,
  * non-blocking forms, the host's local operations, resize while full and migration. Runs in both
  * AMO modes and node modes (MPI_TESTS_AMO). */
-#include "mpitest.h"
-#include <rmc/containers.h>
+#include "cttest.h"
 
-static int me, np;
 static const rmc_queue_kind_t kinds[3] = {RMC_QUEUE_CIRCULAR, RMC_QUEUE_FAST, RMC_QUEUE_CHECKSUM};
 static const char *kname[3] = {"circular", "fast", "checksum"};
-
-static int setup(void **s)
-{
-    (void)s;
-    if (rmc_init(MPI_COMM_WORLD) != RMC_OK)
-        return -1;
-    me = rmc_rank();
-    np = rmc_nranks();
-    return 0;
-}
 
 static int64_t tag(int rank, int64_t i)
 {
@@ -52,8 +40,8 @@ static void test_order_full_empty(void **s)
                 MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
             int64_t out[5];
             MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, 0) == RMC_OK);
-            MPITEST_EXPECT(ok, out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 &&
-                                   out[4] == 9);
+            MPITEST_EXPECT(ok,
+                           out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 && out[4] == 9);
             MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_ERR_EMPTY);
             MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, 0) == RMC_ERR_EMPTY);
             size_t n = 9;
@@ -134,8 +122,8 @@ static void contention(rmc_queue_kind_t kind, unsigned push_promise, unsigned po
      * atomics without a progress thread are served inside RMC calls) */
     MPI_CHECK_OK(rmc_barrier());
     /* gather everything popped: every element exactly once */
-    int mine = (int)npop, *counts = malloc(sizeof(int) * (size_t)np), *displs = malloc(
-                                                                           sizeof(int) * (size_t)np);
+    int mine = (int)npop, *counts = malloc(sizeof(int) * (size_t)np),
+        *displs = malloc(sizeof(int) * (size_t)np);
     MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
     int sum = 0;
     for (int r = 0; r < np; r++) {
@@ -428,6 +416,6 @@ static void test_resize_migrate(void **s)
     }
 }
 
-MPITEST_MAIN("queue", setup, mpitest_teardown_rmc, test_order_full_empty,
+MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_phases, test_costs,
              test_strings, test_nb, test_resize_migrate)

@@ -2,23 +2,8 @@
  * allocator (non-collective, owner frees, bad frees), global pointers (translation, locality,
  * bounds, data movement), operation counters and custom requests of comm. */
 #include <pthread.h>
-#include "mpitest.h"
-#include <rmc/containers.h>
-
-static int me, np;
-
-static int setup(void **s)
-{
-    (void)s;
-    /* small first commit and reservation: growth and exhaustion are reached quickly */
-    setenv("RMC_SEGMENT_SIZE", "1M", 1);
-    setenv("RMC_SEGMENT_RESERVE", "64M", 1);
-    if (rmc_init(MPI_COMM_WORLD) != RMC_OK)
-        return -1;
-    me = rmc_rank();
-    np = rmc_nranks();
-    return 0;
-}
+#define CTTEST_ENV "RMC_SEGMENT_SIZE=1M", "RMC_SEGMENT_RESERVE=64M"
+#include "cttest.h"
 
 /* Every rank's allocation of `bytes`, exchanged: all[r] is rank r's. */
 static void exchange(rmc_gptr_t mine, rmc_gptr_t *all)
@@ -263,5 +248,5 @@ static void test_custom_request(void **s)
     MPI_CHECK_ALL(rmc_request_custom(cstep, &a, NULL) == RMC_ERR_ARG);
 }
 
-MPITEST_MAIN("segment", setup, mpitest_teardown_rmc, test_info, test_alloc_remote, test_bad,
+MPITEST_MAIN("segment", cttest_setup, mpitest_teardown_rmc, test_info, test_alloc_remote, test_bad,
              test_grow, test_threads, test_op_counts, test_custom_request)

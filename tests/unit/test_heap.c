@@ -188,8 +188,8 @@ static void test_random(void **s)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {CMOCKA_TESTS(test_basic, test_bad_free, test_coalesce,
-                                                    test_grow, test_random)};
+    const struct CMUnitTest tests[] = {
+        CMOCKA_TESTS(test_basic, test_bad_free, test_coalesce, test_grow, test_random)};
     int rc = cmocka_run_group_tests_name("heap", tests, NULL, NULL);
     free(mem);
     return rc;
