@@ -141,12 +141,11 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
 rmc_status_t rmc_array_destroy(rmc_array_h a)
 {
     const char *fn = __func__;
-    rmc_status_t st = check(a, fn);
-    uint64_t id = st == RMC_OK ? a->id : ~0ull;
-    st = rmcc_coll_begin(fn, &id, 1, st);
-    if (st != RMC_OK)
+    rmc_status_t st, b;
+    if ((st = rmcc_destroy_begin(a ? &a->obj : NULL, RMCC_MAGIC_ARRAY, "array", a ? a->id : 0, &b,
+                                 fn)) != RMC_OK)
         return st;
-    st = rmc_barrier();
+    st = b;
     size_t first, count;
     part(a, rmcc.rank, &first, &count);
     if (count) {
@@ -216,21 +215,6 @@ static rmc_status_t range_check(const struct rmc_array *a, const void *elems, si
     return RMC_OK;
 }
 
-static rmc_status_t unpack_all(const struct rmc_array *a, const char *slots, void *out, size_t n,
-                               const char *fn)
-{
-    for (size_t i = 0; i < n; i++) {
-        rmc_status_t st =
-            rmcc_unpack(a->type, slots + i * a->slot, (char *)out + i * a->type->size, fn);
-        if (st != RMC_OK) {
-            for (size_t k = 0; k < i; k++)
-                rmc_type_release(a->type, (char *)out + k * a->type->size);
-            return st;
-        }
-    }
-    return RMC_OK;
-}
-
 /* Issues the per-owner pieces of [first, first+n) from / to `local` (n slots). With reqs, each
  * piece's request goes to reqs[k] (*nreq of them); else the pieces are blocking. */
 static rmc_status_t pieces(const struct rmc_array *a, int get, size_t first, size_t n, char *local,
@@ -259,18 +243,6 @@ static rmc_status_t pieces(const struct rmc_array *a, int get, size_t first, siz
     return st;
 }
 
-static rmc_status_t pack_all(const struct rmc_array *a, const void *in, size_t n, char *dst,
-                             const char *fn)
-{
-    for (size_t i = 0; i < n; i++) {
-        rmc_status_t st =
-            rmcc_pack(a->type, (const char *)in + i * a->type->size, dst + i * a->slot, fn);
-        if (st != RMC_OK)
-            return st;
-    }
-    return RMC_OK;
-}
-
 /* Blocking put / get of [first, first+n). */
 static rmc_status_t blocking(struct rmc_array *a, int get, size_t first, size_t n, void *elems,
                              const char *fn)
@@ -282,11 +254,11 @@ static rmc_status_t blocking(struct rmc_array *a, int get, size_t first, size_t 
         return rmc_error_in(pieces(a, get, first, n, elems, NULL, NULL), fn);
     if ((st = rmcc_scratch(&a->buf, &a->bufcap, n * a->slot, fn)) != RMC_OK)
         return st;
-    if (!get && (st = pack_all(a, elems, n, a->buf, fn)) != RMC_OK)
+    if (!get && (st = rmcc_pack_n(a->type, elems, n, a->buf, a->slot, fn)) != RMC_OK)
         return st;
     st = pieces(a, get, first, n, a->buf, NULL, NULL);
     if (st == RMC_OK && get)
-        st = unpack_all(a, a->buf, elems, n, fn);
+        st = rmcc_unpack_n(a->type, a->buf, a->slot, elems, n, fn);
     return st == RMC_OK ? st : rmc_error_in(st, fn);
 }
 
@@ -330,7 +302,7 @@ static rmc_status_t xfer_step(void *state, int *done)
     } else if (!*done) {
         return RMC_OK;
     } else if (x->get && x->slots) {
-        st = unpack_all(x->a, x->slots, x->out, x->n, x->fn);
+        st = rmcc_unpack_n(x->a->type, x->slots, x->a->slot, x->out, x->n, x->fn);
     }
     *done = 1;
     free(x->slots);
@@ -356,7 +328,7 @@ static rmc_status_t nonblocking(struct rmc_array *a, int get, size_t first, size
         x->slots = malloc(n * a->slot);
         st = x->slots ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes", n * a->slot);
         if (st == RMC_OK && !get)
-            st = pack_all(a, elems, n, x->slots, fn);
+            st = rmcc_pack_n(a->type, elems, n, x->slots, a->slot, fn);
     }
     if (st == RMC_OK)
         st = pieces(a, get, first, n, x->slots ? x->slots : elems, x->req, &x->nreq);

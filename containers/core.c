@@ -221,6 +221,16 @@ rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
     return st;
 }
 
+rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char *what, uint64_t id,
+                                rmc_status_t *barrier, const char *fn)
+{
+    rmc_status_t st = rmcc_obj_check(o, magic, what, fn);
+    uint64_t arg = st == RMC_OK ? id : ~0ull;
+    st = rmcc_coll_begin(fn, &arg, 1, st);
+    *barrier = st == RMC_OK ? rmc_barrier() : RMC_OK;
+    return st;
+}
+
 rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn)
 {
     if (bytes <= *cap)

@@ -118,6 +118,19 @@ rmc_status_t rmcc_pack(const rmc_type_t *t, const void *obj, void *slot, const c
 /* Reads element *obj from `slot`. */
 rmc_status_t rmcc_unpack(const rmc_type_t *t, const void *slot, void *obj, const char *fn);
 
+/* n elements at `in` (the caller's, t->size apart) into slots `stride` apart at dst, and back
+ * (all or nothing: on failure the elements unpacked so far are released). */
+rmc_status_t rmcc_pack_n(const rmc_type_t *t, const void *in, size_t n, char *dst, size_t stride,
+                         const char *fn);
+rmc_status_t rmcc_unpack_n(const rmc_type_t *t, const char *src, size_t stride, void *out, size_t n,
+                           const char *fn);
+
+/* The start of a destruction: the handle's check and the collective (its id as argument): when
+ * they succeed (RMC_OK), a barrier that completes every rank's operations on it, whose status is
+ * *barrier (the destruction goes on either way). */
+rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char *what, uint64_t id,
+                                rmc_status_t *barrier, const char *fn);
+
 /* ----------------------------------------------------------------------- allocation --- */
 
 /* rmc_alloc / rmc_free of this rank's segment as offsets (the lock taken inside). */

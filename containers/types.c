@@ -144,3 +144,28 @@ rmc_status_t rmcc_unpack(const rmc_type_t *t, const void *slot, void *obj, const
                          rmc_status_string(st));
     return RMC_OK;
 }
+
+rmc_status_t rmcc_pack_n(const rmc_type_t *t, const void *in, size_t n, char *dst, size_t stride,
+                         const char *fn)
+{
+    for (size_t i = 0; i < n; i++) {
+        rmc_status_t st = rmcc_pack(t, (const char *)in + i * t->size, dst + i * stride, fn);
+        if (st != RMC_OK)
+            return st;
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmcc_unpack_n(const rmc_type_t *t, const char *src, size_t stride, void *out, size_t n,
+                           const char *fn)
+{
+    for (size_t i = 0; i < n; i++) {
+        rmc_status_t st = rmcc_unpack(t, src + i * stride, (char *)out + i * t->size, fn);
+        if (st != RMC_OK) {
+            for (size_t k = 0; k < i; k++) /* all or nothing */
+                rmc_type_release(t, (char *)out + k * t->size);
+            return st;
+        }
+    }
+    return RMC_OK;
+}

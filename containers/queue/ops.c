@@ -281,31 +281,7 @@ static rmc_status_t advance(qop_t *o, int *done)
 static rmc_status_t unpack(qop_t *o, void *out)
 {
     const struct rmc_queue *q = o->q;
-    if (q->direct)
-        return RMC_OK;
-    for (size_t i = 0; i < o->n; i++) {
-        rmc_status_t st =
-            rmcc_unpack(q->type, o->land + i * q->slot, (char *)out + i * q->type->size, o->fn);
-        if (st != RMC_OK) {
-            for (size_t k = 0; k < i; k++)
-                rmc_type_release(q->type, (char *)out + k * q->type->size);
-            return st;
-        }
-    }
-    return RMC_OK;
-}
-
-/* Packs n elements into slots at dst (the checksums come at the move). */
-static rmc_status_t pack(const struct rmc_queue *q, const void *in, size_t n, char *dst,
-                         const char *fn)
-{
-    for (size_t i = 0; i < n; i++) {
-        rmc_status_t st =
-            rmcc_pack(q->type, (const char *)in + i * q->type->size, dst + i * q->slot, fn);
-        if (st != RMC_OK)
-            return st;
-    }
-    return RMC_OK;
+    return q->direct ? RMC_OK : rmcc_unpack_n(q->type, o->land, q->slot, out, o->n, o->fn);
 }
 
 /* The custom request of an _nb operation. */
@@ -372,7 +348,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         if (!q->direct) {
             if ((st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn)) != RMC_OK)
                 return st;
-            if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
+            if (push && (st = rmcc_pack_n(q->type, in, n, q->buf, q->slot, fn)) != RMC_OK)
                 return st;
             src = push ? q->buf : NULL;
             land = push ? NULL : q->buf;
@@ -399,7 +375,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
                      .land = o->mem};
         if (push && q->direct)
             memcpy(o->mem, in, bytes);
-        else if (push && (st = pack(q, in, n, o->mem, fn)) != RMC_OK) {
+        else if (push && (st = rmcc_pack_n(q->type, in, n, o->mem, q->slot, fn)) != RMC_OK) {
             free(o);
             return st;
         }
@@ -421,7 +397,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
     } else {
         if ((st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn)) != RMC_OK)
             return st;
-        if (push && (st = pack(q, in, n, q->buf, fn)) != RMC_OK)
+        if (push && (st = rmcc_pack_n(q->type, in, n, q->buf, q->slot, fn)) != RMC_OK)
             return st;
         o.src = q->buf;
         o.land = q->buf;

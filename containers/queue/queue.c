@@ -108,12 +108,11 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
 rmc_status_t rmc_queue_destroy(rmc_queue_h q)
 {
     const char *fn = __func__;
-    rmc_status_t st = check(q, fn);
-    uint64_t id = st == RMC_OK ? q->id : ~0ull;
-    st = rmcc_coll_begin(fn, &id, 1, st);
-    if (st != RMC_OK)
+    rmc_status_t st, b;
+    if ((st = rmcc_destroy_begin(q ? &q->obj : NULL, RMCC_MAGIC_QUEUE, "queue", q ? q->id : 0, &b,
+                                 fn)) != RMC_OK)
         return st;
-    st = rmc_barrier(); /* every rank's operations on it are complete */
+    st = b;
     if (rmcc.rank == q->host) {
         rmc_status_t s1 = rmcc_free_off(q->data_off, fn), s2 = rmcc_free_off(q->ctl_off, fn);
         if (st == RMC_OK)
