@@ -90,8 +90,7 @@ size_t rmc_type_slot_bytes(const rmc_type_t *t)
     if (!t || !t->name || t->size == 0 || t->size > MAX_SERIAL || t->max_bytes > MAX_SERIAL ||
         (t->max_bytes && (!t->serialize || !t->deserialize)))
         return 0;
-    size_t b = t->max_bytes ? 4 + t->max_bytes : t->size;
-    return (b + 7) & ~(size_t)7;
+    return t->max_bytes ? (4 + t->max_bytes + 3) & ~(size_t)3 : t->size;
 }
 
 void rmc_type_release(const rmc_type_t *t, void *obj)

@@ -67,8 +67,9 @@ void rmc_type_string_destroy(void *obj);
  * name, size 0, a variable type without serialize / deserialize, max_bytes above 2^31, ...). */
 rmc_status_t rmc_type_check(const rmc_type_t *t);
 
-/* Bytes one element takes inside a container (a slot): size for byte-copied types, 4 + max_bytes
- * for variable ones, rounded up to 8. 0 for an invalid descriptor. */
+/* Bytes one element takes inside a container (a slot): `size` for byte-copied types (elements lie
+ * back to back, as in a C array, and move without packing), 4 + max_bytes for variable ones,
+ * rounded up to 4 (the length field stays aligned). 0 for an invalid descriptor. */
 size_t rmc_type_slot_bytes(const rmc_type_t *t);
 
 /* Local. Frees what a pop / get deserialized into *obj (t->destroy), a no-op for byte-copied types.

@@ -67,7 +67,7 @@ static void test_block(void **s)
     fill_check(RMC_ARRAY_BLOCK, 1); /* fewer elements than ranks: empty parts */
 }
 
-/* A 12-byte struct (padded to 16-byte slots) and strings of RMC_TYPE_STRING(20). */
+/* A 12-byte struct (12-byte slots, back to back) and strings of RMC_TYPE_STRING(20). */
 typedef struct {
     int32_t a, b;
     char c[4];
