@@ -69,6 +69,8 @@ typedef struct rmci_state {
     int *node_of;     /* [nranks] node index of each rank */
     int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
     int hw_cores, hw_pus, hw_bound_pus;
+    int machine_ranks; /* ranks on this machine (the real node, whatever RMC_NODE_SIZE says) */
+    int oversubscribed; /* more ranks on this machine than processing units: waits yield */
 
     struct rmc_region *regions; /* live list head, most recently used first */
     size_t nregions;

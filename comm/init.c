@@ -53,6 +53,8 @@ static rmc_status_t node_split(long k)
                                                         rmci_info_.rank, MPI_INFO_NULL, &real));
     if (st == RMC_OK)
         rmci_res_count(RMCI_RES_COMM, 1);
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_size, (real, &rmci.machine_ranks));
     st = rmci_agree(rmci_info_.comm, st);
     if (st != RMC_OK || k <= 0) {
         rmci.node_comm = real;
@@ -233,6 +235,10 @@ rmc_status_t rmc_init(MPI_Comm comm)
     if (st != RMC_OK)
         goto fail;
     hw_probe();
+    /* waiting loops spin while every rank of the machine has a processing unit, and yield when
+     * they outnumber them (a rank that yields polls MPI less often: with MPICH's shared-memory
+     * RMA a target's progress completes the operations aimed at it) */
+    rmci.oversubscribed = rmci.machine_ranks > rmci.hw_pus;
     rmci_info_.local_index = rmci.local_index;
     rmci_xlate_init(&rmci_xlate_);
     memset(&rmci_opc_, 0, sizeof(rmci_opc_));

@@ -9,8 +9,17 @@
 void rmci_wait_round(unsigned *spins)
 {
     rmci_poll_full();
-    if (++*spins > 64)
-        sched_yield(); /* ranks may outnumber cores: let the peer we wait for run */
+    if (++*spins > 64 && rmci.oversubscribed)
+        sched_yield(); /* ranks outnumber processors: let the peer we wait for run */
+}
+
+void rmc_wait_round(unsigned *spins)
+{
+    unsigned dummy = 0;
+    if (rmci_info_.initialized)
+        rmci_wait_round(spins ? spins : &dummy);
+    else
+        sched_yield();
 }
 
 rmc_status_t rmci_wait(MPI_Request *req, const char *where)

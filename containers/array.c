@@ -250,8 +250,10 @@ static rmc_status_t blocking(struct rmc_array *a, int get, size_t first, size_t 
     rmc_status_t st = range_check(a, elems, first, n, fn);
     if (st != RMC_OK)
         return st;
-    if (a->direct)
-        return rmc_error_in(pieces(a, get, first, n, elems, NULL, NULL), fn);
+    if (a->direct) {
+        st = pieces(a, get, first, n, elems, NULL, NULL);
+        return RMCC_LIKELY(st == RMC_OK) ? st : rmc_error_in(st, fn);
+    }
     if ((st = rmcc_scratch(&a->buf, &a->bufcap, n * a->slot, fn)) != RMC_OK)
         return st;
     if (!get && (st = rmcc_pack_n(a->type, elems, n, a->buf, a->slot, fn)) != RMC_OK)

@@ -137,9 +137,9 @@ static rmc_status_t arrive(const char *fn)
                     "RMC_COLL_TIMEOUT sets a limit\n",
                     rmcc.rank, fn, t, (long long)(v - (want - rmcc.nranks)), rmcc.nranks);
         }
-        rmc_progress();
-        if (++spins > 64) {
-            struct timespec ts = {0, spins > 4096 ? 100000 : 2000};
+        rmc_wait_round(&spins);
+        if (spins > 4096) { /* the others are busy elsewhere: stop asking rank 0 so often */
+            struct timespec ts = {0, 100000};
             nanosleep(&ts, NULL);
         }
         if ((st = rmc_amo_load_i64(ctr, &v, 0)) != RMC_OK)

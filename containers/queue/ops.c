@@ -21,11 +21,9 @@
  * a stale bound adds a read of it, contention adds retries. */
 #define _GNU_SOURCE
 #include "config.h"
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "queue_impl.h"
 
 enum {
@@ -95,18 +93,11 @@ static inline int fits(const qop_t *o)
     return o->push ? end - b <= (int64_t)o->q->cap : end <= b;
 }
 
-/* A waiting round of a blocking operation: keep RMC's progress going, back off. */
+/* A waiting round of a blocking operation: RMC's progress goes on (rmc_wait_round yields only
+ * when the ranks outnumber the processors). */
 static void pause_round(unsigned *spins)
 {
-    rmc_progress();
-    if (++*spins > 16) {
-        if (*spins < 1024) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
-    }
+    rmc_wait_round(spins);
 }
 
 /* ------------------------------------------------------------------- remote operations --- */
@@ -173,7 +164,9 @@ static rmc_status_t move(qop_t *o)
         if (!part[k])
             continue;
         size_t at = k ? part[0] : 0;
-        if (o->push)
+        if (o->push && q->kind != RMC_QUEUE_FAST) /* completed at the host by the fence next */
+            st = rmc_put_nb(o->src + at, remote[k], part[k], q->host, NULL);
+        else if (o->push)
             st = o->nb ? rmc_put_nb(o->src + at, remote[k], part[k], q->host, &o->r[k])
                        : rmc_put(o->src + at, remote[k], part[k], q->host);
         else

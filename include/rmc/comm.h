@@ -80,6 +80,13 @@ rmc_status_t rmc_comm(MPI_Comm *comm);
  * Errors: RMC_ERR_ARG (NULL), RMC_ERR_MPI (MPI_Test failed; rmc_last_error names it). */
 rmc_status_t rmc_wait_mpi(MPI_Request *req);
 
+/* One round of a waiting loop of code built on RMC (retrying an operation, polling a flag):
+ * serves active messages as rmc_progress does and, when the ranks on this machine outnumber its
+ * processing units, yields the processor after a few rounds (*spins counts them: start at 0). RMC's
+ * own waits do the same: a rank that has a processor to itself keeps polling, which completes the
+ * operations peers aim at it sooner. Never blocks. */
+void rmc_wait_round(unsigned *spins);
+
 /* Collective. Every rank learns the worst (most negative) of the statuses the ranks pass: the way
  * a collective operation built on RMC agrees on its outcome, so that a failure on one rank never
  * leaves another waiting. Serves active messages while it waits. Errors: RMC_ERR_NOT_INIT,
