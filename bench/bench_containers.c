@@ -126,8 +126,8 @@ static const struct rowdef {
     {"Array put (block)", NAN},
     {"alloc+free 64 B", NAN},
     {"alloc+free 1 KiB", NAN},
-    {"gptr put, first segment memory", NAN},
-    {"gptr put, grown segment memory", NAN},
+    {"gptr put (first segment memory)", NAN},
+    {"gptr put (grown segment memory)", NAN},
 };
 
 typedef struct ctx {

@@ -893,6 +893,12 @@ static void write_png(const bench_opts_t *o, bench_table_t **ts, int n)
                        "set style fill solid 0.8 border -1\nset yrange [0:*]\n");
             if (t->logy)
                 fprintf(f, "set logscale y\nset yrange [*:*]\n");
+            size_t longest = 0; /* long row names overlap: slant them */
+            for (int r = 0; r < t->nrows; r++)
+                if (strlen(t->rows[r].label) > longest)
+                    longest = strlen(t->rows[r].label);
+            if (longest * (size_t)t->nrows > 90)
+                fprintf(f, "set xtics rotate by -30 left font ',8'\nset bmargin 10\nunset xlabel\n");
         } else {
             if (t->logx)
                 fprintf(f, "set logscale x 2\nset format x '%%.0b%%B'\n");
