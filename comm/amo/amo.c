@@ -405,7 +405,9 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     RMCI_CHECK_INIT(fn);
     if (RMCI_UNLIKELY(!amo.up))
         return rmci_fail(RMC_ERR_UNSUPPORTED, fn, "the atomics layer is not up");
-    RMCI_POLL();
+    /* a node-local CPU atomic counts as a load/store operation for the polls (as rmc_put's
+     * node-local copy does); the rest of a communicating call's share is charged below */
+    RMCI_POLL_UNITS(1);
     RMCI_CHECK_RANK(fn, rank);
     RMCI_CHECK_ARG(op == RMCI_AMO_add || fetched, RMC_ERR_ARG, fn, "NULL fetched pointer");
     RMCI_CHECK_ARG(!nb || req, RMC_ERR_ARG, fn, "NULL request pointer");
@@ -421,6 +423,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
         store_fetched(out, width, cpu_amo(t.local, op, width, a, b));
         return RMC_OK;
     }
+    RMCI_POLL_UNITS(RMCI_POLL_CALL - 1);
     if (st == RMC_OK)
         st = amo.mode == RMC_AMO_MODE_MPI ? mpi_amo(op, width, &t, a, b, fetched, rank, r)
                                           : thread_remote_amo(op, width, &t, a, b, out, rank, r);

@@ -152,27 +152,28 @@ static int checked(const qop_t *o)
     return 1;
 }
 
-/* The move: one or two transfers of the slots of [pos, pos+n). */
+/* One transfer of the move: `bytes` at `remote` from / to offset `at` of the operation's slots
+ * (k: which of the two requests of an _nb operation). */
+static inline rmc_status_t move_part(qop_t *o, char *remote, size_t at, size_t bytes, int k)
+{
+    struct rmc_queue *q = o->q;
+    if (o->push && q->kind != RMC_QUEUE_FAST) /* completed at the host by the fence next */
+        return rmc_put_nb(o->src + at, remote, bytes, q->host, NULL);
+    if (o->push)
+        return o->nb ? rmc_put_nb(o->src + at, remote, bytes, q->host, &o->r[k])
+                     : rmc_put(o->src + at, remote, bytes, q->host);
+    return o->nb ? rmc_get_nb(remote, o->land + at, bytes, q->host, &o->r[k])
+                 : rmc_get(remote, o->land + at, bytes, q->host);
+}
+
+/* The move: one transfer of the slots of [pos, pos+n), two when they wrap around the ring. */
 static rmc_status_t move(qop_t *o)
 {
     struct rmc_queue *q = o->q;
-    size_t s = (size_t)(o->pos % (int64_t)q->cap), first = q->cap - s < o->n ? q->cap - s : o->n;
-    size_t part[2] = {first * q->slot, (o->n - first) * q->slot};
-    char *remote[2] = {q->data + s * q->slot, q->data};
-    rmc_status_t st = RMC_OK;
-    for (int k = 0; k < 2 && st == RMC_OK; k++) {
-        if (!part[k])
-            continue;
-        size_t at = k ? part[0] : 0;
-        if (o->push && q->kind != RMC_QUEUE_FAST) /* completed at the host by the fence next */
-            st = rmc_put_nb(o->src + at, remote[k], part[k], q->host, NULL);
-        else if (o->push)
-            st = o->nb ? rmc_put_nb(o->src + at, remote[k], part[k], q->host, &o->r[k])
-                       : rmc_put(o->src + at, remote[k], part[k], q->host);
-        else
-            st = o->nb ? rmc_get_nb(remote[k], o->land + at, part[k], q->host, &o->r[k])
-                       : rmc_get(remote[k], o->land + at, part[k], q->host);
-    }
+    size_t s = rmcc_slot(q, o->pos), first = q->cap - s < o->n ? q->cap - s : o->n;
+    rmc_status_t st = move_part(o, q->data + s * q->slot, 0, first * q->slot, 0);
+    if (st == RMC_OK && first < o->n)
+        st = move_part(o, q->data, first * q->slot, (o->n - first) * q->slot, 1);
     return st;
 }
 
@@ -186,7 +187,7 @@ static rmc_status_t advance(qop_t *o, int *done)
     rmc_status_t st = RMC_OK;
     *done = 0;
     for (;;) {
-        for (int k = 0; k < 2; k++) /* outstanding requests first (_nb only) */
+        for (int k = 0; o->nb && k < 2; k++) /* outstanding requests first (_nb only) */
             if (o->r[k]) {
                 int fin = 0;
                 if ((st = rmc_test(&o->r[k], &fin)) != RMC_OK)
@@ -270,6 +271,47 @@ static rmc_status_t advance(qop_t *o, int *done)
     }
 }
 
+/* A blocking operation, its common case in a straight line: the reservation fits the bound seen
+ * last, the move succeeds, a CHECKSUM pop finds its entries written, the mark wins at once. At the
+ * first step that does not, the state machine carries on from there (a bound to read, a rollback,
+ * entries to read again, earlier marks to wait for, an error). Half the instructions of walking
+ * the machine for a node-local push. */
+static rmc_status_t run(qop_t *o)
+{
+    struct rmc_queue *q = o->q;
+    int done, mark = ctr_mark(o);
+    rmc_status_t st = faa(o, ctr_res(o), (int64_t)o->n);
+    if (RMCC_UNLIKELY(st != RMC_OK))
+        return st;
+    o->pos = o->v;
+    o->state = S_BOUND;
+    if (RMCC_UNLIKELY(!fits(o)))
+        return advance(o, &done);
+    if (o->push && q->kind == RMC_QUEUE_CHECKSUM)
+        stamp(o);
+    o->state = S_MOVED;
+    if (RMCC_UNLIKELY((st = move(o)) != RMC_OK))
+        return st;
+    if (o->push && q->kind != RMC_QUEUE_FAST) {
+        atomic_thread_fence(memory_order_release);
+        if (RMCC_UNLIKELY((st = rmc_fence(q->host)) != RMC_OK))
+            return st;
+    } else if (!o->push && q->kind == RMC_QUEUE_CHECKSUM && !checked(o)) {
+        return advance(o, &done); /* S_MOVED: reads again through the bound check */
+    }
+    if (mark < 0)
+        return RMC_OK;
+    if (o->promise & (o->push ? RMC_PROMISE_PUSH : RMC_PROMISE_POP))
+        return add(o, mark, (int64_t)o->n);
+    if (RMCC_UNLIKELY((st = cas(o, mark, o->pos, o->pos + (int64_t)o->n)) != RMC_OK))
+        return st;
+    if (RMCC_LIKELY(o->v == o->pos))
+        return RMC_OK;
+    o->state = S_MARK; /* earlier positions are not marked yet */
+    pause_round(&o->spins);
+    return advance(o, &done);
+}
+
 /* Unpacks a finished pop's slots into the caller's elements. */
 static rmc_status_t unpack(qop_t *o, void *out)
 {
@@ -308,7 +350,7 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
     q->seen[bound] = __atomic_load_n(&CTR(bound), __ATOMIC_ACQUIRE);
     if (!fits(&o))
         return push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
-    size_t s = (size_t)(o.pos % (int64_t)q->cap), first = q->cap - s < n ? q->cap - s : n;
+    size_t s = rmcc_slot(q, o.pos), first = q->cap - s < n ? q->cap - s : n;
     if (push && q->kind == RMC_QUEUE_CHECKSUM)
         stamp(&o);
     if (push) {
@@ -382,7 +424,18 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         st = rmc_test(req, &done);
         return st;
     }
-    qop_t o = {.q = q, .push = push, .promise = promise, .n = n, .fn = fn, .out = out};
+    qop_t o; /* every field set, none zero-filled: this is the hot path */
+    o.q = q;
+    o.push = push;
+    o.nb = 0;
+    o.state = S_RESERVE;
+    o.promise = promise;
+    o.n = n;
+    o.out = out;
+    o.pos = o.v = 0;
+    o.r[0] = o.r[1] = RMC_REQUEST_NULL;
+    o.spins = 0;
+    o.fn = fn;
     int direct = q->direct;
     if (direct) {
         o.src = in;
@@ -395,8 +448,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         o.src = q->buf;
         o.land = q->buf;
     }
-    int done;
-    st = advance(&o, &done);
+    st = run(&o);
     if (st == RMC_OK && !push && !direct)
         st = unpack(&o, out);
     return st;

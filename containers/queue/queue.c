@@ -89,7 +89,7 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
     q->kind = kind;
     q->host = host;
     q->id = next_id++;
-    q->cap = capacity;
+    rmcc_set_cap(q, capacity);
     q->type = type;
     q->esz = rmc_type_slot_bytes(type);
     q->slot = q->esz + (kind == RMC_QUEUE_CHECKSUM ? QCK_BYTES : 0);
@@ -136,7 +136,7 @@ static void quiet_counters(const struct rmc_queue *q, int64_t *head, int64_t *ta
 static void copy_out(const struct rmc_queue *q, int64_t head, size_t n, char *dst)
 {
     for (size_t i = 0; i < n; i++) {
-        size_t s = (size_t)((head + (int64_t)i) % (int64_t)q->cap);
+        size_t s = rmcc_slot(q, head + (int64_t)i);
         memcpy(dst + i * q->slot, q->ldata + s * q->slot, q->slot);
         if (q->kind == RMC_QUEUE_CHECKSUM) {
             uint64_t ck = rmcc_qck(dst + i * q->slot, q->esz, (int64_t)i);
@@ -173,7 +173,7 @@ static rmc_status_t relocate(struct rmc_queue *q, int new_host, size_t new_cap, 
     uint64_t ctl, data;
     struct rmc_queue nq = *q;
     nq.host = new_host;
-    nq.cap = new_cap;
+    rmcc_set_cap(&nq, new_cap);
     st = host_alloc(&nq, new_cap, new_host, &ctl, &data, fn);
     if (st != RMC_OK)
         return st; /* agreed by host_alloc's broadcast */
@@ -207,7 +207,7 @@ static rmc_status_t relocate(struct rmc_queue *q, int new_host, size_t new_cap, 
     }
     if (st == RMC_OK) {
         q->host = new_host;
-        q->cap = new_cap;
+        rmcc_set_cap(q, new_cap);
         q->ctl_off = ctl;
         q->data_off = data;
         place(q);
