@@ -344,7 +344,12 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
 {
     int64_t *c = (int64_t *)(void *)q->lctl;
 #define CTR(i) (*(int64_t *)(void *)((char *)c + QC_STRIDE * (i)))
-    qop_t o = {.q = q, .push = push, .n = n, .src = src, .land = land};
+    qop_t o; /* the fields the helpers read; nothing zero-filled (the host's fast path) */
+    o.q = q;
+    o.push = push;
+    o.n = n;
+    o.src = src;
+    o.land = land;
     int bound = ctr_bound(&o), res = ctr_res(&o);
     o.pos = __atomic_load_n(&CTR(res), __ATOMIC_ACQUIRE);
     q->seen[bound] = __atomic_load_n(&CTR(bound), __ATOMIC_ACQUIRE);
@@ -355,10 +360,12 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
         stamp(&o);
     if (push) {
         memcpy(q->ldata + s * q->slot, src, first * q->slot);
-        memcpy(q->ldata, src + first * q->slot, (n - first) * q->slot);
+        if (first < n)
+            memcpy(q->ldata, src + first * q->slot, (n - first) * q->slot);
     } else {
         memcpy(land, q->ldata + s * q->slot, first * q->slot);
-        memcpy(land + first * q->slot, q->ldata, (n - first) * q->slot);
+        if (first < n)
+            memcpy(land + first * q->slot, q->ldata, (n - first) * q->slot);
         if (q->kind == RMC_QUEUE_CHECKSUM && !checked(&o))
             return RMC_ERR_EMPTY; /* reserved by a push that has not written: nothing taken */
     }
