@@ -11,15 +11,17 @@
  *                      full buffer with one rmc_queue_push_n (RMC_PROMISE_PUSH: one remote
  *                      fetch-and-add and one put), or with rmc_queue_push_n_nb keeping up to
  *                      --inflight pushes outstanding so that they overlap the bucketing (BCL's
- *                      point); then rmc_barrier, and each rank drains its own queue with local pops
- *                      (RMC_PROMISE_LOCAL: a memcpy, no remote operation).
+ *                      point); then rmc_barrier, and each rank sorts the keys where they arrived,
+ *                      in its own queue's ring (rmc_queue_local_peek: the host's view, no copy),
+ *                      and takes them out afterwards (rmc_queue_local_discard).
  *   RMC CircularQueue  the same with RMC_QUEUE_CIRCULAR (a push also marks its slots ready).
  *   MPI_Alltoallv      ISx's MPI reference: count keys per destination, pack them by destination,
  *                      MPI_Alltoall of the counts, MPI_Alltoallv of the keys.
  *
  * Timing, per variant and repetition, as the maximum over ranks in ns per key (time / N):
- * "exchange" from the first key bucketed until every rank holds its keys in a local array (queues:
- * after the barrier and the drain), "total" the exchange plus the local sort. Every repetition is
+ * "exchange" from the first key bucketed until every rank holds its keys in local memory (queues:
+ * after the barrier: in the ring; MPI: in the receive buffer), "total" the exchange plus the local
+ * sort (whose first pass reads the keys where they are). Every repetition is
  * verified, untimed: each rank's keys are sorted and inside its slice, rank r's largest key is <=
  * the next non-empty rank's smallest, and the multiset of keys is unchanged (global count, sum and
  * sum of a 64-bit mix of every key, before and after).
@@ -71,19 +73,21 @@ typedef struct sums {
 
 typedef struct isx {
     int me, np;
-    size_t n;          /* keys per rank */
-    size_t batch;      /* keys per queue push */
-    int inflight;      /* non-blocking pushes kept outstanding; 0: blocking pushes */
-    isx_key_t *keys;   /* this rank's generated keys: read, never changed, by every variant */
-    sums_t before;     /* global checksums of the generated keys */
-    size_t expect;     /* keys this rank receives */
-    isx_key_t *recv;   /* received keys; room for expect + 1 (one more shows an extra key) */
-    isx_key_t *tmp;    /* radix sort scratch, as large */
-    isx_key_t *sorted; /* recv or tmp: where the sort left the keys */
-    size_t got;        /* keys received by the last exchange */
-    rmc_queue_h *q[2]; /* [FAST, CIRCULAR][host]: one queue of each kind per rank */
-    isx_key_t *bufs;   /* np aggregation buffers of `batch` keys */
-    size_t *fill;      /* keys in each */
+    size_t n;               /* keys per rank */
+    size_t batch;           /* keys per queue push */
+    int inflight;           /* non-blocking pushes kept outstanding; 0: blocking pushes */
+    isx_key_t *keys;        /* this rank's generated keys: read, never changed, by every variant */
+    sums_t before;          /* global checksums of the generated keys */
+    size_t expect;          /* keys this rank receives */
+    isx_key_t *recv;        /* received keys; room for expect + 1 (one more shows an extra key) */
+    isx_key_t *tmp;         /* radix sort scratch, as large */
+    isx_key_t *sorted;      /* recv or tmp: where the sort left the keys */
+    size_t got;             /* keys received by the last exchange */
+    const isx_key_t *in[2]; /* where they are: recv (MPI), or the runs of this rank's queue */
+    size_t nin[2];
+    rmc_queue_h *q[2];               /* [FAST, CIRCULAR][host]: one queue of each kind per rank */
+    isx_key_t *bufs;                 /* np aggregation buffers of `batch` keys */
+    size_t *fill;                    /* keys in each */
     rmc_request_h req[MAX_INFLIGHT]; /* outstanding non-blocking pushes, oldest first */
     int nreq;
     isx_key_t *send; /* MPI variant: keys packed by destination */
@@ -174,34 +178,50 @@ static sums_t global_sums(const isx_key_t *k, size_t n)
 #define RADIX        (1u << RADIX_BITS)
 #define RADIX_PASSES ((KEY_BITS + RADIX_BITS - 1) / RADIX_BITS)
 
-/* LSD radix sort of a[0..n-1] (keys below KEY_MAX: a larger one is left out of order, and the
- * verification reports it) with tmp as scratch; returns where the sorted keys are (a or tmp).
- * One read builds every pass's histogram; a pass whose digit is equal in every key moves nothing
- * and is skipped (the high digits of a rank's slice). */
-static isx_key_t *radix_sort(isx_key_t *a, isx_key_t *tmp, size_t n)
+/* LSD radix sort of the keys in[0][0..nin[0]) then in[1][0..nin[1]) (keys below KEY_MAX: a larger
+ * one is left out of order, and the verification reports it) into a or b (two buffers of the
+ * total; the input is only read, and may be a itself when there is one run); returns where the
+ * sorted keys are. One read builds every pass's histogram; a pass whose digit is equal in every
+ * key moves nothing and is skipped (the high digits of a rank's slice). The first pass reads the
+ * input where it lies: the queue variants sort straight from their queue's ring. */
+static isx_key_t *radix_sort(const isx_key_t *const in[2], const size_t nin[2], isx_key_t *a,
+                             isx_key_t *b)
 {
     static size_t cnt[RADIX_PASSES][RADIX];
+    size_t n = nin[0] + nin[1];
     memset(cnt, 0, sizeof cnt);
-    for (size_t i = 0; i < n; i++)
-        for (int p = 0; p < RADIX_PASSES; p++)
-            cnt[p][(a[i] >> (p * RADIX_BITS)) & (RADIX - 1)]++;
+    for (int r = 0; r < 2; r++)
+        for (size_t i = 0; i < nin[r]; i++)
+            for (int p = 0; p < RADIX_PASSES; p++)
+                cnt[p][(in[r][i] >> (p * RADIX_BITS)) & (RADIX - 1)]++;
+    const isx_key_t *src[2] = {in[0], in[1]};
+    size_t ns[2] = {nin[0], nin[1]};
+    isx_key_t *dst = in[0] == a ? b : a;
+    isx_key_t k0 = nin[0] ? in[0][0] : nin[1] ? in[1][0] : 0;
     for (int p = 0; p < RADIX_PASSES && n; p++) {
         int shift = p * RADIX_BITS;
         size_t *c = cnt[p], at = 0;
-        if (c[(a[0] >> shift) & (RADIX - 1)] == n)
+        if (c[(k0 >> shift) & (RADIX - 1)] == n)
             continue;
         for (unsigned d = 0; d < RADIX; d++) {
             size_t k = c[d];
             c[d] = at;
             at += k;
         }
-        for (size_t i = 0; i < n; i++)
-            tmp[c[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
-        isx_key_t *t = a;
-        a = tmp;
-        tmp = t;
+        for (int r = 0; r < 2; r++)
+            for (size_t i = 0; i < ns[r]; i++)
+                dst[c[(src[r][i] >> shift) & (RADIX - 1)]++] = src[r][i];
+        src[0] = dst;
+        ns[0] = n;
+        ns[1] = 0;
+        dst = dst == a ? b : a;
     }
-    return a;
+    if (src[0] == in[0] && in[0] != a) { /* no pass moved anything: the keys are sorted */
+        memcpy(a, in[0], nin[0] * sizeof(isx_key_t));
+        memcpy(a + nin[0], in[1], nin[1] * sizeof(isx_key_t));
+        return a;
+    }
+    return (isx_key_t *)(uintptr_t)src[0];
 }
 
 /* ---------------------------------------------------------------- setup, teardown --- */
@@ -333,31 +353,31 @@ static void queue_send(isx_t *x, rmc_queue_h *q)
         push_progress(x, 1);
 }
 
-/* Pops everything from this rank's own queue into recv: host-local pops, nothing remote. */
-static void queue_drain(isx_t *x, rmc_queue_h q)
+/* This rank's keys where they arrived, its own queue's ring: the host's view, no copy (they are
+ * taken out after the sort, rmc_queue_local_discard). */
+static void queue_view(isx_t *x, rmc_queue_h q)
 {
-    size_t have = 0, room = x->expect + 1;
-    for (;;) {
-        size_t got = 0;
-        rmc_status_t st =
-            rmc_queue_pop_upto(q, x->recv + have, room - have, &got, RMC_PROMISE_LOCAL);
-        if (st == RMC_ERR_EMPTY || !rmc_ok(x, st, "rmc_queue_pop_upto"))
-            break;
-        have += got;
-        if (have == room) {
-            fail(x, "the queue holds more than the %zu keys this rank should receive", x->expect);
-            break;
-        }
+    const void *r[2];
+    x->got = 0;
+    if (!rmc_ok(x, rmc_queue_local_peek(q, &r[0], &x->nin[0], &r[1], &x->nin[1]),
+                "rmc_queue_local_peek"))
+        x->nin[0] = x->nin[1] = 0;
+    x->in[0] = r[0];
+    x->in[1] = r[1];
+    x->got = x->nin[0] + x->nin[1];
+    if (x->got > x->expect) { /* sort no more than there is room for; the check reports it */
+        fail(x, "the queue holds %zu keys, this rank should receive %zu", x->got, x->expect);
+        x->nin[1] = 0;
+        x->nin[0] = x->nin[0] < x->expect ? x->nin[0] : x->expect;
     }
-    x->got = have;
 }
 
-/* The push phase, the barrier that completes it (every rank's pushes visible), the drain. */
+/* The push phase, the barrier that completes it (every rank's pushes visible), the view. */
 static void exchange_queue(isx_t *x, int kind)
 {
     queue_send(x, x->q[kind]);
     rmc_ok(x, rmc_barrier(), "rmc_barrier");
-    queue_drain(x, x->q[kind][x->me]);
+    queue_view(x, x->q[kind][x->me]);
 }
 
 /* -------------------------------------------------------------------- MPI exchange --- */
@@ -389,6 +409,10 @@ static void exchange_mpi(isx_t *x)
     MPI_Alltoallv(x->send, x->scount, x->sdispl, KEY_MPI, x->recv, x->rcount, x->rdispl, KEY_MPI,
                   MPI_COMM_WORLD);
     x->got = total;
+    x->in[0] = x->recv;
+    x->nin[0] = total;
+    x->in[1] = NULL;
+    x->nin[1] = 0;
 }
 
 /* -------------------------------------------------------------------- verification --- */
@@ -460,11 +484,15 @@ static int run_variant(isx_t *x, int v, double t[2])
     else
         exchange_queue(x, v);
     uint64_t t1 = bench_now_ns();
-    x->sorted = radix_sort(x->recv, x->tmp, x->got);
+    x->sorted = radix_sort(x->in, x->nin, x->recv, x->tmp);
     uint64_t t2 = bench_now_ns();
     double mine[2] = {(double)(t1 - t0) / (double)x->n, (double)(t2 - t0) / (double)x->n};
     MPI_Allreduce(mine, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return verify(x, var_name[v]);
+    int ok = verify(x, var_name[v]);
+    if (v != V_MPI) /* the sorted keys are out of the ring: empty the queue for the next round */
+        rmc_ok(x, rmc_queue_local_discard(x->q[v][x->me], x->nin[0] + x->nin[1]),
+               "rmc_queue_local_discard");
+    return ok && !x->err;
 }
 
 #ifdef ISX_TEST
@@ -553,6 +581,10 @@ int main(void)
 /* ------------------------------------------------------------------------ benchmark --- */
 
 #define DEFAULT_INFLIGHT 4
+/* keys per push: 4096 was the best of 1024 .. 16384 with RMC_NODE_SIZE=1 on this machine (each
+ * put goes through MPICH's shared-memory RMA, completed by the target's progress: fewer, larger
+ * ones); BCL used 1024 at scale */
+#define DEFAULT_BATCH    4096
 
 /* Takes --keys N, --batch B and --inflight D out of argv (bench_parse refuses options it does not
  * know). Returns 0, or 1 after a usage error. */
@@ -622,7 +654,8 @@ static void report(isx_t *x, bench_opts_t *o, double ex[NVAR][BENCH_MAX_REPS],
         bench_table_set(t, row[1], col[v], bench_median(tot[v], (size_t)o->reps));
     }
     bench_table_note(t, "exchange: bucketing + sending until every rank holds its keys (queues: "
-                        "pushes, rmc_barrier, local drain); total: + local radix sort");
+                        "pushes, rmc_barrier; the keys stay in the host's ring); total: + local "
+                        "radix sort (the queues' from their ring)");
     bench_table_note(t, "ratios above 1x: RMC faster; every repetition verified (sorted, "
                         "boundaries, key multiset)");
     bench_finish(o, (bench_table_t *[]){t}, 1);
@@ -630,17 +663,17 @@ static void report(isx_t *x, bench_opts_t *o, double ex[NVAR][BENCH_MAX_REPS],
 
 int main(int argc, char **argv)
 {
-    size_t keys = 0, batch = 1024, inflight = DEFAULT_INFLIGHT;
+    size_t keys = 0, batch = DEFAULT_BATCH, inflight = DEFAULT_INFLIGHT;
     if (parse_own(&argc, argv, &keys, &batch, &inflight))
         return 1;
     bench_opts_t o;
     int prc = bench_parse(argc, argv, "bench_isx", 0, 0, &o);
     if (prc < 0)
         printf("  --keys N        keys per rank (default 4M; --quick 1M)\n"
-               "  --batch B       keys per queue push (default 1024)\n"
+               "  --batch B       keys per queue push (default %d)\n"
                "  --inflight D    non-blocking pushes kept outstanding, 0 = blocking (default %d, "
                "max %d)\n",
-               DEFAULT_INFLIGHT, MAX_INFLIGHT);
+               DEFAULT_BATCH, DEFAULT_INFLIGHT, MAX_INFLIGHT);
     if (prc)
         return prc > 0;
     isx_t x = {0};
@@ -658,7 +691,7 @@ int main(int argc, char **argv)
     snprintf(peers, sizeof peers,
              "reference: MPI_Alltoallv (MPICH) in the same run, same keys, same local radix sort "
              "| RMC %s: one queue per rank, pushes of %zu keys with RMC_PROMISE_PUSH (%s), "
-             "rmc_barrier, local pops (RMC_PROMISE_LOCAL)",
+             "rmc_barrier, the host sorts from its ring (rmc_queue_local_peek)",
              rmc_version(), batch,
              inflight ? "rmc_queue_push_n_nb, overlapped with the bucketing" : "rmc_queue_push_n");
     bench_header(&o, "ISx bucket sort (seed 000 §8.1): distribution + local sort", peers);

@@ -379,3 +379,72 @@ rmc_status_t rmc_queue_pop_nb(rmc_queue_h q, void *elem, unsigned promise, rmc_r
         st = op_check(q, elem, 1, promise, 0, __func__);
     return st != RMC_OK ? st : rmcc_queue_op(q, 0, NULL, elem, 1, promise, req, __func__);
 }
+
+/* ------------------------------------------------------------------ the host's view --- */
+
+/* q may be viewed in place by this rank: its host, with element slots. */
+static rmc_status_t view_check(const struct rmc_queue *q, const char *fn)
+{
+    rmc_status_t st = check(q, fn);
+    if (st != RMC_OK)
+        return st;
+    if (q->host != rmcc.rank)
+        return rmcc_fail(RMC_ERR_ARG, fn, "rank %d does not host the queue (rank %d does)",
+                         rmcc.rank, q->host);
+    if (!q->direct)
+        return rmcc_fail(RMC_ERR_TYPE, fn,
+                         "a %s queue's slots are not its elements (a byte-copied type of a "
+                         "circular or fast queue is)",
+                         q->kind == RMC_QUEUE_CHECKSUM ? "checksum" : "serialized-type");
+    return RMC_OK;
+}
+
+/* The positions [head, end) of the elements queued: end = READY for a circular queue (written
+ * elements), TAIL for a fast one. */
+static void queued(const struct rmc_queue *q, int64_t *head, int64_t *end)
+{
+    const char *c = q->lctl;
+    *head =
+        __atomic_load_n((const int64_t *)(const void *)(c + QC_STRIDE * QC_HEAD), __ATOMIC_ACQUIRE);
+    *end = __atomic_load_n(
+        (const int64_t *)(const void *)(c + QC_STRIDE * (q->kind == RMC_QUEUE_CIRCULAR ? QC_READY
+                                                                                       : QC_TAIL)),
+        __ATOMIC_ACQUIRE);
+}
+
+rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, const void **run2,
+                                  size_t *n2)
+{
+    const char *fn = __func__;
+    rmc_status_t st = view_check(q, fn);
+    if (st == RMC_OK && (!run1 || !n1 || !run2 || !n2))
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL result pointer");
+    if (st != RMC_OK)
+        return st;
+    int64_t head, end;
+    queued(q, &head, &end);
+    size_t n = end > head ? (size_t)(end - head) : 0, s = n ? rmcc_slot(q, head) : 0;
+    size_t first = q->cap - s < n ? q->cap - s : n;
+    *run1 = q->ldata + s * q->slot;
+    *n1 = first;
+    *run2 = q->ldata;
+    *n2 = n - first;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n)
+{
+    const char *fn = __func__;
+    rmc_status_t st = view_check(q, fn);
+    if (st != RMC_OK)
+        return st;
+    int64_t head, end;
+    queued(q, &head, &end);
+    if ((int64_t)n > end - head)
+        return rmcc_fail(RMC_ERR_ARG, fn, "%zu elements to discard, %lld queued", n,
+                         (long long)(end - head));
+    int64_t h = head + (int64_t)n;
+    __atomic_store_n((int64_t *)(void *)(q->lctl + QC_STRIDE * QC_HEAD), h, __ATOMIC_RELEASE);
+    __atomic_store_n((int64_t *)(void *)(q->lctl + QC_STRIDE * QC_FREED), h, __ATOMIC_RELEASE);
+    return RMC_OK;
+}

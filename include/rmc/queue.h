@@ -101,6 +101,18 @@ rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity);
 /* Collective. Moves the queue, every element in order, to `new_host`. */
 rmc_status_t rmc_queue_migrate(rmc_queue_h q, int new_host);
 
+/* The host's view of its own queue, without copying (RMC_PROMISE_LOCAL: the caller hosts the
+ * queue and no operation on it runs anywhere meanwhile, e.g. after the rmc_barrier that ends a push
+ * phase): the queued elements, in order, as at most two runs of elements in the host's memory,
+ * *run1 (*n1 elements) then *run2 (*n2; 0 unless the ring wraps). They stay valid until the next
+ * operation on the queue; rmc_queue_local_discard then takes the first n of them out (pops without
+ * copying). Byte-copied element types of CIRCULAR and FAST queues only (other slots are not the
+ * elements themselves). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE, RMC_ERR_ARG (a NULL pointer;
+ * not the host; n above what is queued), RMC_ERR_TYPE (a serialized type, a CHECKSUM queue). */
+rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, const void **run2,
+                                  size_t *n2);
+rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n);
+
 /* Local: the host, capacity, kind and type. */
 int rmc_queue_host(rmc_queue_h q);
 size_t rmc_queue_capacity(rmc_queue_h q);

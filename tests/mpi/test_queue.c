@@ -416,6 +416,68 @@ static void test_resize_migrate(void **s)
     }
 }
 
+/* The host's view of its queue (rmc_queue_local_peek / _discard): after a push phase the host
+ * sees every element in place, in push order per pusher, as one run or two when the ring wraps;
+ * discarding takes the first ones out and makes room; other kinds, types and ranks are refused. */
+static void test_local_view(void **s)
+{
+    (void)s;
+    enum { CAP = 10 };
+    static const rmc_type_t str = RMC_TYPE_STRING(8);
+    int host = np - 1, ok = 1;
+    for (int k = 0; k < 2; k++) { /* FAST, CIRCULAR */
+        rmc_queue_h q;
+        MPI_CHECK_OK(rmc_queue_create(k ? RMC_QUEUE_CIRCULAR : RMC_QUEUE_FAST, host, CAP,
+                                      &rmc_type_i64, &q));
+        for (int round = 0; round < 2; round++) { /* the second round wraps around the ring */
+            if (me == 0)
+                for (int64_t i = 0; i < 7; i++) {
+                    int64_t v = 100 * round + i;
+                    MPITEST_EXPECT(ok, rmc_queue_push(q, &v, RMC_PROMISE_PUSH) == RMC_OK);
+                }
+            MPI_CHECK_OK(rmc_barrier());
+            if (me == host) {
+                const void *r1, *r2;
+                size_t n1, n2;
+                MPITEST_EXPECT(ok, rmc_queue_local_peek(q, &r1, &n1, &r2, &n2) == RMC_OK);
+                MPITEST_EXPECT(ok, n1 + n2 == 7 && (round == 0 ? n2 == 0 : n2 == 4));
+                for (size_t i = 0; i < n1 + n2 && ok; i++) {
+                    int64_t v = i < n1 ? ((const int64_t *)r1)[i] : ((const int64_t *)r2)[i - n1];
+                    MPITEST_EXPECT(ok, v == 100 * round + (int64_t)i);
+                }
+                MPITEST_EXPECT(ok, rmc_queue_local_discard(q, 8) == RMC_ERR_ARG);
+                MPITEST_EXPECT(ok, rmc_queue_local_discard(q, 2) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_local_peek(q, &r1, &n1, &r2, &n2) == RMC_OK);
+                MPITEST_EXPECT(ok, n1 + n2 == 5 && ((const int64_t *)r1)[0] == 100 * round + 2);
+                MPITEST_EXPECT(ok, rmc_queue_local_discard(q, 5) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_local_peek(q, &r1, &n1, &r2, &n2) == RMC_OK);
+                MPITEST_EXPECT(ok, n1 + n2 == 0);
+            } else {
+                const void *r1, *r2;
+                size_t n1, n2;
+                MPITEST_EXPECT(ok, rmc_queue_local_peek(q, &r1, &n1, &r2, &n2) == RMC_ERR_ARG);
+            }
+            MPI_CHECK_OK(rmc_barrier());
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+    rmc_queue_h c, t;
+    MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_CHECKSUM, host, CAP, &rmc_type_i64, &c));
+    MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_FAST, host, CAP, &str, &t));
+    if (me == host) {
+        const void *r1, *r2;
+        size_t n1, n2;
+        MPITEST_EXPECT(ok, rmc_queue_local_peek(c, &r1, &n1, &r2, &n2) == RMC_ERR_TYPE);
+        MPITEST_EXPECT(ok, rmc_queue_local_peek(t, &r1, &n1, &r2, &n2) == RMC_ERR_TYPE);
+        MPITEST_EXPECT(ok, rmc_queue_local_discard(t, 0) == RMC_ERR_TYPE);
+        MPITEST_EXPECT(ok, rmc_queue_local_peek(c, NULL, &n1, &r2, &n2) != RMC_OK);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_queue_destroy(c));
+    MPI_CHECK_OK(rmc_queue_destroy(t));
+}
+
 MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_phases, test_costs,
-             test_strings, test_nb, test_resize_migrate)
+             test_strings, test_nb, test_resize_migrate, test_local_view)
