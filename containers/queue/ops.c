@@ -16,9 +16,11 @@
  *             the pusher may have rolled back) until they hold;
  *   mark      CIRCULAR push: READY from pos to pos+n in order (compare-and-swap, waiting for
  *             earlier pushes), or a fetch-and-add under RMC_PROMISE_PUSH; CIRCULAR and CHECKSUM
- * pop: FREED likewise (RMC_PROMISE_POP: fetch-and-add). FAST queues mark nothing: their phases are
- * separated by barriers. Costs: the reserve's atomic, the move's write or read, the mark's atomic;
- * a stale bound adds a read of it, contention adds retries. */
+ *             pop: FREED likewise (RMC_PROMISE_POP: fetch-and-add). FAST queues mark nothing:
+ *             their phases are separated by barriers.
+ * Costs: the reserve's atomic, the move's write or read, the mark's atomic; a stale bound adds a
+ * read of it, contention adds retries. A blocking operation runs the common case straight (run);
+ * the machine (advance) takes over at the first step that does not succeed at once. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <stdatomic.h>
@@ -274,8 +276,8 @@ static rmc_status_t advance(qop_t *o, int *done)
 /* A blocking operation, its common case in a straight line: the reservation fits the bound seen
  * last, the move succeeds, a CHECKSUM pop finds its entries written, the mark wins at once. At the
  * first step that does not, the state machine carries on from there (a bound to read, a rollback,
- * entries to read again, earlier marks to wait for, an error). Half the instructions of walking
- * the machine for a node-local push. */
+ * entries to read again, earlier marks to wait for, an error). About two thirds of the
+ * instructions of walking the machine, for a node-local push. */
 static rmc_status_t run(qop_t *o)
 {
     struct rmc_queue *q = o->q;
