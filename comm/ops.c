@@ -41,5 +41,5 @@ rmc_status_t rmc_wait_mpi(MPI_Request *req)
     if (!rmci_info_.initialized)
         return rmci_mpi_status("MPI_Wait", __func__,
                                RMCI_MPI_RC(MPI_Wait, (req, MPI_STATUS_IGNORE)));
-    return rmci_wait(req, __func__);
+    return rmci_wait_top(req, __func__);
 }

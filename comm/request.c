@@ -11,6 +11,19 @@ typedef struct slab {
 } slab_t;
 static slab_t *slabs;
 static struct rmc_request *free_reqs;
+static struct rmc_request *customs; /* unfinished custom requests */
+static int custom_polling;          /* rmci_custom_poll is running: never re-entered */
+
+static void custom_unlink(struct rmc_request *q)
+{
+    if (q->cprev)
+        q->cprev->cnext = q->cnext;
+    else if (customs == q)
+        customs = q->cnext;
+    if (q->cnext)
+        q->cnext->cprev = q->cprev;
+    q->cprev = q->cnext = NULL;
+}
 
 struct rmc_request *rmci_req_alloc(void)
 {
@@ -36,12 +49,17 @@ struct rmc_request *rmci_req_alloc(void)
     q->cb_buf = NULL;
     q->custom = NULL;
     q->custom_state = NULL;
+    q->custom_done = 0;
+    q->custom_status = RMC_OK;
+    q->cprev = q->cnext = NULL;
     q->next_free = NULL;
     return q;
 }
 
 void rmci_req_release(struct rmc_request *q)
 {
+    if (q->custom)
+        custom_unlink(q);
     free(q->cb_buf);
     q->cb_buf = NULL;
     q->magic = RMCI_REQ_FREE;
@@ -59,6 +77,7 @@ void rmci_req_pool_destroy(void)
         slabs = n;
     }
     free_reqs = NULL;
+    customs = NULL;
 }
 
 static rmc_status_t req_finish(struct rmc_request *q)
@@ -71,15 +90,42 @@ static rmc_status_t req_finish(struct rmc_request *q)
 }
 
 /* MPI_Testall of the request's MPI requests: RMC_OK and *done. */
+/* One step of a custom request (or its stored outcome once its function has finished). */
+static rmc_status_t custom_step(struct rmc_request *q, int *done)
+{
+    if (q->custom_done) {
+        *done = 1;
+        return q->custom_status;
+    }
+    *done = 0;
+    rmc_status_t st = q->custom(q->custom_state, done);
+    if (st != RMC_OK) /* the function is done with its state: never call it again */
+        *done = 1;
+    if (*done) {
+        q->custom_done = 1;
+        q->custom_status = st;
+        custom_unlink(q);
+    }
+    return st;
+}
+
+void rmci_custom_poll(void)
+{
+    if (custom_polling || !customs)
+        return;
+    custom_polling = 1;
+    for (struct rmc_request *q = customs, *next; q; q = next) {
+        next = q->cnext; /* a finished one unlinks itself */
+        int done;
+        custom_step(q, &done);
+    }
+    custom_polling = 0;
+}
+
 static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
 {
-    if (q->custom) {
-        *done = 0;
-        rmc_status_t st = q->custom(q->custom_state, done);
-        if (st != RMC_OK) /* the function is done with its state: never call it again */
-            *done = 1;
-        return st;
-    }
+    if (q->custom)
+        return custom_step(q, done);
     *done = 1;
     if (q->nmpi == 0)
         return RMC_OK;
@@ -110,7 +156,7 @@ rmc_status_t rmc_wait(rmc_request_h *req)
     unsigned spins = 0;
     int done = 0;
     while ((st = req_test(q, &done, __func__)) == RMC_OK && !done)
-        rmci_wait_round(&spins);
+        rmci_wait_round_top(&spins);
     if (st != RMC_OK && !done) {
         /* MPI failed while the operation may still use the request's buffers: leak them (the
          * request is gone for the caller) rather than free memory MPI may still write */
@@ -172,6 +218,10 @@ rmc_status_t rmc_request_custom(rmc_request_fn fn, void *state, rmc_request_h *r
         return rmci_fail(RMC_ERR_NOMEM, __func__, "no memory for a request");
     q->custom = fn;
     q->custom_state = state;
+    q->cnext = customs; /* unfinished: RMC's top-level waits advance it */
+    if (customs)
+        customs->cprev = q;
+    customs = q;
     *req = q;
     return RMC_OK;
 }

@@ -327,7 +327,20 @@ struct rmc_request {
     void *cb_buf; /* freed after on_complete */
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
     void *custom_state;
+    int custom_done;             /* its function has finished (with custom_status) */
+    rmc_status_t custom_status;
+    struct rmc_request *cprev, *cnext; /* unfinished custom requests (request.c) */
 };
+
+/* Advances every unfinished custom request once (their functions never block). Called by the waits
+ * of RMC's top-level entry points (rmc_barrier, rmc_wait, rmc_progress, rmc_wait_round,
+ * rmc_wait_mpi, rmc_agree), where no other operation of this thread is half done: an operation of
+ * several steps its owner does not test (e.g. a container's non-blocking pop) still moves, so a
+ * peer whose operation depends on it never waits for it forever. */
+void rmci_custom_poll(void);
+/* rmci_wait / rmci_wait_round of those top-level waits: they also advance custom requests. */
+rmc_status_t rmci_wait_top(MPI_Request *req, const char *where);
+void rmci_wait_round_top(unsigned *spins);
 
 struct rmc_request *rmci_req_alloc(void);
 void rmci_req_release(struct rmc_request *req);

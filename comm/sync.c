@@ -13,11 +13,31 @@ void rmci_wait_round(unsigned *spins)
         sched_yield(); /* ranks outnumber processors: let the peer we wait for run */
 }
 
+void rmci_wait_round_top(unsigned *spins)
+{
+    rmci_wait_round(spins);
+    rmci_custom_poll();
+}
+
+rmc_status_t rmci_wait_top(MPI_Request *req, const char *where)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int done = 0;
+        int rc = RMCI_MPI_RC(MPI_Test, (req, &done, MPI_STATUS_IGNORE));
+        if (rc != MPI_SUCCESS)
+            return rmci_mpi_fail("MPI_Test", where, rc);
+        if (done)
+            return RMC_OK;
+        rmci_wait_round_top(&spins);
+    }
+}
+
 void rmc_wait_round(unsigned *spins)
 {
     unsigned dummy = 0;
     if (rmci_info_.initialized)
-        rmci_wait_round(spins ? spins : &dummy);
+        rmci_wait_round_top(spins ? spins : &dummy);
     else
         sched_yield();
 }
@@ -67,13 +87,18 @@ rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
 rmc_status_t rmc_agree(rmc_status_t status)
 {
     RMCI_CHECK_INIT(__func__);
-    return rmci_agree(rmci_info_.comm, status);
+    long long in = status, out = status;
+    MPI_Request rq;
+    RMCI_MPI(MPI_Iallreduce, (&in, &out, 1, MPI_LONG_LONG, MPI_MIN, rmci_info_.comm, &rq));
+    rmc_status_t st = rmci_wait_top(&rq, __func__);
+    return st != RMC_OK ? st : (rmc_status_t)out;
 }
 
 rmc_status_t rmc_progress(void)
 {
     RMCI_CHECK_INIT(__func__);
     rmci_poll_full();
+    rmci_custom_poll();
     return RMC_OK;
 }
 
@@ -84,7 +109,11 @@ rmc_status_t rmc_barrier(void)
     atomic_thread_fence(memory_order_seq_cst);
     /* the barrier goes on whatever the fence returned: a rank that skipped it would hang the
      * others; the fence's failure is reported afterwards */
-    rmci_keep(&st, rmci_attentive_barrier(rmci_info_.comm, __func__));
+    MPI_Request rq;
+    rmc_status_t s2 = RMCI_MPI_ST(MPI_Ibarrier, (rmci_info_.comm, &rq));
+    if (s2 == RMC_OK)
+        s2 = rmci_wait_top(&rq, __func__);
+    rmci_keep(&st, s2);
     atomic_thread_fence(memory_order_seq_cst);
     return st;
 }

@@ -201,10 +201,13 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done);
  * push: an atomic, then a put, then another atomic). rmc_test calls fn(state, &done) once,
  * rmc_wait calls it until it sets *done = 1 (serving active messages between calls); fn advances
  * the operation without blocking (it may start and test RMC requests of its own) and returns the
- * operation's status. After fn has set *done = 1 or returned an error it is never called again:
- * that call must release `state`. The request is complete when that happens, and the status fn
- * returned is rmc_wait's / rmc_test's. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (fn or req NULL),
- * RMC_ERR_NOMEM; on error fn is never called. */
+ * operation's status. RMC's top-level waits (rmc_barrier, rmc_wait of any request, rmc_progress,
+ * rmc_wait_round, rmc_wait_mpi, rmc_agree) call it too, once per round, so the operation moves
+ * also while its owner waits for something else (a peer's operation may depend on it). After fn
+ * has set *done = 1 or returned an error it is never called again: that call must release
+ * `state`. The request is complete when that happens, and the status fn returned is rmc_wait's /
+ * rmc_test's (at once, if it finished inside another wait). Errors: RMC_ERR_NOT_INIT,
+ * RMC_ERR_ARG (fn or req NULL), RMC_ERR_NOMEM; on error fn is never called. */
 typedef rmc_status_t (*rmc_request_fn)(void *state, int *done);
 rmc_status_t rmc_request_custom(rmc_request_fn fn, void *state, rmc_request_h *req);
 

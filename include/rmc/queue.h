@@ -33,7 +33,9 @@
  * status is the operation's: RMC_ERR_FULL, RMC_ERR_EMPTY, ...); `elem(s)` of a push is copied
  * before the call returns, a pop's is written when the request completes. An _nb operation that
  * finishes during the call (e.g. every step node-local) sets *req to RMC_REQUEST_NULL and the call
- * returns its status.
+ * returns its status. An outstanding one moves on in rmc_test / rmc_wait and in RMC's other waits
+ * (rmc_barrier, rmc_progress, ...): a rank that leaves it untested while it waits in rmc_barrier
+ * never holds up a peer whose operation depends on it.
  *
  * Queue operations from several ranks never hang: in every AMO mode, with or without progress
  * threads, waiting loops keep RMC's progress going.

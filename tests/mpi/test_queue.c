@@ -478,6 +478,40 @@ static void test_local_view(void **s)
     MPI_CHECK_OK(rmc_queue_destroy(t));
 }
 
+/* A non-blocking pop its rank does not wait for must still move. Rank 1 reserves on an empty queue
+ * hosted by rank 0 first (its pop_nb), rank 2 reserves after it and goes straight into rmc_barrier
+ * without testing its request; rank 1 waits for its own pop, which can only give up after the
+ * later reservation (rank 2's) has been taken back. RMC's waits (rmc_barrier here) advance the
+ * rank's outstanding custom requests, so both pops end with RMC_ERR_EMPTY instead of waiting for
+ * each other. Needs 3 ranks and remote operations (np3.node1 runs: with node-local ones a pop
+ * finishes inside its call). */
+static void test_nb_untested(void **s)
+{
+    (void)s;
+    if (np < 3) {
+        MPI_CHECK_ALL(1);
+        return;
+    }
+    rmc_queue_h q;
+    MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_CIRCULAR, 0, 4, &rmc_type_i64, &q));
+    int64_t x = 0;
+    rmc_request_h r = RMC_REQUEST_NULL;
+    rmc_status_t st = RMC_OK;
+    if (me == 1)
+        st = rmc_queue_pop_nb(q, &x, 0, &r); /* reserves first */
+    MPI_Barrier(MPI_COMM_WORLD);             /* plain: rank 1's pop must not move on here */
+    if (me == 2)
+        st = rmc_queue_pop_nb(q, &x, 0, &r); /* reserves after rank 1 */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1 && st == RMC_OK && r)
+        st = rmc_wait(&r);
+    rmc_status_t b = rmc_barrier(); /* rank 2 waits here without testing its pop */
+    if (me == 2 && st == RMC_OK && r)
+        st = rmc_wait(&r);
+    MPI_CHECK_ALL(b == RMC_OK && (me == 0 || me > 2 || st == RMC_ERR_EMPTY));
+    MPI_CHECK_OK(rmc_queue_destroy(q));
+}
+
 MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_phases, test_costs,
-             test_strings, test_nb, test_resize_migrate, test_local_view)
+             test_strings, test_nb, test_resize_migrate, test_local_view, test_nb_untested)
