@@ -89,7 +89,6 @@ static rmc_status_t req_finish(struct rmc_request *q)
     return st;
 }
 
-/* MPI_Testall of the request's MPI requests: RMC_OK and *done. */
 /* One step of a custom request (or its stored outcome once its function has finished). */
 static rmc_status_t custom_step(struct rmc_request *q, int *done)
 {
@@ -122,6 +121,7 @@ void rmci_custom_poll(void)
     custom_polling = 0;
 }
 
+/* Tests a request: a custom one's step, else MPI_Testall of its MPI requests: RMC_OK and *done. */
 static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
 {
     if (q->custom)

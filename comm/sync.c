@@ -19,20 +19,6 @@ void rmci_wait_round_top(unsigned *spins)
     rmci_custom_poll();
 }
 
-rmc_status_t rmci_wait_top(MPI_Request *req, const char *where)
-{
-    unsigned spins = 0;
-    for (;;) {
-        int done = 0;
-        int rc = RMCI_MPI_RC(MPI_Test, (req, &done, MPI_STATUS_IGNORE));
-        if (rc != MPI_SUCCESS)
-            return rmci_mpi_fail("MPI_Test", where, rc);
-        if (done)
-            return RMC_OK;
-        rmci_wait_round_top(&spins);
-    }
-}
-
 void rmc_wait_round(unsigned *spins)
 {
     unsigned dummy = 0;
@@ -42,7 +28,8 @@ void rmc_wait_round(unsigned *spins)
         sched_yield();
 }
 
-rmc_status_t rmci_wait(MPI_Request *req, const char *where)
+/* Waits for an MPI request, a waiting round (`round`) between tests. */
+static rmc_status_t wait_loop(MPI_Request *req, const char *where, void (*round)(unsigned *))
 {
     unsigned spins = 0;
     for (;;) {
@@ -52,8 +39,18 @@ rmc_status_t rmci_wait(MPI_Request *req, const char *where)
             return rmci_mpi_fail("MPI_Test", where, rc);
         if (done)
             return RMC_OK;
-        rmci_wait_round(&spins);
+        round(&spins);
     }
+}
+
+rmc_status_t rmci_wait(MPI_Request *req, const char *where)
+{
+    return wait_loop(req, where, rmci_wait_round);
+}
+
+rmc_status_t rmci_wait_top(MPI_Request *req, const char *where)
+{
+    return wait_loop(req, where, rmci_wait_round_top);
 }
 
 rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n)
