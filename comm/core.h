@@ -35,8 +35,7 @@ struct rmc_region {
     MPI_Comm node_comm; /* node-local members: rmci.node_comm, or owned */
     MPI_Win shm_win;    /* node-local shared window (MPI_WIN_NULL for a reserved region) */
     /* reserved regions (rmc_region_reserve): RMC's own shared memory instead of shm_win */
-    int reserved;
-    struct rmci_shm *own; /* this rank's file (kept open: rmc_region_commit) */
+    struct rmci_shm *own; /* this rank's file (kept open: rmc_region_commit); NULL: not reserved */
     char **maps;          /* [nranks] mappings of node-local members' files (own's included) */
     size_t *maplen;       /* [nranks] their lengths */
     struct rmc_region *next, *prev; /* live list */

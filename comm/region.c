@@ -298,7 +298,6 @@ static rmc_status_t region_own_shared(alloc_t *a, size_t size)
 {
     struct rmc_region *r = a->r;
     int n = rmci_info_.nranks;
-    r->reserved = 1;
     r->own = rmci_calloc(1, sizeof(*r->own));
     r->maps = rmci_calloc((size_t)n, sizeof(char *));
     r->maplen = rmci_calloc((size_t)n, sizeof(size_t));
@@ -354,9 +353,8 @@ static rmc_status_t region_publish(alloc_t *a, size_t size)
     int csize = 0;
     enum { NI = 5 }; /* rank, base, size, header padding, file key (reserved regions) */
     unsigned long long mine[NI] = {(unsigned long long)rmci_info_.rank,
-                                   (unsigned long long)(uintptr_t)a->base,
-                                   (unsigned long long)size, (unsigned long long)a->pad,
-                                   r->own ? r->own->key : 0};
+                                   (unsigned long long)(uintptr_t)a->base, (unsigned long long)size,
+                                   (unsigned long long)a->pad, r->own ? r->own->key : 0};
     rmc_status_t st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
     unsigned long long *all = rmci_malloc((size_t)(csize > 0 ? csize : 1) * NI * sizeof(*all));
     if (st == RMC_OK && !all)
@@ -537,11 +535,20 @@ static int region_live(rmc_region_h h)
     return 0;
 }
 
+/* RMC_OK when h is a live region, else RMC_ERR_HANDLE recorded for fn. */
+static rmc_status_t region_check(rmc_region_h h, const char *fn)
+{
+    if (!h || !region_live(h))
+        return rmci_fail(RMC_ERR_HANDLE, fn, "region %p is not live", (void *)h);
+    return RMC_OK;
+}
+
 rmc_status_t rmc_region_free(rmc_region_h r)
 {
     RMCI_CHECK_INIT(__func__);
-    if (!r || !region_live(r))
-        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
+    rmc_status_t hst = region_check(r, __func__);
+    if (hst != RMC_OK)
+        return hst;
     rmci_dirty_forget(r);
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
@@ -561,8 +568,9 @@ rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size
     RMCI_CHECK_INIT(__func__);
     if (rank < 0 || rank >= rmci_info_.nranks)
         return rmci_bad_rank(__func__, rank);
-    if (!r || !region_live(r))
-        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
+    rmc_status_t hst = region_check(r, __func__);
+    if (hst != RMC_OK)
+        return hst;
     if (base)
         *base = (void *)r->bases[rank];
     if (size)
@@ -578,8 +586,9 @@ rmc_status_t rmc_region_local(rmc_region_h r, int rank, void **ptr)
     *ptr = NULL;
     if (rank < 0 || rank >= rmci_info_.nranks)
         return rmci_bad_rank(__func__, rank);
-    if (!r || !region_live(r))
-        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p is not live", (void *)r);
+    rmc_status_t hst = region_check(r, __func__);
+    if (hst != RMC_OK)
+        return hst;
     *ptr = r->lptr[rank];
     return RMC_OK;
 }
@@ -588,8 +597,9 @@ rmc_status_t rmc_region_commit(rmc_region_h r, void *ptr, size_t len)
 {
     const char *fn = __func__;
     RMCI_CHECK_INIT(fn);
-    if (!r || !region_live(r))
-        return rmci_fail(RMC_ERR_HANDLE, fn, "region %p is not live", (void *)r);
+    rmc_status_t hst = region_check(r, fn);
+    if (hst != RMC_OK)
+        return hst;
     if (len == 0)
         return RMC_OK;
     uintptr_t b = r->bases[rmci_info_.rank], p = (uintptr_t)ptr;
@@ -598,10 +608,10 @@ rmc_status_t rmc_region_commit(rmc_region_h r, void *ptr, size_t len)
         return rmci_fail(RMC_ERR_NOT_REGION, fn, "%p is not in this rank's part of the region",
                          ptr);
     if (len > sz - (p - b))
-        return rmci_fail(RMC_ERR_BOUNDS, fn, "[%p, +%zu) crosses the end of this rank's part",
-                         ptr, len);
-    if (!r->reserved)
-        return RMC_OK; /* committed when allocated */
+        return rmci_fail(RMC_ERR_BOUNDS, fn, "[%p, +%zu) crosses the end of this rank's part", ptr,
+                         len);
+    if (!r->own)
+        return RMC_OK; /* not reserved: committed when allocated */
     return rmci_shm_commit(r->own, RMCI_REGION_HDR + (p - b), len, fn);
 }
 

@@ -53,19 +53,26 @@ rmc_status_t rmci_wait_top(MPI_Request *req, const char *where)
     return wait_loop(req, where, rmci_wait_round_top);
 }
 
-rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n)
+typedef rmc_status_t (*wait_fn)(MPI_Request *req, const char *where);
+
+/* rmci_agree_vals, waiting with `wait` (rmci_wait inside comm, rmci_wait_top for rmc_agree). */
+static rmc_status_t agree(MPI_Comm comm, rmc_status_t st, long long *vals, int n, wait_fn wait,
+                          const char *where)
 {
     enum { MAXV = 7 };
     long long in[MAXV + 1], out[MAXV + 1];
     if (n < 0 || n > MAXV)
-        return rmci_fail(RMC_ERR_INTERNAL, __func__, "%d values (at most %d)", n, MAXV);
+        return rmci_fail(RMC_ERR_INTERNAL, where, "%d values (at most %d)", n, MAXV);
     in[0] = (long long)st;
     for (int i = 0; i < n; i++)
         in[i + 1] = vals[i];
     MPI_Request rq;
     /* a failure to start the reduction is local; the others would wait: nothing better exists */
-    RMCI_MPI(MPI_Iallreduce, (in, out, n + 1, MPI_LONG_LONG, MPI_MIN, comm, &rq));
-    rmc_status_t s2 = rmci_wait(&rq, __func__);
+    rmc_status_t s2 = rmci_mpi_status(
+        "MPI_Iallreduce", where,
+        RMCI_MPI_RC(MPI_Iallreduce, (in, out, n + 1, MPI_LONG_LONG, MPI_MIN, comm, &rq)));
+    if (s2 == RMC_OK)
+        s2 = wait(&rq, where);
     if (s2 != RMC_OK)
         return s2;
     for (int i = 0; i < n; i++)
@@ -73,22 +80,29 @@ rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, in
     return (rmc_status_t)out[0];
 }
 
-rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
+rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n)
+{
+    return agree(comm, st, vals, n, rmci_wait, __func__);
+}
+
+/* An MPI_Ibarrier on comm waited with `wait`. */
+static rmc_status_t barrier(MPI_Comm comm, wait_fn wait, const char *where)
 {
     MPI_Request rq;
     rmc_status_t st =
         rmci_mpi_status("MPI_Ibarrier", where, RMCI_MPI_RC(MPI_Ibarrier, (comm, &rq)));
-    return st == RMC_OK ? rmci_wait(&rq, where) : st;
+    return st == RMC_OK ? wait(&rq, where) : st;
+}
+
+rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
+{
+    return barrier(comm, rmci_wait, where);
 }
 
 rmc_status_t rmc_agree(rmc_status_t status)
 {
     RMCI_CHECK_INIT(__func__);
-    long long in = status, out = status;
-    MPI_Request rq;
-    RMCI_MPI(MPI_Iallreduce, (&in, &out, 1, MPI_LONG_LONG, MPI_MIN, rmci_info_.comm, &rq));
-    rmc_status_t st = rmci_wait_top(&rq, __func__);
-    return st != RMC_OK ? st : (rmc_status_t)out;
+    return agree(rmci_info_.comm, status, NULL, 0, rmci_wait_top, __func__);
 }
 
 rmc_status_t rmc_progress(void)
@@ -106,11 +120,7 @@ rmc_status_t rmc_barrier(void)
     atomic_thread_fence(memory_order_seq_cst);
     /* the barrier goes on whatever the fence returned: a rank that skipped it would hang the
      * others; the fence's failure is reported afterwards */
-    MPI_Request rq;
-    rmc_status_t s2 = RMCI_MPI_ST(MPI_Ibarrier, (rmci_info_.comm, &rq));
-    if (s2 == RMC_OK)
-        s2 = rmci_wait_top(&rq, __func__);
-    rmci_keep(&st, s2);
+    rmci_keep(&st, barrier(rmci_info_.comm, rmci_wait_top, __func__));
     atomic_thread_fence(memory_order_seq_cst);
     return st;
 }
