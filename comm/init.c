@@ -347,6 +347,7 @@ rmc_status_t rmc_topology(rmc_topology_t *t)
     t->hw_cores = rmci.hw_cores;
     t->hw_pus = rmci.hw_pus;
     t->hw_bound_pus = rmci.hw_bound_pus;
+    t->machine_ranks = rmci.machine_ranks;
     return RMC_OK;
 }
 

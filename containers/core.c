@@ -2,7 +2,6 @@
  * registration are in segment.c). */
 #define _GNU_SOURCE
 #include "config.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +11,6 @@
 #include "ct.h"
 
 /* ------------------------------------------------------------------------- errors --- */
-
-rmc_status_t rmcc_fail(rmc_status_t st, const char *fn, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    rmc_error_vset(st, fn, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 rmc_status_t rmcc_not_up(const char *fn)
 {
@@ -71,17 +61,6 @@ void rmcc_obj_free_all(void)
 }
 
 /* ------------------------------------------------------------------- collectives --- */
-
-rmc_status_t rmcc_agree(rmc_status_t st)
-{
-    long long in = st, out = st;
-    MPI_Request rq;
-    int rc = MPI_Iallreduce(&in, &out, 1, MPI_LONG_LONG, MPI_MIN, rmcc.comm, &rq);
-    if (rc != MPI_SUCCESS)
-        return rmcc_fail(RMC_ERR_MPI, "rmc containers", "MPI_Iallreduce failed (%d)", rc);
-    rmc_status_t s2 = rmc_wait_mpi(&rq);
-    return s2 != RMC_OK ? s2 : (rmc_status_t)out;
-}
 
 rmc_status_t rmcc_bcast(void *buf, size_t bytes, int root, const char *fn)
 {

@@ -48,9 +48,8 @@ rmc_status_t rmcc_not_up(const char *fn);
             return rmcc_not_up(fn);                                                                \
     } while (0)
 
-/* Records a failure for rmc_last_error and returns st (comm's channel: the same message format). */
-rmc_status_t rmcc_fail(rmc_status_t st, const char *fn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4), cold, noinline));
+/* Records a failure for rmc_last_error and returns st: comm's channel, rmc_error_set. */
+#define rmcc_fail rmc_error_set
 
 /* Owner-space address of offset `off` in `rank`'s segment. */
 static inline void *rmcc_addr(int rank, uint64_t off)
@@ -99,8 +98,8 @@ rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
 /* Grows a scratch buffer to `bytes`. */
 rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn);
 
-/* Agrees on st (the worst one) among all ranks; attentive. */
-rmc_status_t rmcc_agree(rmc_status_t st);
+/* Agrees on st (the worst one) among all ranks; attentive (comm's rmc_agree). */
+#define rmcc_agree rmc_agree
 /* Broadcasts `bytes` from root; attentive. */
 rmc_status_t rmcc_bcast(void *buf, size_t bytes, int root, const char *fn);
 

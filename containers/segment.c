@@ -67,21 +67,6 @@ static rmc_status_t commit_cb(void *ctx, size_t off, size_t len)
     return rmc_region_commit(rmcc.seg, rmcc.lbase[rmcc.rank] + off, len);
 }
 
-/* Ranks on this machine (not RMC's possibly emulated node): they share its memory. */
-static rmc_status_t machine_ranks(int *n)
-{
-    MPI_Comm shm;
-    *n = 1;
-    rmc_status_t st = rmc_agree(RMC_OK); /* attentive: nobody waits for us in the blocking split */
-    if (st != RMC_OK)
-        return st;
-    if (MPI_Comm_split_type(rmcc.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS)
-        return rmcc_fail(RMC_ERR_MPI, "rmc_init", "containers: MPI_Comm_split_type failed");
-    MPI_Comm_size(shm, n);
-    MPI_Comm_free(&shm);
-    return RMC_OK;
-}
-
 static rmc_status_t reserve_size(size_t committed, size_t *reserve)
 {
     const char *v = rmc_knob_value("RMC_SEGMENT_RESERVE");
@@ -90,10 +75,11 @@ static rmc_status_t reserve_size(size_t committed, size_t *reserve)
         if (!*reserve)
             return rmcc_fail(RMC_ERR_ARG, "rmc_init", "RMC_SEGMENT_RESERVE=%s is not a size", v);
     } else {
-        int n;
-        rmc_status_t st = machine_ranks(&n);
+        rmc_topology_t t; /* the ranks of this machine share its memory */
+        rmc_status_t st = rmc_topology(&t);
         if (st != RMC_OK)
             return st;
+        int n = t.machine_ranks;
         long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
         size_t phys = pages > 0 && psz > 0 ? (size_t)pages * (size_t)psz : (size_t)1 << 32;
         *reserve = phys / (size_t)(n > 0 ? n : 1);

@@ -472,11 +472,10 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
     int64_t b, h;
     rmc_status_t st;
     if (promise & RMC_PROMISE_LOCAL) {
-        b = __atomic_load_n((int64_t *)(void *)(q->lctl + QC_STRIDE * bound), __ATOMIC_ACQUIRE);
-        h = __atomic_load_n((int64_t *)(void *)(q->lctl + QC_STRIDE * QC_HEAD), __ATOMIC_ACQUIRE);
-        size_t k = b - h < (int64_t)max ? (size_t)(b - h) : max;
+        rmcc_queued(q, &h, &b); /* b: the pops' bound */
         if (b <= h)
             return RMC_ERR_EMPTY;
+        size_t k = b - h < (int64_t)max ? (size_t)(b - h) : max;
         st = rmcc_queue_op(q, 0, NULL, out, k, promise, NULL, fn);
         if (st == RMC_OK)
             *got = k;

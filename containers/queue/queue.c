@@ -122,15 +122,6 @@ rmc_status_t rmc_queue_destroy(rmc_queue_h q)
     return st;
 }
 
-/* The host's view of a quiet queue (every operation complete): its elements are positions
- * [head, tail). */
-static void quiet_counters(const struct rmc_queue *q, int64_t *head, int64_t *tail)
-{
-    const char *c = q->lctl;
-    memcpy(head, c + QC_STRIDE * QC_HEAD, 8);
-    memcpy(tail, c + QC_STRIDE * QC_TAIL, 8);
-}
-
 /* Copies the n elements at positions [head, head+n) of q (on this rank, the host) into `dst` as
  * positions [0, n) of a queue of the same slots: re-stamped checksums for a CHECKSUM queue. */
 static void copy_out(const struct rmc_queue *q, int64_t head, size_t n, char *dst)
@@ -161,7 +152,7 @@ static rmc_status_t relocate(struct rmc_queue *q, int new_host, size_t new_cap, 
     int64_t head = 0, tail = 0;
     uint64_t count = 0;
     if (rmcc.rank == q->host) {
-        quiet_counters(q, &head, &tail);
+        rmcc_queued(q, &head, &tail); /* quiet: READY is TAIL */
         count = (uint64_t)(tail - head);
     }
     rmc_status_t st = rmcc_bcast(&count, sizeof count, q->host, fn);
@@ -399,19 +390,6 @@ static rmc_status_t view_check(const struct rmc_queue *q, const char *fn)
     return RMC_OK;
 }
 
-/* The positions [head, end) of the elements queued: end = READY for a circular queue (written
- * elements), TAIL for a fast one. */
-static void queued(const struct rmc_queue *q, int64_t *head, int64_t *end)
-{
-    const char *c = q->lctl;
-    *head =
-        __atomic_load_n((const int64_t *)(const void *)(c + QC_STRIDE * QC_HEAD), __ATOMIC_ACQUIRE);
-    *end = __atomic_load_n(
-        (const int64_t *)(const void *)(c + QC_STRIDE * (q->kind == RMC_QUEUE_CIRCULAR ? QC_READY
-                                                                                       : QC_TAIL)),
-        __ATOMIC_ACQUIRE);
-}
-
 rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, const void **run2,
                                   size_t *n2)
 {
@@ -422,7 +400,7 @@ rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, 
     if (st != RMC_OK)
         return st;
     int64_t head, end;
-    queued(q, &head, &end);
+    rmcc_queued(q, &head, &end);
     size_t n = end > head ? (size_t)(end - head) : 0, s = n ? rmcc_slot(q, head) : 0;
     size_t first = q->cap - s < n ? q->cap - s : n;
     *run1 = q->ldata + s * q->slot;
@@ -439,7 +417,7 @@ rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n)
     if (st != RMC_OK)
         return st;
     int64_t head, end;
-    queued(q, &head, &end);
+    rmcc_queued(q, &head, &end);
     if ((int64_t)n > end - head)
         return rmcc_fail(RMC_ERR_ARG, fn, "%zu elements to discard, %lld queued", n,
                          (long long)(end - head));

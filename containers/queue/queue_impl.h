@@ -52,6 +52,17 @@ static inline void rmcc_set_cap(struct rmc_queue *q, size_t cap)
     q->cap_inv = UINT64_MAX / cap;
 }
 
+/* The host's view of its counters: the elements queued are positions [*head, *end), end = READY
+ * for a circular queue (written elements), TAIL for the others. */
+static inline void rmcc_queued(const struct rmc_queue *q, int64_t *head, int64_t *end)
+{
+    const char *c = q->lctl;
+    int e = q->kind == RMC_QUEUE_CIRCULAR ? QC_READY : QC_TAIL;
+    *head =
+        __atomic_load_n((const int64_t *)(const void *)(c + QC_STRIDE * QC_HEAD), __ATOMIC_ACQUIRE);
+    *end = __atomic_load_n((const int64_t *)(const void *)(c + QC_STRIDE * e), __ATOMIC_ACQUIRE);
+}
+
 /* One push or pop, blocking or not (ops.c). */
 rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *out, size_t n,
                            unsigned promise, rmc_request_h *req, const char *fn);

@@ -59,6 +59,7 @@ typedef struct rmc_topology {
     int emulated;             /* RMC_NODE_SIZE value in force (0 = real nodes) */
     int hw_cores, hw_pus;     /* cores / processing units of this machine (hwloc) */
     int hw_bound_pus;         /* PUs in this rank's CPU binding (hwloc); hw_pus when unbound */
+    int machine_ranks;        /* ranks on this machine (the real node, whatever RMC_NODE_SIZE) */
 } rmc_topology_t;
 
 /* Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (t NULL). */

@@ -113,6 +113,7 @@ static void check_topology(MPI_Comm comm)
     MPI_CHECK_ALL(t.node_id >= 0 && t.node_id < t.node_count);
     MPI_CHECK_ALL(t.hw_cores >= 1 && t.hw_pus >= t.hw_cores);
     MPI_CHECK_ALL(t.hw_bound_pus >= 1 && t.hw_bound_pus <= t.hw_pus);
+    MPI_CHECK_ALL(t.machine_ranks == rs); /* the real node, whatever RMC_NODE_SIZE says */
 
     /* node count = number of node leaders; node ids dense and equal exactly within a node */
     int leaders = t.node_rank == 0;
