@@ -169,6 +169,12 @@ static void test_bad(void **s)
     static const rmc_type_t no_size = RMC_TYPE_FIXED("empty", 0);
     rmc_array_h a, copy;
     int64_t v = 5, x;
+    static const rmc_type_t str20 = RMC_TYPE_STRING(20);
+    MPI_CHECK_ALL(rmc_type_check(NULL) == RMC_ERR_TYPE &&
+                  rmc_type_check(&bad_var) == RMC_ERR_TYPE &&
+                  rmc_type_check(&no_size) == RMC_ERR_TYPE && rmc_type_check(&str20) == RMC_OK);
+    MPI_CHECK_ALL(rmc_type_slot_bytes(NULL) == 0 && rmc_type_slot_bytes(&bad_var) == 0 &&
+                  rmc_type_slot_bytes(&str20) == 24 && rmc_type_slot_bytes(&rmc_type_u32) == 4);
     MPI_CHECK_ALL(rmc_array_create(0, &rmc_type_i64, 0, &a) == RMC_ERR_ARG && a == NULL);
     MPI_CHECK_ALL(rmc_array_create(4, &rmc_type_i64, np, &a) == RMC_ERR_RANK);
     MPI_CHECK_ALL(rmc_array_create(4, &bad_var, 0, &a) == RMC_ERR_TYPE);

@@ -272,5 +272,64 @@ static void test_init_twice_and_null_args(void **state)
     MPI_CHECK_OK(rmc_barrier());
 }
 
+/* The entry points for code built on comm: reserved regions, local mappings, knobs, the error
+ * channel, RMC's communicator and the attentive MPI wait refuse bad input and change nothing. */
+static void test_layer_entry_points(void **state)
+{
+    (void)state;
+    int ok = 1;
+    void *p = &ok, *rb[64];
+    rmc_region_h r = NULL;
+    /* collective: every rank refuses, nothing is created */
+    MPI_CHECK_ALL(rmc_region_reserve((size_t)1 << 47, rb, &r) == RMC_ERR_TOO_BIG && r == NULL);
+    MPI_CHECK_ALL(rmc_region_reserve(4096, rb, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_region_count() == 1);
+    MPI_CHECK_OK(rmc_region_reserve((size_t)1 << 30, rb, &r));
+    char *mine = rb[me];
+    EXPECT(rmc_region_commit(NULL, mine, 8) == RMC_ERR_HANDLE);
+    EXPECT(rmc_region_commit(r, (char *)bases[me], 8) == RMC_ERR_NOT_REGION); /* another region */
+    EXPECT(rmc_region_commit(r, mine + ((size_t)1 << 30) - 8, 16) == RMC_ERR_BOUNDS);
+    EXPECT(rmc_region_commit(r, NULL, 8) == RMC_ERR_NOT_REGION);
+    EXPECT(rmc_region_commit(r, mine, 0) == RMC_OK);
+    EXPECT(rmc_region_commit(r, mine + 4096, 1 << 20) == RMC_OK);
+    EXPECT(rmc_region_commit(region, bases[me], 64) == RMC_OK); /* not reserved: a no-op */
+    EXPECT(rmc_region_local(r, me, NULL) == RMC_ERR_ARG);
+    EXPECT(rmc_region_local(r, n, &p) == RMC_ERR_RANK && p == NULL);
+    EXPECT(rmc_region_local(NULL, me, &p) == RMC_ERR_HANDLE && p == NULL);
+    EXPECT(rmc_region_local(r, me, &p) == RMC_OK && p == (void *)mine);
+    /* knobs */
+    static const rmc_knob_t good = {"RMC_TEST_BADINPUT_KNOB", "7", "a test knob"};
+    static const rmc_knob_t noprefix = {"TEST_KNOB", "1", "no RMC_ prefix"};
+    static const rmc_knob_t clash = {"RMC_NODE_SIZE", "3", "the name of comm's own"};
+    static const rmc_knob_t nohelp = {"RMC_TEST_NOHELP", "1", NULL};
+    size_t nk = rmc_knob_count();
+    EXPECT(rmc_knob_register(NULL) == RMC_ERR_ARG);
+    EXPECT(rmc_knob_register(&noprefix) == RMC_ERR_ARG);
+    EXPECT(rmc_knob_register(&nohelp) == RMC_ERR_ARG);
+    EXPECT(rmc_knob_register(&clash) == RMC_ERR_STATE);
+    EXPECT(rmc_knob_count() == nk);
+    EXPECT(rmc_knob_register(&good) == RMC_OK && rmc_knob_register(&good) == RMC_OK);
+    EXPECT(rmc_knob_count() == nk + 1 && rmc_knob_get(nk) == &good);
+    EXPECT(rmc_knob_value("RMC_TEST_BADINPUT_KNOB") &&
+           !strcmp(rmc_knob_value("RMC_TEST_BADINPUT_KNOB"), "7"));
+    /* the error channel for layers above comm */
+    rmc_last_error_clear();
+    EXPECT(rmc_error_set(RMC_ERR_FULL, "mylayer_op", "slot %d", 3) == RMC_ERR_FULL);
+    EXPECT(strcmp(rmc_last_error(), "mylayer_op: slot 3") == 0);
+    EXPECT(rmc_error_in(RMC_ERR_FULL, "outer") == RMC_ERR_FULL);
+    EXPECT(strcmp(rmc_last_error(), "outer: mylayer_op: slot 3") == 0);
+    /* RMC's communicator and the attentive wait */
+    MPI_Comm c = MPI_COMM_WORLD;
+    EXPECT(rmc_comm(NULL) == RMC_ERR_ARG);
+    EXPECT(rmc_comm(&c) == RMC_OK && c != MPI_COMM_NULL && c != MPI_COMM_WORLD);
+    EXPECT(rmc_wait_mpi(NULL) == RMC_ERR_ARG);
+    MPI_Request rq;
+    MPI_Ibarrier(c, &rq);
+    EXPECT(rmc_wait_mpi(&rq) == RMC_OK && rq == MPI_REQUEST_NULL);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(r));
+    MPI_CHECK_ALL(rmc_region_count() == 1);
+}
+
 MPITEST_MAIN("badinput", setup, teardown, test_bad_rank, test_bad_address, test_null_buffers,
-             test_use_after_free, test_init_twice_and_null_args)
+             test_use_after_free, test_init_twice_and_null_args, test_layer_entry_points)

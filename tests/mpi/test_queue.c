@@ -512,6 +512,50 @@ static void test_nb_untested(void **s)
     MPI_CHECK_OK(rmc_queue_destroy(q));
 }
 
+/* Bad input to every queue call: a clear status, the queue unchanged (still empty, still usable);
+ * a collective with a bad argument fails on every rank and creates or changes nothing. */
+static void test_bad_input(void **s)
+{
+    (void)s;
+    static const rmc_type_t bad = {"no-size", 0, 0, NULL, NULL, NULL, NULL, NULL};
+    rmc_queue_h q = NULL, x;
+    MPI_CHECK_ALL(rmc_queue_create(RMC_QUEUE_FAST, 0, 0, &rmc_type_i64, &x) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_queue_create((rmc_queue_kind_t)7, 0, 4, &rmc_type_i64, &x) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_queue_create(RMC_QUEUE_FAST, np, 4, &rmc_type_i64, &x) == RMC_ERR_RANK);
+    MPI_CHECK_ALL(rmc_queue_create(RMC_QUEUE_FAST, 0, 4, &bad, &x) == RMC_ERR_TYPE && x == NULL);
+    MPI_CHECK_ALL(rmc_queue_create(RMC_QUEUE_FAST, 0, 4, &rmc_type_i64, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_CIRCULAR, np - 1, 4, &rmc_type_i64, &q));
+    int ok = 1;
+    int64_t v[5] = {1, 2, 3, 4, 5};
+    size_t got = 9, n = 9;
+    rmc_request_h r = (rmc_request_h)&ok;
+    MPITEST_EXPECT(ok, rmc_queue_push(q, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 0, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 5, 0) == RMC_ERR_TOO_BIG);
+    MPITEST_EXPECT(ok, rmc_queue_push(q, v, RMC_PROMISE_FIND) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, me == np - 1 || rmc_queue_push(q, v, RMC_PROMISE_LOCAL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_pop(q, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, v, 4, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, v, 0, &got, 0) == RMC_ERR_ARG && got == 0);
+    MPITEST_EXPECT(ok, rmc_queue_push_nb(q, v, 0, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, v, 5, 0, &r) == RMC_ERR_TOO_BIG && r == NULL);
+    MPITEST_EXPECT(ok, rmc_queue_size(q, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_push(NULL, v, 0) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_queue_host(NULL) == -1 && rmc_queue_capacity(NULL) == 0);
+    MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0); /* nothing was taken */
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(rmc_queue_resize(q, 0) == RMC_ERR_ARG && rmc_queue_capacity(q) == 4);
+    MPI_CHECK_ALL(rmc_queue_migrate(q, np) == RMC_ERR_RANK && rmc_queue_host(q) == np - 1);
+    if (me == 0) {
+        int64_t w;
+        MPITEST_EXPECT(ok, rmc_queue_push(q, &v[2], 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_queue_pop(q, &w, 0) == RMC_OK && w == 3);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_queue_destroy(q));
+}
+
 MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_phases, test_costs,
-             test_strings, test_nb, test_resize_migrate, test_local_view, test_nb_untested)
+             test_strings, test_nb, test_resize_migrate, test_local_view, test_nb_untested,
+             test_bad_input)
