@@ -342,13 +342,24 @@ int PARMCI_Init_thread(int armci_requested)
     return PARMCI_Init_thread_comm(armci_requested, MPI_COMM_WORLD);
 }
 
-int PARMCI_Init(void)
+/* ARMCI at the thread level MPI provides, over `comm` (MPI_COMM_WORLD for ARMCI_Init). */
+static int init_provided(MPI_Comm comm, const char *fn)
 {
     int provided = MPI_THREAD_SINGLE, up = 0;
-    RMCA_MPI("ARMCI_Init", MPI_Initialized, (&up));
+    RMCA_MPI(fn, MPI_Initialized, (&up));
     if (up)
-        RMCA_MPI("ARMCI_Init", MPI_Query_thread, (&provided));
-    return PARMCI_Init_thread_comm(provided, MPI_COMM_WORLD);
+        RMCA_MPI(fn, MPI_Query_thread, (&provided));
+    return PARMCI_Init_thread_comm(provided, comm);
+}
+
+int PARMCI_Init(void)
+{
+    return init_provided(MPI_COMM_WORLD, "ARMCI_Init");
+}
+
+int PARMCI_Init_mpi_comm(MPI_Comm comm)
+{
+    return init_provided(comm, "ARMCI_Init_mpi_comm");
 }
 
 int PARMCI_Init_args(int *argc, char ***argv)
@@ -401,24 +412,31 @@ void ARMCI_Cleanup(void) {}
 RMCA_ALIAS(Init_thread_comm);
 RMCA_ALIAS(Init_thread);
 RMCA_ALIAS(Init);
+RMCA_ALIAS(Init_mpi_comm);
 RMCA_ALIAS(Init_args);
 RMCA_ALIAS(Initialized);
 RMCA_ALIAS(Finalize);
 
 /* ---------------------------------------------------------------------- topology --- */
 
+/* A domain id; a negative one is the caller's own domain (as GA's ARMCI: ga_cluster_nprocs(-1)). */
 static int check_domain(int id, const char *fn)
 {
     RMCA_REQUIRE_INIT(fn);
-    if (id < 0 || id >= rmca.ndomains)
+    if (id < 0)
+        return rmca.my_domain;
+    if (id >= rmca.ndomains)
         rmca_error("%s: domain %d out of range [0, %d)", fn, id, rmca.ndomains);
     return id;
 }
 
+/* A process id; a negative one is the caller (as a negative domain id is the caller's domain). */
 static int check_proc(int proc, const char *fn)
 {
     RMCA_REQUIRE_INIT(fn);
-    if (proc < 0 || proc >= rmca.nranks)
+    if (proc < 0)
+        return rmca.rank;
+    if (proc >= rmca.nranks)
         rmca_error("%s: process %d out of range [0, %d)", fn, proc, rmca.nranks);
     return proc;
 }

@@ -214,32 +214,39 @@ static MPI_Datatype msg_type(int type, size_t *size, const char *fn)
     }
 }
 
-enum { OP_PLAIN, OP_ABS };
+enum { OP_PLAIN, OP_ABS, OP_LOGICAL };
 
+/* The operation names ARMCI-MPI accepts, matched exactly: "+", "*", "max", "min", "absmax",
+ * "absmin" for every type; bitwise "or" / "bor" / "|" and "band" / "&" for the integer types;
+ * logical "land" / "&&" and "lor" / "||" for every type (1 or 0 in the caller's type). */
 static MPI_Op msg_op(const char *op, int type, int *kind, const char *fn)
 {
-    *kind = OP_PLAIN;
+    static const struct {
+        const char *name;
+        int kind, ints_only;
+    } names[] = {
+        {"+", OP_PLAIN, 0},    {"*", OP_PLAIN, 0},     {"max", OP_PLAIN, 0},  {"min", OP_PLAIN, 0},
+        {"absmax", OP_ABS, 0}, {"absmin", OP_ABS, 0},  {"or", OP_PLAIN, 1},   {"bor", OP_PLAIN, 1},
+        {"|", OP_PLAIN, 1},    {"band", OP_PLAIN, 1},  {"&", OP_PLAIN, 1},    {"land", OP_LOGICAL, 0},
+        {"&&", OP_LOGICAL, 0}, {"lor", OP_LOGICAL, 0}, {"||", OP_LOGICAL, 0},
+    };
+    /* the MPI operation of each name, in the table's order (MPI handles need not be constants) */
+    const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MAX,  MPI_MIN,  MPI_MAX,  MPI_MIN,  MPI_BOR, MPI_BOR,
+                          MPI_BOR, MPI_BAND, MPI_BAND, MPI_LAND, MPI_LAND, MPI_LOR, MPI_LOR};
     if (!op)
         rmca_error("%s: NULL operation", fn);
-    if (!strcmp(op, "+"))
-        return MPI_SUM;
-    if (!strcmp(op, "*"))
-        return MPI_PROD;
-    if (!strcmp(op, "max"))
-        return MPI_MAX;
-    if (!strcmp(op, "min"))
-        return MPI_MIN;
-    if (!strcmp(op, "absmax")) {
-        *kind = OP_ABS;
-        return MPI_MAX;
+    int floating = type == ARMCI_FLOAT || type == ARMCI_DOUBLE;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(op, names[i].name))
+            continue;
+        if (names[i].ints_only && floating)
+            break;
+        *kind = names[i].kind;
+        return ops[i];
     }
-    if (!strcmp(op, "absmin")) {
-        *kind = OP_ABS;
-        return MPI_MIN;
-    }
-    if (!strcmp(op, "or") && type != ARMCI_FLOAT && type != ARMCI_DOUBLE)
-        return MPI_BOR;
-    rmca_error("%s: unknown operation '%s' for type %d", fn, op, type);
+    rmca_error("%s: unknown operation '%s' for type %d (%s)", fn, op, type,
+               floating ? "+ * max min absmax absmin land && lor ||"
+                   : "+ * max min absmax absmin or bor | band & land && lor ||");
 }
 
 /* |x[i]| in place (absmax / absmin reduce the absolute values, as ARMCI). */
@@ -256,6 +263,36 @@ static void absolute(void *x, int n, int type)
     }
 }
 
+/* Logical reduction: x[i] becomes 1 or 0 in the caller's type, the reduction of x[i] != 0 as ints
+ * (MPI has no logical reduction of floating types, and one process's MPI_LAND returns its input
+ * unchanged: -2 "&&" alone must give 1). */
+static void logical(MPI_Comm comm, void *x, int n, int type, MPI_Op o, const char *fn)
+{
+    int *t = malloc((size_t)n * sizeof(int));
+    if (!t)
+        rmca_error("%s: out of memory (%d elements)", fn, n);
+    switch (type) {
+#define LOGICAL_IN_(id, T, mpi, absf, sfx)                                                         \
+    case id:                                                                                       \
+        for (int i = 0; i < n; i++)                                                                \
+            t[i] = ((T *)x)[i] != 0;                                                               \
+        break;
+        RMCA_MSG_TYPES(LOGICAL_IN_)
+#undef LOGICAL_IN_
+    }
+    rmca_allreduce(MPI_IN_PLACE, t, n, MPI_INT, o, comm, fn);
+    switch (type) {
+#define LOGICAL_OUT_(id, T, mpi, absf, sfx)                                                        \
+    case id:                                                                                       \
+        for (int i = 0; i < n; i++)                                                                \
+            ((T *)x)[i] = (T)t[i];                                                                 \
+        break;
+        RMCA_MSG_TYPES(LOGICAL_OUT_)
+#undef LOGICAL_OUT_
+    }
+    free(t);
+}
+
 static void gop(MPI_Comm comm, void *x, int n, char *op, int type, const char *fn)
 {
     size_t sz;
@@ -268,6 +305,10 @@ static void gop(MPI_Comm comm, void *x, int n, char *op, int type, const char *f
         return;
     if (kind == OP_ABS)
         absolute(x, n, type);
+    if (kind == OP_LOGICAL) {
+        logical(comm, x, n, type, o, fn);
+        return;
+    }
     rmca_allreduce(MPI_IN_PLACE, x, n, t, o, comm, fn);
 }
 

@@ -49,12 +49,16 @@ typedef long armci_size_t;
 
 /* ------------------------------------------------------------------- lifecycle --- */
 
-/* Collective over MPI_COMM_WORLD (ARMCI_Init_thread_comm: over `comm`). MPI must be initialized.
- * Calls nest: only the last ARMCI_Finalize finalizes. Return 0. */
+/* Collective over MPI_COMM_WORLD (ARMCI_Init_thread_comm, ARMCI_Init_mpi_comm: over `comm`, which
+ * becomes ARMCI's world: absolute ranks, groups, ARMCI_Malloc and armci_msg_* are relative to it;
+ * processes outside it do not call and do not take part). MPI must be initialized. ARMCI_Init and
+ * ARMCI_Init_mpi_comm run at the thread level MPI provides. Calls nest: only the last ARMCI_Finalize
+ * finalizes. Return 0. */
 int   ARMCI_Init(void);
 int   ARMCI_Init_args(int *argc, char ***argv);
 int   ARMCI_Init_thread(int armci_requested);
 int   ARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm);
+int   ARMCI_Init_mpi_comm(MPI_Comm comm);
 int   ARMCI_Initialized(void);
 
 /* Collective. Completes every operation, frees what is still allocated; MPI stays initialized. */
@@ -256,7 +260,9 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------------------------- topology --- */
-/* The SMP domain of a rank is its (possibly emulated, RMC_NODE_SIZE) node. */
+/* The SMP domain of a rank is its (possibly emulated, RMC_NODE_SIZE) node. A negative domain id is
+ * the caller's own domain and a negative process id the caller (as GA's ARMCI); ids past the end
+ * are errors (abort with a message). */
 
 enum armci_domain_e { ARMCI_DOMAIN_SMP };
 
@@ -285,6 +291,7 @@ int     PARMCI_Init(void);
 int     PARMCI_Init_args(int *argc, char ***argv);
 int     PARMCI_Init_thread(int armci_requested);
 int     PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm);
+int     PARMCI_Init_mpi_comm(MPI_Comm comm);
 int     PARMCI_Initialized(void);
 int     PARMCI_Finalize(void);
 

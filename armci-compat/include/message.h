@@ -4,8 +4,10 @@
  * Scopes: SCOPE_ALL   every process;
  *         SCOPE_NODE  the processes of the caller's SMP domain (its, possibly emulated, node);
  *         SCOPE_MASTERS the same as SCOPE_ALL (as in ARMCI-MPI: every process calls).
- * Reductions (gop) take the operations "+", "*", "max", "min", "absmax", "absmin" (every type) and
- * "or" (integer types, bitwise); absmax / absmin yield absolute values. The result replaces x on
+ * Reductions (gop) take the operations "+", "*", "max", "min", "absmax", "absmin" (every type),
+ * bitwise "or" / "bor" / "|" and "band" / "&" (integer types) and logical "land" / "&&" and
+ * "lor" / "||" (every type: 1 or 0, floating types included); names match exactly. absmax / absmin
+ * yield absolute values. The result replaces x on
  * every participating process. An unknown operation or type is an ARMCI error (message, abort).
  * Roots of broadcasts are absolute ranks (also in the group variants, as in ARMCI-MPI).
  */

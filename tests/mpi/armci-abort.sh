@@ -20,6 +20,8 @@ fail=0
 
 # case | modes | words that must appear in the message (RMC's libarmci). Checks made before any
 # data moves run in the real mode only; address / bounds checks also with every peer remote.
+# Modes "rmc" marks a case the peer does not abort on (ARMCI-MPI 0.3.1 answers a domain id past
+# the end with a count instead).
 cases='none|real node1|
 put_not_allocated|real node1|ARMCI_Put
 put_null_zero_size|real node1|ARMCI_Put
@@ -33,6 +35,8 @@ rmw_bad_op|real|invalid operation (42)
 lock_no_mutexes|real|unallocated ARMCI mutexes
 free_not_allocated|real|invalid shared pointer
 gop_bad_op|real|unknown operation '"'"'xor'"'"'
+gop_bitwise_float|real|unknown operation '"'"'band'"'"' for type
+domain_past_end|real rmc|armci_domain_nprocs: domain
 armci_error|real|application says stop'
 
 for mode in real node1; do
@@ -40,6 +44,7 @@ for mode in real node1; do
     [ $peer = 1 ] && [ $mode = node1 ] && continue # RMC_NODE_SIZE means nothing to ARMCI-MPI
     echo "$cases" | while IFS='|' read -r c modes words; do
         case " $modes " in *" $mode "*) ;; *) continue ;; esac
+        case " $modes " in *" rmc "*) [ $peer = 1 ] && continue ;; esac
         timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1
         rc=$?
         why=

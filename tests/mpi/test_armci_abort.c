@@ -57,7 +57,12 @@ int main(int argc, char **argv)
         else if (!strcmp(c, "gop_bad_op")) {
             int x = 1;
             armci_msg_igop(&x, 1, "xor"); /* checked before any communication */
-        } else if (!strcmp(c, "armci_error"))
+        } else if (!strcmp(c, "gop_bitwise_float")) {
+            double x = 1;
+            armci_msg_dgop(&x, 1, "band"); /* bitwise operations take integer types only */
+        } else if (!strcmp(c, "domain_past_end"))
+            armci_domain_nprocs(ARMCI_DOMAIN_SMP, armci_domain_count(ARMCI_DOMAIN_SMP));
+        else if (!strcmp(c, "armci_error"))
             ARMCI_Error("application says stop", 3);
         else
             known = 0;

@@ -410,6 +410,19 @@ static void test_domains(void **state)
     ARMCI_CHECK_ALL(ok);
     free(ids);
     free(all);
+    /* a negative domain id is the caller's domain (GA: ga_cluster_nprocs(-1)), any negative value */
+    int mine = armci_domain_nprocs(ARMCI_DOMAIN_SMP, my);
+    ok = armci_domain_nprocs(ARMCI_DOMAIN_SMP, -1) == mine;
+    ok &= armci_domain_nprocs(ARMCI_DOMAIN_SMP, -7) == mine;
+#ifndef ARMCITEST_ARMCI_MPI /* ARMCI-MPI 0.3.1 answers -1 to these */
+    for (int l = 0; l < mine; l++)
+        ok &= armci_domain_glob_proc_id(ARMCI_DOMAIN_SMP, -1, l) ==
+              armci_domain_glob_proc_id(ARMCI_DOMAIN_SMP, my, l);
+    /* and a negative process id the caller */
+    ok &= armci_domain_id(ARMCI_DOMAIN_SMP, -1) == my;
+    ok &= armci_domain_same_id(ARMCI_DOMAIN_SMP, -1) == 1 && ARMCI_Same_node(-3) != 0;
+#endif
+    ARMCI_CHECK_ALL(ok);
 }
 
 int main(int argc, char **argv)

@@ -1,8 +1,10 @@
 /* ARMCI message API (message.h): broadcasts, global operations of every type with every operation
- * ("+", "*", "max", "min", "absmax", "absmin"), scopes, select, send / receive, barrier, binary
+ * ("+", "*", "max", "min", "absmax", "absmin"; bitwise "or" "bor" "|" "band" "&"; logical "land"
+ * "&&" "lor" "||") in every gop variant (world, scope, group, node), scopes, select, send / receive, barrier, binary
  * tree, me / nproc / timer. Written against armci.h / message.h only. */
 #include <math.h>
 #include "armcitest.h"
+#include <armcix.h>
 
 #define N 5
 
@@ -79,6 +81,150 @@ static void test_gop_all_types(void **state)
             }
         }
     }
+    ARMCI_CHECK_ALL(ok);
+}
+
+/* Bitwise and logical operations: rank r's element i. Logical inputs are zero on some ranks and
+ * nonzero (either sign) on others, so that "land" and "lor" differ per element; bitwise inputs are
+ * bit patterns that overlap in part. */
+static long lval(int r, int i)
+{
+    return (i >> (r % 3)) & 1 ? (long)(r + 2) * (i % 2 ? -1 : 1) : 0;
+}
+static long bval(int r, int i)
+{
+    return ((long)(i + 1) << r) | (r + 1) | 0x100;
+}
+
+static const char *const bit_ops[] = {"or", "bor", "|", "band", "&"};
+static const char *const log_ops[] = {"land", "&&", "lor", "||"};
+#define NB 8
+
+/* expected bitwise / logical result over the ranks listed (n of them) */
+static long bit_expect(const char *op, int i, const int *ranks, int n)
+{
+    int and = !strcmp(op, "band") || !strcmp(op, "&");
+    long e = bval(ranks[0], i);
+    for (int k = 1; k < n; k++)
+        e = and ? e & bval(ranks[k], i) : e | bval(ranks[k], i);
+    return e;
+}
+static long log_expect(const char *op, int i, const int *ranks, int n)
+{
+    int and = !strcmp(op, "land") || !strcmp(op, "&&");
+    long e = lval(ranks[0], i) != 0;
+    for (int k = 1; k < n; k++)
+        e = and ? e && lval(ranks[k], i) : e || lval(ranks[k], i);
+    return e;
+}
+
+/* Every integer gop of one communicator (world, node or group) with every bitwise and logical op;
+ * the floating types too for the logical ops (RMC only: ARMCI-MPI 0.3.1 hands MPI_LAND to MPICH
+ * for floats, which aborts). Logical results are 1 or 0, also when one process reduces alone.
+ * `how` picks the variant; `ranks` lists the participants. */
+enum { VIA_WORLD, VIA_SCOPE_ALL, VIA_SCOPE_NODE, VIA_CLUS, VIA_GROUP };
+
+static int check_bits_logic(int how, const int *ranks, int n, ARMCI_Group *g)
+{
+    int ok = 1;
+    for (int logical = 0; logical < 2; logical++) {
+        size_t nops = logical ? 4 : 5;
+        for (size_t o = 0; o < nops; o++) {
+            char op[8];
+            strcpy(op, logical ? log_ops[o] : bit_ops[o]);
+            int ix[NB];
+            long lx[NB];
+            long long llx[NB];
+            float fx[NB];
+            double dx[NB];
+            for (int i = 0; i < NB; i++) {
+                long v = logical ? lval(me_, i) : bval(me_, i);
+                ix[i] = (int)v, lx[i] = v, llx[i] = v, fx[i] = (float)v, dx[i] = (double)v * 0.25;
+            }
+            int floats = logical;
+#ifdef ARMCITEST_ARMCI_MPI
+            floats = 0;
+            if (logical && n == 1)
+                continue; /* ARMCI-MPI returns one process's input unchanged: -2 for 1 */
+#endif
+            switch (how) {
+            case VIA_WORLD:
+                armci_msg_igop(ix, NB, op), armci_msg_lgop(lx, NB, op);
+                armci_msg_llgop(llx, NB, op);
+                if (floats)
+                    armci_msg_fgop(fx, NB, op), armci_msg_dgop(dx, NB, op);
+                break;
+            case VIA_SCOPE_ALL:
+            case VIA_SCOPE_NODE: {
+                int sc = how == VIA_SCOPE_ALL ? SCOPE_ALL : SCOPE_NODE;
+                armci_msg_gop_scope(sc, ix, NB, op, ARMCI_INT);
+                armci_msg_gop_scope(sc, lx, NB, op, ARMCI_LONG);
+                armci_msg_gop_scope(sc, llx, NB, op, ARMCI_LONG_LONG);
+                if (floats) {
+                    armci_msg_gop_scope(sc, fx, NB, op, ARMCI_FLOAT);
+                    armci_msg_gop_scope(sc, dx, NB, op, ARMCI_DOUBLE);
+                }
+                break;
+            }
+#ifndef ARMCITEST_ARMCI_MPI
+            case VIA_CLUS: /* ARMCI-MPI 0.3.1 lacks armci_msg_clus_*gop */
+                armci_msg_clus_igop(ix, NB, op), armci_msg_clus_lgop(lx, NB, op);
+                armci_msg_clus_llgop(llx, NB, op);
+                if (floats)
+                    armci_msg_clus_fgop(fx, NB, op), armci_msg_clus_dgop(dx, NB, op);
+                break;
+#endif
+            case VIA_GROUP:
+                armci_msg_group_igop(ix, NB, op, g), armci_msg_group_lgop(lx, NB, op, g);
+                armci_msg_group_llgop(llx, NB, op, g);
+                if (floats)
+                    armci_msg_group_fgop(fx, NB, op, g), armci_msg_group_dgop(dx, NB, op, g);
+                break;
+            }
+            for (int i = 0; i < NB && ok; i++) {
+                long e = logical ? log_expect(op, i, ranks, n) : bit_expect(op, i, ranks, n);
+                ok &= ix[i] == (int)e && lx[i] == e && llx[i] == e;
+                if (floats)
+                    ok &= fx[i] == (float)e && dx[i] == (double)e;
+                if (!ok)
+                    fprintf(stderr, "[rank %d] variant %d op %s element %d: %d %ld %lld %g %g, "
+                                    "expected %ld\n",
+                            me_, how, op, i, ix[i], lx[i], llx[i], fx[i], dx[i], e);
+            }
+        }
+    }
+    return ok;
+}
+
+static void test_gop_bitwise_logical(void **state)
+{
+    (void)state;
+    int *all = malloc((size_t)np_ * sizeof(int)), *node = malloc((size_t)np_ * sizeof(int));
+    for (int r = 0; r < np_; r++)
+        all[r] = r;
+    int my = armci_domain_my_id(ARMCI_DOMAIN_SMP), nn = 0;
+    for (int r = 0; r < np_; r++)
+        if (armci_domain_id(ARMCI_DOMAIN_SMP, r) == my)
+            node[nn++] = r;
+    int ok = check_bits_logic(VIA_WORLD, all, np_, NULL);
+    ok &= check_bits_logic(VIA_SCOPE_ALL, all, np_, NULL);
+    ok &= check_bits_logic(VIA_SCOPE_NODE, node, nn, NULL);
+#ifndef ARMCITEST_ARMCI_MPI
+    ok &= check_bits_logic(VIA_CLUS, node, nn, NULL);
+#endif
+    /* a group of the odd ranks, and one of the even ranks, each in reverse order */
+    int half[64], nh = 0;
+    for (int r = np_ - 1; r >= 0; r--)
+        if (r % 2 == me_ % 2)
+            half[nh++] = r;
+    ARMCI_Group world, g;
+    ARMCI_Group_get_world(&world);
+    if (ARMCIX_Group_split(&world, me_ % 2, -me_, &g) != 0)
+        ok = 0;
+    ok &= check_bits_logic(VIA_GROUP, half, nh, &g);
+    ARMCI_Group_free(&g);
+    free(all);
+    free(node);
     ARMCI_CHECK_ALL(ok);
 }
 
@@ -259,6 +405,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gop_all_types), cmocka_unit_test(test_gop_scopes),
+        cmocka_unit_test(test_gop_bitwise_logical),
         cmocka_unit_test(test_broadcasts),    cmocka_unit_test(test_sel),
         cmocka_unit_test(test_send_recv),     cmocka_unit_test(test_misc),
 #ifndef ARMCITEST_ARMCI_MPI
