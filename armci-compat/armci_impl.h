@@ -67,6 +67,17 @@ void rmca_fail(rmc_status_t st, const char *fmt, ...)
             rmca_fail(st__, __VA_ARGS__);                                                          \
     } while (0)
 
+/* libarmci's own state (handle table, implicit-operation flags, allocation list) is changed under
+ * RMC's thread lock (rmc_thread_lock: nothing when RMC is not thread-safe), held from here to the
+ * end of the enclosing block. Not held across waits that may depend on another thread of this rank
+ * (ARMCI_Lock, the barrier of ARMCI_Barrier): those call RMC directly. */
+static inline void rmca_serial_leave_(int *token)
+{
+    rmc_thread_unlock(*token);
+}
+#define RMCA_SERIAL()                                                                              \
+    int rmca_serial_ __attribute__((cleanup(rmca_serial_leave_))) = rmc_thread_lock()
+
 #define RMCA_REQUIRE_INIT(fn)                                                                      \
     do {                                                                                           \
         if (RMCA_UNLIKELY(rmca.init_count <= 0))                                                   \
@@ -111,8 +122,6 @@ rmca_alloc_t *rmca_alloc_of_local(const void *ptr);
 
 /* ------------------------------------------------------ non-blocking handles (nb.c) --- */
 
-/* Number of handles with requests in the table (0: Wait / Test have nothing to do). */
-extern size_t rmca_nb_live;
 /* Records request `req` (not RMC_REQUEST_NULL) to `proc` on handle `h`. */
 void rmca_nb_add(armci_hdl_t *h, rmc_request_h req, int proc);
 /* Completes every request of `h`; returns 0. */

@@ -50,6 +50,7 @@ rmca_alloc_t *rmca_alloc_of_local(const void *ptr)
 
 int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Malloc_group");
     if (!group || group->comm == MPI_COMM_NULL)
         rmca_error("ARMCI_Malloc_group: the caller is not a member of the group");
@@ -107,6 +108,7 @@ static int holds(const rmca_alloc_t *a, int rank, const void *p)
 
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Free_group");
     if (!group || group->comm == MPI_COMM_NULL)
         rmca_error("ARMCI_Free_group: the caller is not a member of the group");
@@ -213,6 +215,7 @@ int PARMCI_Free_local(void *ptr)
  * the caller's view of its memory current (stores of node-local peers, data of MPI RMA). */
 void PARMCI_Access_begin(void *ptr)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Access_begin");
     rmca_alloc_t *a = rmca_alloc_of_local(ptr);
     if (!a)
@@ -224,6 +227,7 @@ void PARMCI_Access_begin(void *ptr)
 
 void PARMCI_Access_end(void *ptr)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Access_end");
     rmca_alloc_t *a = rmca_alloc_of_local(ptr);
     if (!a)

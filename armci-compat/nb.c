@@ -23,8 +23,7 @@ typedef struct nbent {
 #define NB_BUCKETS 256
 static nbent_t *buckets[NB_BUCKETS];
 static nbent_t *free_ents;
-size_t rmca_nb_live; /* handles with requests in the table */
-#define live_ents rmca_nb_live
+static size_t live_ents; /* handles with requests in the table */
 
 static inline unsigned hash(const armci_hdl_t *h)
 {
@@ -43,6 +42,7 @@ static nbent_t **find_slot(const armci_hdl_t *h)
 
 void rmca_nb_add(armci_hdl_t *h, rmc_request_h req, int proc)
 {
+    RMCA_SERIAL();
     nbent_t **pp = find_slot(h);
     nbent_t *e = *pp;
     if (!e) {
@@ -88,6 +88,7 @@ static void drop(nbent_t **pp)
 
 int rmca_nb_wait(armci_hdl_t *h)
 {
+    RMCA_SERIAL();
     nbent_t **pp = find_slot(h);
     nbent_t *e = *pp;
     if (!e)
@@ -101,6 +102,7 @@ int rmca_nb_wait(armci_hdl_t *h)
 
 int rmca_nb_test(armci_hdl_t *h)
 {
+    RMCA_SERIAL();
     nbent_t **pp = find_slot(h);
     nbent_t *e = *pp;
     if (!e)
@@ -124,6 +126,7 @@ int rmca_nb_test(armci_hdl_t *h)
 
 void rmca_nb_wait_proc(int proc)
 {
+    RMCA_SERIAL();
     if (!live_ents)
         return;
     for (int b = 0; b < NB_BUCKETS; b++) {
@@ -151,6 +154,7 @@ void rmca_nb_wait_proc(int proc)
 
 void rmca_nb_clear(void)
 {
+    RMCA_SERIAL();
     for (int b = 0; b < NB_BUCKETS; b++)
         while (buckets[b])
             drop(&buckets[b]);

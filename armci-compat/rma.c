@@ -23,6 +23,7 @@
  * (NULL handle) that an implicit operation to `proc` is outstanding. */
 static inline void nb_issued(armci_hdl_t *h, rmc_request_h req, int proc)
 {
+    RMCA_SERIAL();
     if (h) {
         h->target = proc;
         if (req != RMC_REQUEST_NULL)
@@ -480,16 +481,17 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
 
 int PARMCI_Wait(armci_hdl_t *hdl)
 {
-    return hdl && rmca_nb_live ? rmca_nb_wait(hdl) : 0;
+    return hdl ? rmca_nb_wait(hdl) : 0;
 }
 
 int PARMCI_Test(armci_hdl_t *hdl)
 {
-    return hdl && rmca_nb_live ? rmca_nb_test(hdl) : 0;
+    return hdl ? rmca_nb_test(hdl) : 0;
 }
 
 int PARMCI_WaitProc(int proc)
 {
+    RMCA_SERIAL();
     nb_check("ARMCI_WaitProc", proc);
     rmca_nb_wait_proc(proc);
     if (rmca.impl_pending[proc]) {
@@ -501,6 +503,7 @@ int PARMCI_WaitProc(int proc)
 
 int PARMCI_WaitAll(void)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_WaitAll");
     rmca_nb_wait_proc(-1);
     if (rmca.any_impl) {
@@ -512,6 +515,7 @@ int PARMCI_WaitAll(void)
 
 void PARMCI_Fence(int proc)
 {
+    RMCA_SERIAL();
     nb_check("ARMCI_Fence", proc);
     rmca_nb_wait_proc(proc);
     RMCA_CHECK(rmc_fence(proc), "ARMCI_Fence(%d)", proc);
@@ -520,6 +524,7 @@ void PARMCI_Fence(int proc)
 
 void PARMCI_AllFence(void)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_AllFence");
     rmca_nb_wait_proc(-1);
     RMCA_CHECK(rmc_fence_all(), "ARMCI_AllFence");
@@ -530,8 +535,13 @@ void PARMCI_Barrier(void)
 {
     RMCA_REQUIRE_INIT("ARMCI_Barrier");
     rmca_nb_wait_proc(-1);
-    RMCA_CHECK(rmc_barrier(), "ARMCI_Barrier");
-    clear_implicit();
+    {
+        /* cleared before the barrier's fence: an implicit operation another thread issues
+         * meanwhile keeps its flag (or is covered by the fence) */
+        RMCA_SERIAL();
+        clear_implicit();
+    }
+    RMCA_CHECK(rmc_barrier(), "ARMCI_Barrier"); /* outside libarmci's lock: may wait for threads */
 }
 
 RMCA_ALIAS(Put);

@@ -42,6 +42,7 @@ _Static_assert(sizeof(int) == sizeof(int32_t) && sizeof(long) == sizeof(int64_t)
 
 int PARMCI_Create_mutexes(int count)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Create_mutexes");
     if (rmca.have_mutexes)
         rmca_error("ARMCI_Create_mutexes: attempted to create ARMCI mutexes multiple times");
@@ -54,6 +55,7 @@ int PARMCI_Create_mutexes(int count)
 
 int PARMCI_Destroy_mutexes(void)
 {
+    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Destroy_mutexes");
     if (!rmca.have_mutexes)
         rmca_error("ARMCI_Destroy_mutexes: attempted to free unallocated ARMCI mutexes");

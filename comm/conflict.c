@@ -189,6 +189,7 @@ void rmci_dirty_forget(struct rmc_region *r)
 
 rmc_status_t rmc_fence(int rank)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     RMCI_POLL();
     RMCI_CHECK_RANK(__func__, rank);
@@ -197,6 +198,7 @@ rmc_status_t rmc_fence(int rank)
 
 rmc_status_t rmc_fence_all(void)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     RMCI_POLL();
     return rmci_fence(-1);

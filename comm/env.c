@@ -30,6 +30,9 @@ static const rmc_knob_t knobs[] = {
     {"RMC_FAULT", "",
      "testing only: inject failures, SITE[@RANK][#N[+]],... (SITE an MPI function or malloc; see"
      " docs/environment.md)"},
+    {"RMC_THREAD_SAFE", "auto",
+     "threads of a rank may call RMC at once: 1 | 0 | auto (on when MPI provides "
+     "MPI_THREAD_MULTIPLE); on costs one uncontended lock per call"},
     {"RMC_STATS", "0",
      "1: count every get/put/accumulate/atomic call per rank from rmc_init (rmc_op_counts)"},
 };
@@ -42,16 +45,19 @@ static size_t nextra;
 
 size_t rmc_knob_count(void)
 {
+    RMCI_SERIAL();
     return NCORE + nextra;
 }
 
 const rmc_knob_t *rmc_knob_get(size_t i)
 {
+    RMCI_SERIAL();
     return i < NCORE ? &knobs[i] : i < NCORE + nextra ? extra[i - NCORE] : NULL;
 }
 
 const char *rmc_knob_value(const char *name)
 {
+    RMCI_SERIAL();
     if (!name)
         return NULL;
     for (size_t i = 0; i < rmc_knob_count(); i++) {
@@ -66,6 +72,7 @@ const char *rmc_knob_value(const char *name)
 
 rmc_status_t rmc_knob_register(const rmc_knob_t *knob)
 {
+    RMCI_SERIAL();
     const char *fn = __func__;
     if (!knob || !knob->name || !knob->defval || !knob->help)
         return rmci_fail(RMC_ERR_ARG, fn, "NULL knob or knob field");

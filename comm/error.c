@@ -149,6 +149,7 @@ void rmci_res_count(rmci_res_t kind, int delta)
 
 void rmc_resources(rmc_resources_t *r)
 {
+    RMCI_SERIAL();
     if (!r)
         return;
     r->comms = __atomic_load_n(&res[RMCI_RES_COMM], __ATOMIC_RELAXED);

@@ -185,6 +185,7 @@ static void state_reset(void)
     memset(&rmci, 0, sizeof(rmci));
     memset(&rmci_info_, 0, sizeof(rmci_info_));
     memset(&rmci_stats_, 0, sizeof(rmci_stats_));
+    rmci_mt_on_ = 0; /* the lock itself stays as it is: a finalizing caller still holds it */
     rmci.node_comm = MPI_COMM_NULL;
     rmci_info_.comm = MPI_COMM_NULL;
 }
@@ -209,6 +210,7 @@ static rmc_status_t mpi_ready(void)
 
 rmc_status_t rmc_init(MPI_Comm comm)
 {
+    RMCI_SERIAL();
     if (rmci_info_.initialized)
         return rmci_fail(RMC_ERR_ALREADY_INIT, __func__, "RMC is already initialized");
     if (comm == MPI_COMM_NULL)
@@ -221,6 +223,8 @@ rmc_status_t rmc_init(MPI_Comm comm)
     st = RMCI_MPI_ST(MPI_Comm_rank, (comm, &rank));
     if (st == RMC_OK)
         st = rmci_fault_setup(rank);
+    if (st == RMC_OK)
+        st = rmci_mt_setup();
     st = rmci_agree(comm, st); /* on the caller's communicator: ours does not exist yet */
     if (st == RMC_OK)
         st = rmci_comm_dup(comm, &rmci_info_.comm, __func__);
@@ -283,6 +287,7 @@ static rmc_status_t free_leftover_regions(void)
 
 rmc_status_t rmc_finalize(void)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t st = rmci_fence(-1);
     rmci_layers_finalize();
@@ -353,6 +358,7 @@ rmc_status_t rmc_topology(rmc_topology_t *t)
 
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *s)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!s)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");

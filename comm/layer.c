@@ -94,6 +94,7 @@ void rmci_layers_end(void)
 
 rmc_status_t rmc_layer_register(const rmc_layer_t *d)
 {
+    RMCI_SERIAL();
     int init = rmci_info_.initialized;
     rmc_status_t st = RMC_OK;
     if (!d || !d->name)
@@ -118,6 +119,7 @@ rmc_status_t rmc_layer_register(const rmc_layer_t *d)
 
 rmc_status_t rmc_layer_unregister(const rmc_layer_t *d)
 {
+    RMCI_SERIAL();
     int i = d ? find(d) : -1;
     if (i < 0)
         return rmci_fail(RMC_ERR_NOT_FOUND, __func__, "layer %p is not registered", (void *)d);

@@ -8,6 +8,7 @@ rmc_op_counts_t rmci_opc_;
 
 rmc_status_t rmc_op_counts(rmc_op_counts_t *counts)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!counts)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL counts pointer");
@@ -17,6 +18,7 @@ rmc_status_t rmc_op_counts(rmc_op_counts_t *counts)
 
 rmc_status_t rmc_op_counts_enable(int on)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     memset(&rmci_opc_, 0, sizeof(rmci_opc_));
     rmci_opc_on_ = on != 0;
@@ -36,6 +38,7 @@ rmc_status_t rmc_comm(MPI_Comm *comm)
 
 rmc_status_t rmc_wait_mpi(MPI_Request *req)
 {
+    RMCI_SERIAL();
     if (!req)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
     if (!rmci_info_.initialized)

@@ -489,12 +489,14 @@ static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_r
 
 rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     return region_alloc(rmci_info_.comm, size, bases, region, 0, __func__);
 }
 
 rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region)
 {
+    RMCI_SERIAL();
     const char *fn = __func__;
     if (region)
         *region = NULL;
@@ -516,6 +518,7 @@ rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc
 
 rmc_status_t rmc_region_reserve(size_t size, void **bases, rmc_region_h *region)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     return region_alloc(rmci_info_.comm, size, bases, region, 1, __func__);
 }
@@ -545,6 +548,7 @@ static rmc_status_t region_check(rmc_region_h h, const char *fn)
 
 rmc_status_t rmc_region_free(rmc_region_h r)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t hst = region_check(r, __func__);
     if (hst != RMC_OK)
@@ -565,6 +569,7 @@ rmc_status_t rmc_region_free(rmc_region_h r)
 
 rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (rank < 0 || rank >= rmci_info_.nranks)
         return rmci_bad_rank(__func__, rank);
@@ -580,6 +585,7 @@ rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size
 
 rmc_status_t rmc_region_local(rmc_region_h r, int rank, void **ptr)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!ptr)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL result pointer");
@@ -595,6 +601,7 @@ rmc_status_t rmc_region_local(rmc_region_h r, int rank, void **ptr)
 
 rmc_status_t rmc_region_commit(rmc_region_h r, void *ptr, size_t len)
 {
+    RMCI_SERIAL();
     const char *fn = __func__;
     RMCI_CHECK_INIT(fn);
     rmc_status_t hst = region_check(r, fn);
@@ -617,6 +624,7 @@ rmc_status_t rmc_region_commit(rmc_region_h r, void *ptr, size_t len)
 
 size_t rmc_region_count(void)
 {
+    RMCI_SERIAL();
     return rmci_info_.initialized ? rmci.nregions : 0;
 }
 

@@ -147,6 +147,7 @@ static rmc_status_t check_req(rmc_request_h *req, const char *fn)
 
 rmc_status_t rmc_wait(rmc_request_h *req)
 {
+    RMCI_SERIAL();
     rmc_status_t st = check_req(req, __func__);
     if (st != RMC_OK || !*req)
         return st;
@@ -170,6 +171,7 @@ rmc_status_t rmc_wait(rmc_request_h *req)
 
 rmc_status_t rmc_test(rmc_request_h *req, int *done)
 {
+    RMCI_SERIAL();
     rmc_status_t st = check_req(req, __func__);
     if (st == RMC_OK && !done)
         st = rmci_fail(RMC_ERR_ARG, __func__, "NULL done pointer");
@@ -196,6 +198,7 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
 
 rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
 {
+    /* no RMCI_SERIAL: each rmc_wait takes the lock and steps out of it while it waits */
     RMCI_CHECK_INIT(__func__);
     if (n > 0 && !reqs)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL request array with n = %zu", n);
@@ -207,6 +210,7 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
 
 rmc_status_t rmc_request_custom(rmc_request_fn fn, void *state, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!req)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer");

@@ -128,6 +128,7 @@ static rmc_status_t __attribute__((noinline))
 contig(int kind, void *remote, void *local, size_t bytes, int rank, rmci_mode_t mode,
        rmc_request_h *req, const char *fn)
 {
+    RMCI_SERIAL();
     if (req)
         *req = RMC_REQUEST_NULL;
     RMCI_CHECK_INIT(fn);
@@ -206,10 +207,11 @@ static inline void small_copy(char *d, const char *s, size_t n)
 }
 
 /* The node-local fast path: the target range lies in the most recently used translation entry,
- * of a node-local peer (this implies RMC is initialized and the rank valid), and no poll is due.
+ * of a node-local peer (this implies RMC is initialized and the rank valid), no poll is due and
+ * RMC is not thread-safe (then the translation cache is read under the lock, in contig()).
  * Everything else (a poll included, so this path makes no call and needs no stack frame) takes
  * contig(). One node-local operation counts 1/RMCI_POLL_CALL of a communicating call. */
-static inline char *local_hit(int rank, const void *remote, size_t bytes, const void *buf)
+static inline char *local_hit_any(int rank, const void *remote, size_t bytes, const void *buf)
 {
     const rmci_xent_t *m = &rmci_xlate_.mru[0];
     uintptr_t a = (uintptr_t)remote;
@@ -224,6 +226,27 @@ static inline char *local_hit(int rank, const void *remote, size_t bytes, const 
     return (char *)m->local + (a - m->lo);
 }
 
+static inline char *local_hit(int rank, const void *remote, size_t bytes, const void *buf)
+{
+    return RMCI_UNLIKELY(rmci_mt_on_) ? NULL : local_hit_any(rank, remote, bytes, buf);
+}
+
+/* rmc_put / rmc_get when RMC is thread-safe: the same fast path, under the thread lock. */
+static rmc_status_t __attribute__((noinline))
+contig_serial(int kind, void *remote, void *local, size_t bytes, int rank, const char *fn)
+{
+    RMCI_SERIAL();
+    char *p = local_hit_any(rank, remote, bytes, local);
+    if (RMCI_LIKELY(p)) {
+        if (kind == RMCI_CS_WRITE)
+            small_copy(p, local, bytes);
+        else
+            small_copy(local, p, bytes);
+        return RMC_OK;
+    }
+    return contig(kind, remote, local, bytes, rank, RMCI_BLOCKING, NULL, fn);
+}
+
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
 {
     RMCI_OPC(write, bytes);
@@ -232,6 +255,8 @@ rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
         small_copy(p, src, bytes);
         return RMC_OK;
     }
+    if (RMCI_UNLIKELY(rmci_mt_on_))
+        return contig_serial(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, __func__);
     return contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_BLOCKING, NULL, __func__);
 }
 
@@ -243,6 +268,8 @@ rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank)
         small_copy(dst, p, bytes);
         return RMC_OK;
     }
+    if (RMCI_UNLIKELY(rmci_mt_on_))
+        return contig_serial(RMCI_CS_READ, (void *)src, dst, bytes, rank, __func__);
     return contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_BLOCKING, NULL, __func__);
 }
 

@@ -50,14 +50,15 @@ extern rmc_comm_stats_t rmci_stats_;
 #define RMCI_STAT(field, n) (rmci_stats_.field += (n))
 
 /* Operation counters of rmc_op_counts (knob RMC_STATS): one per public data-movement call, by kind.
- * Off by default; a call then pays one predictable branch. */
+ * Off by default; a call then pays one predictable branch. Counted atomically (calls from several
+ * threads may count outside the thread lock). */
 extern int rmci_opc_on_;
 extern rmc_op_counts_t rmci_opc_;
 #define RMCI_OPC(kind, bytes)                                                                      \
     do {                                                                                           \
         if (RMCI_UNLIKELY(rmci_opc_on_)) {                                                         \
-            rmci_opc_.kind##s++;                                                                   \
-            rmci_opc_.kind##_bytes += (bytes);                                                     \
+            __atomic_fetch_add(&rmci_opc_.kind##s, 1, __ATOMIC_RELAXED);                           \
+            __atomic_fetch_add(&rmci_opc_.kind##_bytes, (bytes), __ATOMIC_RELAXED);                \
         }                                                                                          \
     } while (0)
 
@@ -158,6 +159,38 @@ RMCI_COLD rmc_status_t rmci_bad_rank(const char *fn, int rank);
 #define RMCI_CHECK_RANK(fn, r)            ((void)0)
 #define RMCI_CHECK_ARG(cond, st, fn, ...) ((void)0)
 #endif
+
+/* ---------------------------------------------------------------- thread safety --- */
+
+/* RMC's thread lock (comm/thread.c): on when RMC runs thread-safe (RMC_THREAD_SAFE; auto: MPI
+ * provides MPI_THREAD_MULTIPLE). Every entry point that touches shared state starts with
+ * RMCI_SERIAL(): it holds the (recursive) lock until it returns; off, it costs one predictable
+ * branch. Waiting loops of top-level entry points call rmci_mt_pause() each round (other threads
+ * of the rank get in: the one this thread waits for may be among them); a wait that sleeps steps
+ * out with rmci_mt_release / rmci_mt_reacquire. Both do nothing when a layer above holds the lock
+ * too (nested): its state may be mid-change. */
+extern int rmci_mt_on_;
+void rmci_mt_lock(void);
+void rmci_mt_unlock(void);
+void rmci_mt_pause(void);
+int rmci_mt_release(void);
+void rmci_mt_reacquire(int released);
+/* Reads RMC_THREAD_SAFE and MPI's thread level at rmc_init. */
+rmc_status_t rmci_mt_setup(void);
+static inline int rmci_serial_enter_(void)
+{
+    if (RMCI_LIKELY(!rmci_mt_on_))
+        return 0;
+    rmci_mt_lock();
+    return 1;
+}
+static inline void rmci_serial_leave_(int *held)
+{
+    if (*held)
+        rmci_mt_unlock();
+}
+#define RMCI_SERIAL()                                                                              \
+    int rmci_serial_held_ __attribute__((cleanup(rmci_serial_leave_))) = rmci_serial_enter_()
 
 /* ---------------------------------------------------------------- environment --- */
 

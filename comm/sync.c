@@ -17,10 +17,12 @@ void rmci_wait_round_top(unsigned *spins)
 {
     rmci_wait_round(spins);
     rmci_custom_poll();
+    rmci_mt_pause(); /* the thread we wait for may be one of this rank's */
 }
 
 void rmc_wait_round(unsigned *spins)
 {
+    RMCI_SERIAL();
     unsigned dummy = 0;
     if (rmci_info_.initialized)
         rmci_wait_round_top(spins ? spins : &dummy);
@@ -101,12 +103,14 @@ rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
 
 rmc_status_t rmc_agree(rmc_status_t status)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     return agree(rmci_info_.comm, status, NULL, 0, rmci_wait_top, __func__);
 }
 
 rmc_status_t rmc_progress(void)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmci_poll_full();
     rmci_custom_poll();
@@ -115,6 +119,7 @@ rmc_status_t rmc_progress(void)
 
 rmc_status_t rmc_barrier(void)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t st = rmci_fence(-1);
     atomic_thread_fence(memory_order_seq_cst);

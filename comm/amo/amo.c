@@ -400,6 +400,7 @@ static rmc_status_t thread_remote_amo(int op, int width, const rmci_target_t *t,
 static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint64_t b,
                            void *fetched, int rank, rmc_request_h *req, int nb, const char *fn)
 {
+    RMCI_SERIAL();
     if (req)
         *req = RMC_REQUEST_NULL;
     RMCI_CHECK_INIT(fn);

@@ -6,10 +6,12 @@
  * state (low == high) to high + 1. Waiters poll the word with the AMOs of the mode in force,
  * backing off exponentially (spinning briefly for node-local words) and serving active messages
  * between polls, so a waiter never blocks the progress of others. Which mutexes this rank holds
- * (and with which ticket) is tracked locally: unlock of a mutex the caller does not hold is refused
- * (RMC_ERR_STATE) without touching the word. */
+ * (by which of its threads, with which ticket) is tracked locally: unlock of a mutex the rank does
+ * not hold is refused (RMC_ERR_STATE) without touching the word, and so is a second lock by the
+ * holding thread; another thread of the rank takes a ticket and waits like any other rank. */
 #define _GNU_SOURCE
 #include "config.h"
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,7 @@ struct rmc_mutex {
     int *count;       /* [nranks] mutexes hosted by each rank */
     char **base;      /* [nranks] their words' base address */
     size_t *first;    /* [nranks] index of rank's first mutex in held/ticket */
-    uint8_t *held;    /* held by this rank */
+    unsigned long *holder; /* the holding thread of this rank (pthread_self), 0: not held */
     uint32_t *ticket; /* this rank's ticket of a held mutex */
     struct rmc_mutex *next;
 };
@@ -39,7 +41,7 @@ static void mutex_release(struct rmc_mutex *m)
     free(m->count);
     free(m->base);
     free(m->first);
-    free(m->held);
+    free(m->holder);
     free(m->ticket);
     m->magic = 0;
     free(m);
@@ -69,6 +71,7 @@ static void mutex_layout(struct rmc_mutex *m, void **bases)
 
 rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
 {
+    RMCI_SERIAL();
     const char *fn = __func__;
     RMCI_CHECK_INIT(fn);
     if (out)
@@ -95,9 +98,9 @@ rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
         goto fail;
     mutex_layout(m, bases);
     size_t total = m->first[n];
-    m->held = rmci_calloc(total ? total : 1, 1);
+    m->holder = rmci_calloc(total ? total : 1, sizeof(unsigned long));
     m->ticket = rmci_calloc(total ? total : 1, sizeof(uint32_t));
-    if (!m->held || !m->ticket)
+    if (!m->holder || !m->ticket)
         st = rmci_fail(RMC_ERR_NOMEM, fn, "state of %zu mutexes", total);
     st = rmci_agree(RMCI.comm, st);
     if (st != RMC_OK) {
@@ -119,13 +122,14 @@ fail:
 
 rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t st = RMC_OK;
     if (!m || !mutex_live(m))
         st = rmci_fail(RMC_ERR_HANDLE, __func__, "mutex set %p is not live", (void *)m);
     else
         for (size_t i = 0; i < m->first[RMCI.nranks] && st == RMC_OK; i++)
-            if (m->held[i])
+            if (m->holder[i])
                 st = rmci_fail(RMC_ERR_STATE, __func__, "this rank holds a mutex of the set");
     st = rmci_agree(RMCI.comm, st);
     if (st != RMC_OK)
@@ -154,6 +158,11 @@ static rmc_status_t check(rmc_mutex_h m, int idx, int rank, size_t *slot, const 
     return RMC_OK;
 }
 
+static inline unsigned long self_id(void)
+{
+    return (unsigned long)pthread_self();
+}
+
 static inline void *word_of(rmc_mutex_h m, int idx, int rank)
 {
     return m->base[rank] + (size_t)idx * MUTEX_STRIDE;
@@ -168,26 +177,31 @@ static void backoff(unsigned *k, int cheap)
     if (cheap && s < 6) {
         for (int i = 0; i < (1 << s); i++)
             __builtin_ia32_pause();
+        rmci_mt_pause(); /* the holder may be a thread of this rank */
         return;
     }
+    /* yields and sleeps outside RMC's thread lock: the holder may be a thread of this rank */
+    int out = rmci_mt_release();
     if (cheap && s < 10) {
         sched_yield();
-        return;
+    } else {
+        unsigned e = cheap ? s - 10 : s;
+        long ns = e >= 6 ? 64000 : 1000L << e;
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
     }
-    unsigned e = cheap ? s - 10 : s;
-    long ns = e >= 6 ? 64000 : 1000L << e;
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
+    rmci_mt_reacquire(out);
 }
 
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
 {
+    RMCI_SERIAL();
     size_t slot;
     rmc_status_t st = check(m, idx, rank, &slot, __func__);
     if (st != RMC_OK)
         return st;
-    if (m->held[slot])
-        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this rank", idx,
+    if (m->holder[slot] == self_id())
+        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this thread", idx,
                          rank);
     void *w = word_of(m, idx, rank);
     int64_t old;
@@ -203,7 +217,7 @@ rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
         if (st != RMC_OK)
             return st; /* cannot happen once the fetch-add succeeded, short of an MPI failure */
     }
-    m->held[slot] = 1;
+    m->holder[slot] = self_id();
     m->ticket[slot] = mine;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     return RMC_OK;
@@ -211,6 +225,7 @@ rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
 
 rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
 {
+    RMCI_SERIAL();
     if (acquired)
         *acquired = 0;
     size_t slot;
@@ -219,8 +234,8 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
         return st;
     if (!acquired)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL acquired pointer");
-    if (m->held[slot])
-        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this rank", idx,
+    if (m->holder[slot] == self_id())
+        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this thread", idx,
                          rank);
     void *w = word_of(m, idx, rank);
     int64_t cur, old;
@@ -234,7 +249,7 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
     if (st != RMC_OK)
         return st;
     if (old == cur) {
-        m->held[slot] = 1;
+        m->holder[slot] = self_id();
         m->ticket[slot] = (uint32_t)(u >> 32);
         *acquired = 1;
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -244,11 +259,12 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
 
 rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
 {
+    RMCI_SERIAL();
     size_t slot;
     rmc_status_t st = check(m, idx, rank, &slot, __func__);
     if (st != RMC_OK)
         return st;
-    if (!m->held[slot])
+    if (!m->holder[slot])
         return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is not held by this rank",
                          idx, rank);
     /* release: everything done in the critical section is complete before the next holder enters */
@@ -260,7 +276,7 @@ rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
     st = rmc_amo_add_i64(word_of(m, idx, rank), (int64_t)inc, rank);
     if (st != RMC_OK)
         return st;
-    m->held[slot] = 0;
+    m->holder[slot] = 0;
     return RMC_OK;
 }
 

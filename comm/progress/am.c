@@ -599,6 +599,7 @@ static rmc_status_t send_checks(int rank, int id, const void *payload, size_t le
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len)
 {
+    RMCI_SERIAL();
     if (reply_len)
         *reply_len = 0;
     rmc_status_t st = send_checks(rank, id, payload, len, reply, reply_cap, __func__);
@@ -610,6 +611,7 @@ rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void
 rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, void *reply,
                             size_t reply_cap, size_t *reply_len, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     if (req)
         *req = RMC_REQUEST_NULL;
     if (!req)
@@ -626,6 +628,7 @@ rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, v
 
 rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!am.up)
         return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");
@@ -643,6 +646,7 @@ rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)
 
 rmc_status_t rmc_progress_stats(rmc_progress_stats_t *s)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!s)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");

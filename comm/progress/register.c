@@ -293,6 +293,7 @@ rmc_status_t rmci_reg_unmapped(int is_put, const void *remote, void *local, size
 
 rmc_status_t rmc_register(void *ptr, size_t len)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!rg.up)
         return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");
@@ -335,6 +336,7 @@ rmc_status_t rmc_register(void *ptr, size_t len)
 
 rmc_status_t rmc_deregister(void *ptr)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!rg.up)
         return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");

@@ -23,6 +23,7 @@ rmc_strided_method_t rmci_strided_method(void)
 
 rmc_status_t rmc_strided_method_set(rmc_strided_method_t m)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if ((unsigned)m > RMC_STRIDED_PACK)
         return rmci_fail(RMC_ERR_ARG, __func__, "unknown method %d", (int)m);
@@ -33,11 +34,13 @@ rmc_status_t rmc_strided_method_set(rmc_strided_method_t m)
 
 rmc_strided_method_t rmc_strided_method_get(void)
 {
+    RMCI_SERIAL();
     return method;
 }
 
 rmc_status_t rmc_strided_stats(rmc_strided_stats_t *s)
 {
+    RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!s)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");

@@ -503,6 +503,7 @@ rmc_status_t rmc_put_strided(const void *src_ptr, const int src_stride_arr[], vo
                              const int dst_stride_arr[], const int count[], int stride_levels,
                              int proc)
 {
+    RMCI_SERIAL();
     return front(SK_PUT, 0, NULL, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_BLOCKING, NULL, __func__);
 }
@@ -511,6 +512,7 @@ rmc_status_t rmc_get_strided(const void *src_ptr, const int src_stride_arr[], vo
                              const int dst_stride_arr[], const int count[], int stride_levels,
                              int proc)
 {
+    RMCI_SERIAL();
     return front(SK_GET, 0, NULL, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_BLOCKING, NULL, __func__);
 }
@@ -519,6 +521,7 @@ rmc_status_t rmc_acc_strided(rmc_acc_type_t type, const void *scale, const void 
                              const int src_stride_arr[], void *dst_ptr, const int dst_stride_arr[],
                              const int count[], int stride_levels, int proc)
 {
+    RMCI_SERIAL();
     return front(SK_ACC, type, scale, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_BLOCKING, NULL, __func__);
 }
@@ -527,6 +530,7 @@ rmc_status_t rmc_put_strided_nb(const void *src_ptr, const int src_stride_arr[],
                                 const int dst_stride_arr[], const int count[], int stride_levels,
                                 int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front(SK_PUT, 0, NULL, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_NB_MODE(req), req, __func__);
 }
@@ -535,6 +539,7 @@ rmc_status_t rmc_get_strided_nb(const void *src_ptr, const int src_stride_arr[],
                                 const int dst_stride_arr[], const int count[], int stride_levels,
                                 int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front(SK_GET, 0, NULL, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_NB_MODE(req), req, __func__);
 }
@@ -544,6 +549,7 @@ rmc_status_t rmc_acc_strided_nb(rmc_acc_type_t type, const void *scale, const vo
                                 const int dst_stride_arr[], const int count[], int stride_levels,
                                 int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front(SK_ACC, type, scale, src_ptr, src_stride_arr, dst_ptr, dst_stride_arr, count,
                  stride_levels, proc, RMCI_NB_MODE(req), req, __func__);
 }
@@ -568,6 +574,7 @@ static rmc_status_t front2d(int kind, rmc_acc_type_t type, const void *scale, co
 rmc_status_t rmc_put_2d(const void *src, size_t src_ld, void *dst, size_t dst_ld, size_t rows,
                         size_t row_bytes, int proc)
 {
+    RMCI_SERIAL();
     return front2d(SK_PUT, 0, NULL, src, src_ld, dst, dst_ld, rows, row_bytes, proc, RMCI_BLOCKING,
                    NULL, __func__);
 }
@@ -575,6 +582,7 @@ rmc_status_t rmc_put_2d(const void *src, size_t src_ld, void *dst, size_t dst_ld
 rmc_status_t rmc_get_2d(const void *src, size_t src_ld, void *dst, size_t dst_ld, size_t rows,
                         size_t row_bytes, int proc)
 {
+    RMCI_SERIAL();
     return front2d(SK_GET, 0, NULL, src, src_ld, dst, dst_ld, rows, row_bytes, proc, RMCI_BLOCKING,
                    NULL, __func__);
 }
@@ -582,6 +590,7 @@ rmc_status_t rmc_get_2d(const void *src, size_t src_ld, void *dst, size_t dst_ld
 rmc_status_t rmc_acc_2d(rmc_acc_type_t type, const void *scale, const void *src, size_t src_ld,
                         void *dst, size_t dst_ld, size_t rows, size_t row_bytes, int proc)
 {
+    RMCI_SERIAL();
     return front2d(SK_ACC, type, scale, src, src_ld, dst, dst_ld, rows, row_bytes, proc,
                    RMCI_BLOCKING, NULL, __func__);
 }
@@ -589,6 +598,7 @@ rmc_status_t rmc_acc_2d(rmc_acc_type_t type, const void *scale, const void *src,
 rmc_status_t rmc_put_2d_nb(const void *src, size_t src_ld, void *dst, size_t dst_ld, size_t rows,
                            size_t row_bytes, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front2d(SK_PUT, 0, NULL, src, src_ld, dst, dst_ld, rows, row_bytes, proc,
                    RMCI_NB_MODE(req), req, __func__);
 }
@@ -596,6 +606,7 @@ rmc_status_t rmc_put_2d_nb(const void *src, size_t src_ld, void *dst, size_t dst
 rmc_status_t rmc_get_2d_nb(const void *src, size_t src_ld, void *dst, size_t dst_ld, size_t rows,
                            size_t row_bytes, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front2d(SK_GET, 0, NULL, src, src_ld, dst, dst_ld, rows, row_bytes, proc,
                    RMCI_NB_MODE(req), req, __func__);
 }
@@ -604,6 +615,7 @@ rmc_status_t rmc_acc_2d_nb(rmc_acc_type_t type, const void *scale, const void *s
                            void *dst, size_t dst_ld, size_t rows, size_t row_bytes, int proc,
                            rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return front2d(SK_ACC, type, scale, src, src_ld, dst, dst_ld, rows, row_bytes, proc,
                    RMCI_NB_MODE(req), req, __func__);
 }
@@ -635,11 +647,13 @@ static rmc_status_t acc_contig(rmc_acc_type_t type, const void *scale, const voi
 rmc_status_t rmc_acc(rmc_acc_type_t type, const void *scale, const void *src, void *dst,
                      size_t bytes, int proc)
 {
+    RMCI_SERIAL();
     return acc_contig(type, scale, src, dst, bytes, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_acc_nb(rmc_acc_type_t type, const void *scale, const void *src, void *dst,
                         size_t bytes, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return acc_contig(type, scale, src, dst, bytes, proc, RMCI_NB_MODE(req), req, __func__);
 }

@@ -565,32 +565,38 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
 
 rmc_status_t rmc_put_vector(const rmc_iov_t *iov, int len, int proc)
 {
+    RMCI_SERIAL();
     return vfront(SK_PUT, 0, NULL, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_get_vector(const rmc_iov_t *iov, int len, int proc)
 {
+    RMCI_SERIAL();
     return vfront(SK_GET, 0, NULL, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_acc_vector(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov, int len,
                             int proc)
 {
+    RMCI_SERIAL();
     return vfront(SK_ACC, type, scale, iov, len, proc, RMCI_BLOCKING, NULL, __func__);
 }
 
 rmc_status_t rmc_put_vector_nb(const rmc_iov_t *iov, int len, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return vfront(SK_PUT, 0, NULL, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }
 
 rmc_status_t rmc_get_vector_nb(const rmc_iov_t *iov, int len, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return vfront(SK_GET, 0, NULL, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }
 
 rmc_status_t rmc_acc_vector_nb(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
                                int len, int proc, rmc_request_h *req)
 {
+    RMCI_SERIAL();
     return vfront(SK_ACC, type, scale, iov, len, proc, RMCI_NB_MODE(req), req, __func__);
 }

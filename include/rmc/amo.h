@@ -128,16 +128,19 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m);
 /* Acquires mutex `idx` hosted by `rank`; returns when held. Acquire semantics: data written by the
  * previous holder before its unlock is visible to the new holder's gets and loads.
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or destroyed set), RMC_ERR_RANK,
- * RMC_ERR_ARG (idx outside [0, count of rank)), RMC_ERR_STATE (the caller already holds it). */
+ * RMC_ERR_ARG (idx outside [0, count of rank)), RMC_ERR_STATE (the calling thread already holds
+ * it). With threads (rmc_thread_safe), another thread of the rank that holds it makes the caller
+ * wait like any other rank's thread. */
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank);
 
 /* As rmc_mutex_lock but never waits: *acquired = 1 when the mutex was free and is now held, else 0.
  */
 rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired);
 
-/* Releases a mutex held by the caller. Release semantics: completes every operation the caller
- * issued (as rmc_fence_all) before the mutex is handed to the next waiter. Errors: as lock;
- * RMC_ERR_STATE when the caller does not hold it (double unlock included): nothing changed. */
+/* Releases a mutex held by the caller's rank (any of its threads may release it). Release
+ * semantics: completes every operation the rank issued (as rmc_fence_all) before the mutex is
+ * handed to the next waiter. Errors: as lock; RMC_ERR_STATE when the rank does not hold it (double
+ * unlock included): nothing changed. */
 rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank);
 
 #ifdef __cplusplus

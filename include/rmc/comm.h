@@ -38,6 +38,38 @@ rmc_status_t rmc_finalize(void);
 /* 1 between rmc_init and rmc_finalize, else 0. */
 int rmc_initialized(void);
 
+/* ----------------------------------------------------------------- threads --- */
+
+/* Thread safety (knob RMC_THREAD_SAFE = auto | 1 | 0, read by rmc_init; auto: on when MPI
+ * provides MPI_THREAD_MULTIPLE; 1 needs at least MPI_THREAD_SERIALIZED).
+ *  - On: threads of a rank may call RMC at the same time. Calls run one at a time under RMC's
+ *    thread lock (recursive, fair); a thread waiting inside RMC (rmc_wait, rmc_wait_all,
+ *    rmc_barrier, rmc_agree, rmc_wait_round, rmc_wait_mpi, rmc_mutex_lock) lets the others in
+ *    between its waiting rounds, so it may wait for another thread of its own rank (a mutex that
+ *    thread holds). Collective calls (rmc_init, rmc_finalize, region and mutex-set creation and
+ *    freeing, rmc_barrier, rmc_agree, the layers' collectives) must still be made by one thread at
+ *    a time per rank, in the same order on every rank (as MPI requires), and region allocation and
+ *    freeing hold the lock until they return. A mutex (rmc_mutex_lock) belongs to the thread that
+ *    locked it: the same thread locking it again is RMC_ERR_STATE, another thread of the rank
+ *    queues for it. Errors (rmc_last_error) are per thread. Cost: one uncontended lock per call
+ *    (an atomic increment, ~5-10 ns); node-local puts and gets then leave their inline fast path
+ *    (see docs/threads.md for the measured figures).
+ *  - Off: one thread at a time per rank may call RMC (MPI_THREAD_FUNNELED / SERIALIZED use);
+ *    each call pays one predictable branch.
+ * The progress thread (RMC_PROGRESS_THREAD) is independent of this setting. */
+
+/* 1 when RMC runs thread-safe (above), else 0. Local. */
+int rmc_thread_safe(void);
+
+/* For layers built on comm that keep state of their own (containers, compat layers): takes RMC's
+ * thread lock (recursive) and returns a token for rmc_thread_unlock; takes nothing (token 0) when
+ * RMC is not thread-safe. RMC calls made while holding it nest inside it. Do not hold it across a
+ * wait that may depend on another thread of this rank (rmc_mutex_lock of a mutex a thread of this
+ * rank holds, rmc_barrier): waits step out of the lock only when no layer above holds it. */
+int rmc_thread_lock(void);
+/* Releases what rmc_thread_lock(token) took. */
+void rmc_thread_unlock(int token);
+
 /* Rank / size in RMC's communicator; -1 when not initialized. */
 int rmc_rank(void);
 int rmc_nranks(void);
