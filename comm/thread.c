@@ -71,15 +71,23 @@ void rmci_mt_unlock(void)
  * own entry point: a layer above that holds it too keeps it, its state may be mid-change). */
 void rmci_mt_pause(void)
 {
-    if (!rmci_mt_on_ || atomic_load_explicit(&lk.owner, memory_order_relaxed) != self_id() ||
-        lk.depth != 1)
-        return;
+    if (rmci_mt_on_ && atomic_load_explicit(&lk.owner, memory_order_relaxed) == self_id() &&
+        lk.depth == 1)
+        (void)rmc_thread_pause();
+}
+
+int rmc_thread_pause(void)
+{
+    if (!rmci_mt_on_ || atomic_load_explicit(&lk.owner, memory_order_relaxed) != self_id())
+        return 0;
     unsigned next = atomic_load_explicit(&lk.next, memory_order_relaxed);
     if (next - atomic_load_explicit(&lk.serving, memory_order_relaxed) <= 1)
-        return; /* nobody waits */
+        return 0;
+    unsigned d = lk.depth;
     give();
     take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed), self_id());
-    lk.depth = 1;
+    lk.depth = d;
+    return 1;
 }
 
 int rmci_mt_release(void)

@@ -64,6 +64,7 @@ static inline char *slot_addr(const struct rmc_array *a, size_t i)
 
 rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_array_h *ap)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     if (ap)
         *ap = NULL;
@@ -140,6 +141,7 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
 
 rmc_status_t rmc_array_destroy(rmc_array_h a)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st, b;
     if ((st = rmcc_destroy_begin(a ? &a->obj : NULL, RMCC_MAGIC_ARRAY, "array", a ? a->id : 0, &b,
@@ -266,21 +268,25 @@ static rmc_status_t blocking(struct rmc_array *a, int get, size_t first, size_t 
 
 rmc_status_t rmc_array_put(rmc_array_h a, size_t i, const void *elem)
 {
+    RMCC_SERIAL();
     return blocking(a, 0, i, 1, (void *)elem, __func__);
 }
 
 rmc_status_t rmc_array_get(rmc_array_h a, size_t i, void *elem)
 {
+    RMCC_SERIAL();
     return blocking(a, 1, i, 1, elem, __func__);
 }
 
 rmc_status_t rmc_array_put_range(rmc_array_h a, size_t first, size_t n, const void *elems)
 {
+    RMCC_SERIAL();
     return blocking(a, 0, first, n, (void *)elems, __func__);
 }
 
 rmc_status_t rmc_array_get_range(rmc_array_h a, size_t first, size_t n, void *elems)
 {
+    RMCC_SERIAL();
     return blocking(a, 1, first, n, elems, __func__);
 }
 
@@ -349,22 +355,26 @@ static rmc_status_t nonblocking(struct rmc_array *a, int get, size_t first, size
 
 rmc_status_t rmc_array_put_nb(rmc_array_h a, size_t i, const void *elem, rmc_request_h *req)
 {
+    RMCC_SERIAL();
     return nonblocking(a, 0, i, 1, (void *)elem, req, __func__);
 }
 
 rmc_status_t rmc_array_get_nb(rmc_array_h a, size_t i, void *elem, rmc_request_h *req)
 {
+    RMCC_SERIAL();
     return nonblocking(a, 1, i, 1, elem, req, __func__);
 }
 
 rmc_status_t rmc_array_put_range_nb(rmc_array_h a, size_t first, size_t n, const void *elems,
                                     rmc_request_h *req)
 {
+    RMCC_SERIAL();
     return nonblocking(a, 0, first, n, (void *)elems, req, __func__);
 }
 
 rmc_status_t rmc_array_get_range_nb(rmc_array_h a, size_t first, size_t n, void *elems,
                                     rmc_request_h *req)
 {
+    RMCC_SERIAL();
     return nonblocking(a, 1, first, n, elems, req, __func__);
 }

@@ -117,6 +117,7 @@ static rmc_status_t arrive(const char *fn)
                     rmcc.rank, fn, t, (long long)(v - (want - rmcc.nranks)), rmcc.nranks);
         }
         rmc_wait_round(&spins);
+        rmc_thread_pause(); /* other threads' container operations go on meanwhile */
         if (spins > 4096) { /* the others are busy elsewhere: stop asking rank 0 so often */
             struct timespec ts = {0, 100000};
             nanosleep(&ts, NULL);

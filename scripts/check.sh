@@ -4,7 +4,7 @@
 #   2. builds in build/check and runs `make check` (unit tests + every MPI test at 2 ranks in the
 #      real node mode and with RMC_NODE_SIZE=1, a subset at 3 and 4 ranks, 4 ranks as 2 emulated nodes),
 #   3. the same under AddressSanitizer in build/asan (skip with RMC_CHECK_ASAN=0),
-#   4. the threaded tests (every run of test_threads and test_armci_threads) under ThreadSanitizer
+#   4. the threaded tests (every run of test_threads, test_armci_threads, test_ct_threads) under TSan
 #      in build/tsan (skip with RMC_CHECK_TSAN=0): a data race fails the run.
 # Ends with one line "tests: N passed, N failed". Exit status 0 only if everything passed.
 set -uo pipefail
@@ -48,7 +48,7 @@ if [ "${RMC_CHECK_TSAN:-1}" != 0 ]; then
   # UCX's memory hooks (madvise at thread exit) crash under TSan: off for this suite only
   UCX_MEM_EVENTS=no TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
     TESTS="$(sed -n 's/^test_armci_threads_RUNS = //p' tests/mpi/Makefile.inc | 
-      awk '{for (i = 1; i <= NF; i++) printf "tests/mpi/test_threads.%s.mpitest tests/mpi/test_armci_threads.%s.mpitest ", $i, $i}')" \
+      awk '{for (i = 1; i <= NF; i++) printf "tests/mpi/test_threads.%s.mpitest tests/mpi/test_armci_threads.%s.mpitest tests/mpi/test_ct_threads.%s.mpitest ", $i, $i, $i}')" \
     run_suite "threaded tests under ThreadSanitizer" build/tsan --enable-tsan --enable-werror
 fi
 echo "tests: $pass passed, $fail failed"

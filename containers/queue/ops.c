@@ -96,10 +96,30 @@ static inline int fits(const qop_t *o)
 }
 
 /* A waiting round of a blocking operation: RMC's progress goes on (rmc_wait_round yields only
- * when the ranks outnumber the processors). */
+ * when the ranks outnumber the processors), and other threads of this rank get RMC's thread lock
+ * (the push this pop waits for may be theirs): the operation's state is its own (op_scratch). */
 static void pause_round(unsigned *spins)
 {
     rmc_wait_round(spins);
+    rmc_thread_pause();
+}
+
+/* The packed slots of one blocking operation: the queue's scratch buffer, or, when RMC is
+ * thread-safe (another thread's operation on this queue may run while this one waits), a buffer of
+ * its own in *own (free it afterwards). */
+static rmc_status_t op_scratch(struct rmc_queue *q, size_t bytes, char **own, char **buf,
+                               const char *fn)
+{
+    *own = NULL;
+    if (!rmc_thread_safe()) {
+        rmc_status_t st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn);
+        *buf = q->buf;
+        return st;
+    }
+    if (!(*own = malloc(bytes ? bytes : 1)))
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of scratch", bytes);
+    *buf = *own;
+    return RMC_OK;
 }
 
 /* ------------------------------------------------------------------- remote operations --- */
@@ -446,20 +466,24 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
     o.spins = 0;
     o.fn = fn;
     int direct = q->direct;
+    char *own = NULL, *buf;
     if (direct) {
         o.src = in;
         o.land = out;
     } else {
-        if ((st = rmcc_scratch(&q->buf, &q->bufcap, bytes, fn)) != RMC_OK)
+        if ((st = op_scratch(q, bytes, &own, &buf, fn)) != RMC_OK)
             return st;
-        if (push && (st = rmcc_pack_n(q->type, in, n, q->buf, q->slot, fn)) != RMC_OK)
+        if (push && (st = rmcc_pack_n(q->type, in, n, buf, q->slot, fn)) != RMC_OK) {
+            free(own);
             return st;
-        o.src = q->buf;
-        o.land = q->buf;
+        }
+        o.src = buf;
+        o.land = buf;
     }
     st = run(&o);
     if (st == RMC_OK && !push && !direct)
         st = unpack(&o, out);
+    free(own);
     return st;
 }
 
@@ -481,20 +505,25 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
             *got = k;
         return st;
     }
-    if (!q->direct && (st = rmcc_scratch(&q->buf, &q->bufcap, max * q->slot, fn)) != RMC_OK)
+    char *own = NULL, *buf = NULL;
+    if (!q->direct && (st = op_scratch(q, max * q->slot, &own, &buf, fn)) != RMC_OK)
         return st;
     /* reserve with compare-and-swap: the count depends on what is there */
-    if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK)
+    if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK) {
+        free(own);
         return st;
+    }
     for (;;) {
         if ((st = rmc_amo_load_i64(ctr_addr(q, bound), &b, q->host)) != RMC_OK)
-            return st;
+            break;
         saw(q, bound, b);
-        if (b <= h)
-            return RMC_ERR_EMPTY;
+        if (b <= h) {
+            st = RMC_ERR_EMPTY;
+            break;
+        }
         int64_t k = b - h < (int64_t)max ? b - h : (int64_t)max, v;
         if ((st = rmc_amo_cas_i64(ctr_addr(q, QC_HEAD), h, h + k, &v, q->host)) != RMC_OK)
-            return st;
+            break;
         if (v == h) {
             o.pos = h;
             o.n = (size_t)k;
@@ -502,8 +531,12 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
         }
         h = v;
     }
+    if (st != RMC_OK) {
+        free(own);
+        return st;
+    }
     int direct = q->direct;
-    o.land = direct ? out : q->buf;
+    o.land = direct ? out : buf;
     o.state = S_MOVE;
     int done;
     st = advance(&o, &done);
@@ -511,5 +544,6 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
         st = unpack(&o, out);
     if (st == RMC_OK)
         *got = o.n;
+    free(own);
     return st;
 }

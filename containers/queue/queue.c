@@ -61,6 +61,7 @@ static rmc_status_t host_alloc(struct rmc_queue *q, size_t cap, int host, uint64
 rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
                               const rmc_type_t *type, rmc_queue_h *qp)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     if (qp)
         *qp = NULL;
@@ -107,6 +108,7 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
 
 rmc_status_t rmc_queue_destroy(rmc_queue_h q)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st, b;
     if ((st = rmcc_destroy_begin(q ? &q->obj : NULL, RMCC_MAGIC_QUEUE, "queue", q ? q->id : 0, &b,
@@ -208,6 +210,7 @@ static rmc_status_t relocate(struct rmc_queue *q, int new_host, size_t new_cap, 
 
 rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st = check(q, fn);
     if (st == RMC_OK && (new_capacity == 0 || new_capacity > MAX_CAP))
@@ -223,6 +226,7 @@ rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity)
 
 rmc_status_t rmc_queue_migrate(rmc_queue_h q, int new_host)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st = check(q, fn);
     if (st == RMC_OK && (new_host < 0 || new_host >= rmcc.nranks))
@@ -248,6 +252,7 @@ size_t rmc_queue_capacity(rmc_queue_h q)
 
 rmc_status_t rmc_queue_size(rmc_queue_h q, size_t *n)
 {
+    RMCC_SERIAL();
     rmc_status_t st = check(q, __func__);
     if (st == RMC_OK && !n)
         st = rmcc_fail(RMC_ERR_ARG, __func__, "NULL result pointer");
@@ -292,24 +297,28 @@ static rmc_status_t op_check(const struct rmc_queue *q, const void *elems, size_
 
 rmc_status_t rmc_queue_push_n(rmc_queue_h q, const void *elems, size_t n, unsigned promise)
 {
+    RMCC_SERIAL();
     rmc_status_t st = op_check(q, elems, n, promise, 1, __func__);
     return st != RMC_OK ? st : rmcc_queue_op(q, 1, elems, NULL, n, promise, NULL, __func__);
 }
 
 rmc_status_t rmc_queue_push(rmc_queue_h q, const void *elem, unsigned promise)
 {
+    RMCC_SERIAL();
     rmc_status_t st = op_check(q, elem, 1, promise, 1, __func__);
     return st != RMC_OK ? st : rmcc_queue_op(q, 1, elem, NULL, 1, promise, NULL, __func__);
 }
 
 rmc_status_t rmc_queue_pop_n(rmc_queue_h q, void *elems, size_t n, unsigned promise)
 {
+    RMCC_SERIAL();
     rmc_status_t st = op_check(q, elems, n, promise, 0, __func__);
     return st != RMC_OK ? st : rmcc_queue_op(q, 0, NULL, elems, n, promise, NULL, __func__);
 }
 
 rmc_status_t rmc_queue_pop(rmc_queue_h q, void *elem, unsigned promise)
 {
+    RMCC_SERIAL();
     rmc_status_t st = op_check(q, elem, 1, promise, 0, __func__);
     return st != RMC_OK ? st : rmcc_queue_op(q, 0, NULL, elem, 1, promise, NULL, __func__);
 }
@@ -317,6 +326,7 @@ rmc_status_t rmc_queue_pop(rmc_queue_h q, void *elem, unsigned promise)
 rmc_status_t rmc_queue_pop_upto(rmc_queue_h q, void *elems, size_t max, size_t *got,
                                 unsigned promise)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     if (got)
         *got = 0;
@@ -339,6 +349,7 @@ static rmc_status_t nb_check(rmc_request_h *req, const char *fn)
 rmc_status_t rmc_queue_push_n_nb(rmc_queue_h q, const void *elems, size_t n, unsigned promise,
                                  rmc_request_h *req)
 {
+    RMCC_SERIAL();
     rmc_status_t st = nb_check(req, __func__);
     if (st == RMC_OK)
         st = op_check(q, elems, n, promise, 1, __func__);
@@ -348,6 +359,7 @@ rmc_status_t rmc_queue_push_n_nb(rmc_queue_h q, const void *elems, size_t n, uns
 rmc_status_t rmc_queue_push_nb(rmc_queue_h q, const void *elem, unsigned promise,
                                rmc_request_h *req)
 {
+    RMCC_SERIAL();
     rmc_status_t st = nb_check(req, __func__);
     if (st == RMC_OK)
         st = op_check(q, elem, 1, promise, 1, __func__);
@@ -357,6 +369,7 @@ rmc_status_t rmc_queue_push_nb(rmc_queue_h q, const void *elem, unsigned promise
 rmc_status_t rmc_queue_pop_n_nb(rmc_queue_h q, void *elems, size_t n, unsigned promise,
                                 rmc_request_h *req)
 {
+    RMCC_SERIAL();
     rmc_status_t st = nb_check(req, __func__);
     if (st == RMC_OK)
         st = op_check(q, elems, n, promise, 0, __func__);
@@ -365,6 +378,7 @@ rmc_status_t rmc_queue_pop_n_nb(rmc_queue_h q, void *elems, size_t n, unsigned p
 
 rmc_status_t rmc_queue_pop_nb(rmc_queue_h q, void *elem, unsigned promise, rmc_request_h *req)
 {
+    RMCC_SERIAL();
     rmc_status_t st = nb_check(req, __func__);
     if (st == RMC_OK)
         st = op_check(q, elem, 1, promise, 0, __func__);
@@ -393,6 +407,7 @@ static rmc_status_t view_check(const struct rmc_queue *q, const char *fn)
 rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, const void **run2,
                                   size_t *n2)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st = view_check(q, fn);
     if (st == RMC_OK && (!run1 || !n1 || !run2 || !n2))
@@ -412,6 +427,7 @@ rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, 
 
 rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n)
 {
+    RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st = view_check(q, fn);
     if (st != RMC_OK)

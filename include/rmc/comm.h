@@ -70,6 +70,12 @@ int rmc_thread_lock(void);
 /* Releases what rmc_thread_lock(token) took. */
 void rmc_thread_unlock(int token);
 
+/* For a layer's waiting loop that holds rmc_thread_lock: when other threads queue for RMC's thread
+ * lock, lets them in (whatever the nesting) and takes it back, at the same nesting, behind them.
+ * The caller vouches that the state of every layer holding the lock is consistent at this point.
+ * Returns 1 when it stepped out, 0 otherwise (nobody waiting, not held, not thread-safe). */
+int rmc_thread_pause(void);
+
 /* Rank / size in RMC's communicator; -1 when not initialized. */
 int rmc_rank(void);
 int rmc_nranks(void);
