@@ -45,11 +45,13 @@ if [ "${RMC_CHECK_ASAN:-1}" != 0 ]; then
   run_suite "tests under AddressSanitizer" build/asan --enable-asan --enable-werror
 fi
 if [ "${RMC_CHECK_TSAN:-1}" != 0 ]; then
-  # UCX's memory hooks (madvise at thread exit) crash under TSan: off for this suite only
+  # UCX's memory hooks (madvise at thread exit) crash under TSan: off for this suite only. Not
+  # --enable-werror: GCC warns that TSan does not model atomic_thread_fence (-Wtsan); the other
+  # builds hold the code to no warnings.
   UCX_MEM_EVENTS=no TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0" \
     TESTS="$(sed -n 's/^test_armci_threads_RUNS = //p' tests/mpi/Makefile.inc | 
       awk '{for (i = 1; i <= NF; i++) printf "tests/mpi/test_threads.%s.mpitest tests/mpi/test_armci_threads.%s.mpitest tests/mpi/test_ct_threads.%s.mpitest ", $i, $i, $i}')" \
-    run_suite "threaded tests under ThreadSanitizer" build/tsan --enable-tsan --enable-werror
+    run_suite "threaded tests under ThreadSanitizer" build/tsan --enable-tsan
 fi
 echo "tests: $pass passed, $fail failed"
 [ $fail -eq 0 ] || rc=1
