@@ -170,8 +170,11 @@ RMCI_COLD rmc_status_t rmci_bad_rank(const char *fn, int rank);
  * out with rmci_mt_release / rmci_mt_reacquire. Both do nothing when a layer above holds the lock
  * too (nested): its state may be mid-change. */
 extern int rmci_mt_on_;
-void rmci_mt_lock(void);
-void rmci_mt_unlock(void);
+/* This thread's nesting of the lock (0: not held). Initial-exec TLS: one fs-relative access, no
+ * __tls_get_addr call (librmc is linked at start-up, never dlopen'ed late). */
+extern __thread unsigned rmci_mt_depth_ __attribute__((tls_model("initial-exec")));
+void rmci_mt_acquire(void); /* takes a ticket and waits for it */
+void rmci_mt_give(void);    /* hands the lock to the next ticket */
 void rmci_mt_pause(void);
 int rmci_mt_release(void);
 void rmci_mt_reacquire(int released);
@@ -181,13 +184,14 @@ static inline int rmci_serial_enter_(void)
 {
     if (RMCI_LIKELY(!rmci_mt_on_))
         return 0;
-    rmci_mt_lock();
+    if (rmci_mt_depth_++ == 0)
+        rmci_mt_acquire();
     return 1;
 }
 static inline void rmci_serial_leave_(int *held)
 {
-    if (*held)
-        rmci_mt_unlock();
+    if (*held && --rmci_mt_depth_ == 0)
+        rmci_mt_give();
 }
 #define RMCI_SERIAL()                                                                              \
     int rmci_serial_held_ __attribute__((cleanup(rmci_serial_leave_))) = rmci_serial_enter_()

@@ -7,7 +7,6 @@
  * one predictable branch. */
 #define _GNU_SOURCE
 #include "config.h"
-#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -16,19 +15,16 @@
 int rmci_mt_on_;
 
 static struct {
-    atomic_uint next;     /* next ticket to hand out */
-    atomic_uint serving;  /* ticket allowed in */
-    atomic_ulong owner;   /* pthread_self of the holder, 0 when free */
-    unsigned depth;       /* nesting of the holder (written by the holder only) */
+    atomic_uint next;    /* next ticket to hand out */
+    atomic_uint serving; /* ticket allowed in */
 } lk;
 
-static inline unsigned long self_id(void)
-{
-    return (unsigned long)pthread_self();
-}
+/* This thread's nesting of the lock (0: not held), rmci.h's inline guard reads it. */
+__thread unsigned rmci_mt_depth_ __attribute__((tls_model("initial-exec")));
+#define depth rmci_mt_depth_
 
 /* Waits for `ticket` to be served: short spins, then yields (threads may outnumber cores). */
-static void take(unsigned ticket, unsigned long me)
+static void take(unsigned ticket)
 {
     unsigned spins = 0;
     while (RMCI_UNLIKELY(atomic_load_explicit(&lk.serving, memory_order_acquire) != ticket)) {
@@ -39,62 +35,52 @@ static void take(unsigned ticket, unsigned long me)
         } else
             sched_yield();
     }
-    atomic_store_explicit(&lk.owner, me, memory_order_relaxed);
 }
 
-void rmci_mt_lock(void)
+void rmci_mt_acquire(void)
 {
-    unsigned long me = self_id();
-    if (atomic_load_explicit(&lk.owner, memory_order_relaxed) == me) {
-        lk.depth++;
-        return;
-    }
-    take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed), me);
-    lk.depth = 1;
+    take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed));
 }
+#define acquire rmci_mt_acquire
 
-/* Hands the lock to the next ticket. */
-static void give(void)
+/* Hands the lock to the next ticket (only the holder writes `serving`). */
+void rmci_mt_give(void)
 {
-    atomic_store_explicit(&lk.owner, 0, memory_order_relaxed);
     unsigned s = atomic_load_explicit(&lk.serving, memory_order_relaxed);
     atomic_store_explicit(&lk.serving, s + 1, memory_order_release);
 }
+#define give rmci_mt_give
 
-void rmci_mt_unlock(void)
+/* Does another thread wait for the lock (the caller holds it)? */
+static inline int contended(void)
 {
-    if (--lk.depth == 0)
-        give();
+    return atomic_load_explicit(&lk.next, memory_order_relaxed) -
+               atomic_load_explicit(&lk.serving, memory_order_relaxed) >
+           1;
 }
 
 /* Steps out of the line for the threads queued behind, when the caller holds the lock once (its
  * own entry point: a layer above that holds it too keeps it, its state may be mid-change). */
 void rmci_mt_pause(void)
 {
-    if (rmci_mt_on_ && atomic_load_explicit(&lk.owner, memory_order_relaxed) == self_id() &&
-        lk.depth == 1)
+    if (depth == 1)
         (void)rmc_thread_pause();
 }
 
 int rmc_thread_pause(void)
 {
-    if (!rmci_mt_on_ || atomic_load_explicit(&lk.owner, memory_order_relaxed) != self_id())
+    if (!rmci_mt_on_ || depth == 0 || !contended())
         return 0;
-    unsigned next = atomic_load_explicit(&lk.next, memory_order_relaxed);
-    if (next - atomic_load_explicit(&lk.serving, memory_order_relaxed) <= 1)
-        return 0;
-    unsigned d = lk.depth;
-    give();
-    take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed), self_id());
-    lk.depth = d;
+    give(); /* the nesting stays recorded in `depth`: nobody else reads it */
+    acquire();
     return 1;
 }
 
 int rmci_mt_release(void)
 {
-    if (!rmci_mt_on_ || atomic_load_explicit(&lk.owner, memory_order_relaxed) != self_id() ||
-        lk.depth != 1)
+    if (!rmci_mt_on_ || depth != 1)
         return 0;
+    depth = 0;
     give();
     return 1;
 }
@@ -102,8 +88,8 @@ int rmci_mt_release(void)
 void rmci_mt_reacquire(int released)
 {
     if (released) {
-        take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed), self_id());
-        lk.depth = 1;
+        acquire();
+        depth = 1;
     }
 }
 
