@@ -21,7 +21,6 @@ static struct {
 
 /* This thread's nesting of the lock (0: not held), rmci.h's inline guard reads it. */
 __thread unsigned rmci_mt_depth_ __attribute__((tls_model("initial-exec")));
-#define depth rmci_mt_depth_
 
 /* Waits for `ticket` to be served: short spins, then yields (threads may outnumber cores). */
 static void take(unsigned ticket)
@@ -41,7 +40,6 @@ void rmci_mt_acquire(void)
 {
     take(atomic_fetch_add_explicit(&lk.next, 1, memory_order_relaxed));
 }
-#define acquire rmci_mt_acquire
 
 /* Hands the lock to the next ticket (only the holder writes `serving`). */
 void rmci_mt_give(void)
@@ -49,7 +47,6 @@ void rmci_mt_give(void)
     unsigned s = atomic_load_explicit(&lk.serving, memory_order_relaxed);
     atomic_store_explicit(&lk.serving, s + 1, memory_order_release);
 }
-#define give rmci_mt_give
 
 /* Does another thread wait for the lock (the caller holds it)? */
 static inline int contended(void)
@@ -63,33 +60,33 @@ static inline int contended(void)
  * own entry point: a layer above that holds it too keeps it, its state may be mid-change). */
 void rmci_mt_pause(void)
 {
-    if (depth == 1)
+    if (rmci_mt_depth_ == 1)
         (void)rmc_thread_pause();
 }
 
 int rmc_thread_pause(void)
 {
-    if (!rmci_mt_on_ || depth == 0 || !contended())
+    if (!rmci_mt_on_ || rmci_mt_depth_ == 0 || !contended())
         return 0;
-    give(); /* the nesting stays recorded in `depth`: nobody else reads it */
-    acquire();
+    rmci_mt_give(); /* the nesting stays recorded in `rmci_mt_depth_`: nobody else reads it */
+    rmci_mt_acquire();
     return 1;
 }
 
 int rmci_mt_release(void)
 {
-    if (!rmci_mt_on_ || depth != 1)
+    if (!rmci_mt_on_ || rmci_mt_depth_ != 1)
         return 0;
-    depth = 0;
-    give();
+    rmci_mt_depth_ = 0;
+    rmci_mt_give();
     return 1;
 }
 
 void rmci_mt_reacquire(int released)
 {
     if (released) {
-        acquire();
-        depth = 1;
+        rmci_mt_acquire();
+        rmci_mt_depth_ = 1;
     }
 }
 
