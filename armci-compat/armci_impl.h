@@ -71,12 +71,7 @@ void rmca_fail(rmc_status_t st, const char *fmt, ...)
  * RMC's thread lock (rmc_thread_lock: nothing when RMC is not thread-safe), held from here to the
  * end of the enclosing block. Not held across waits that may depend on another thread of this rank
  * (ARMCI_Lock, the barrier of ARMCI_Barrier): those call RMC directly. */
-static inline void rmca_serial_leave_(int *token)
-{
-    rmc_thread_unlock(*token);
-}
-#define RMCA_SERIAL()                                                                              \
-    int rmca_serial_ __attribute__((cleanup(rmca_serial_leave_))) = rmc_thread_lock()
+#define RMCA_SERIAL() RMC_THREAD_LOCKED()
 
 #define RMCA_REQUIRE_INIT(fn)                                                                      \
     do {                                                                                           \

@@ -1,6 +1,7 @@
 /* The RMC_* knob registry: every environment variable RMC reads is listed here. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "rmci.h"
 
 static const rmc_knob_t knobs[] = {
@@ -95,4 +96,18 @@ long rmci_env_long(const char *name)
 {
     const char *v = rmc_knob_value(name);
     return v ? strtol(v, NULL, 0) : 0;
+}
+
+int rmci_env_tri(const char *name)
+{
+    const char *v = rmc_knob_value(name);
+    if (!v)
+        return 2;
+    if (!strcasecmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes"))
+        return 1;
+    if (!strcasecmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no"))
+        return 0;
+    if (!strcasecmp(v, "auto"))
+        return 2;
+    return -1;
 }

@@ -199,6 +199,8 @@ static inline void rmci_serial_leave_(int *held)
 /* ---------------------------------------------------------------- environment --- */
 
 long rmci_env_long(const char *name);
+/* A switch knob: "1"/"on"/"yes" -> 1, "0"/"off"/"no" -> 0, "auto" (or unset) -> 2, else -1. */
+int rmci_env_tri(const char *name);
 
 /* ------------------------------------------------------------------- progress --- */
 

@@ -9,7 +9,6 @@
 #include "config.h"
 #include <sched.h>
 #include <stdatomic.h>
-#include <string.h>
 #include "core.h"
 
 int rmci_mt_on_;
@@ -92,18 +91,13 @@ void rmci_mt_reacquire(int released)
 
 rmc_status_t rmci_mt_setup(void)
 {
-    const char *v = rmc_knob_value("RMC_THREAD_SAFE");
+    int want = rmci_env_tri("RMC_THREAD_SAFE");
+    if (want < 0)
+        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_THREAD_SAFE=%s (1, 0 or auto)",
+                         rmc_knob_value("RMC_THREAD_SAFE"));
     int provided = MPI_THREAD_SINGLE;
     RMCI_MPI(MPI_Query_thread, (&provided));
-    int on;
-    if (!v || !*v || !strcmp(v, "auto"))
-        on = provided == MPI_THREAD_MULTIPLE;
-    else if (!strcmp(v, "1"))
-        on = 1;
-    else if (!strcmp(v, "0"))
-        on = 0;
-    else
-        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_THREAD_SAFE=%s (auto, 1 or 0)", v);
+    int on = want == 2 ? provided == MPI_THREAD_MULTIPLE : want;
     if (on && provided < MPI_THREAD_SERIALIZED)
         return rmci_fail(RMC_ERR_UNSUPPORTED, "rmc_init",
                          "RMC_THREAD_SAFE=1 needs MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE "

@@ -51,12 +51,7 @@ rmc_status_t rmcc_not_up(const char *fn);
 /* The handles' state (queue counters seen, scratch buffers, the handle list) is used under RMC's
  * thread lock (rmc_thread_lock: nothing when RMC is not thread-safe), from here to the end of the
  * block. Waiting loops step out of it with rmc_thread_pause where their state is consistent. */
-static inline void rmcc_serial_leave_(int *token)
-{
-    rmc_thread_unlock(*token);
-}
-#define RMCC_SERIAL()                                                                              \
-    int rmcc_serial_ __attribute__((cleanup(rmcc_serial_leave_))) = rmc_thread_lock()
+#define RMCC_SERIAL() RMC_THREAD_LOCKED()
 
 /* Records a failure for rmc_last_error and returns st: comm's channel, rmc_error_set. */
 #define rmcc_fail rmc_error_set

@@ -4,7 +4,6 @@
 #include "config.h"
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "am_impl.h"
 
 rmc_progress_stats_t rmci_pstats;
@@ -21,25 +20,11 @@ int rmci_progress_thread_everywhere(void)
     return am.up && am.thread_all;
 }
 
-/* "1"/"on"/"yes" -> 1, "0"/"off"/"no" -> 0, "auto" -> 2, else -1. */
-static int parse_tri(const char *v)
-{
-    if (!v)
-        return 2;
-    if (!strcasecmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes"))
-        return 1;
-    if (!strcasecmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no"))
-        return 0;
-    if (!strcasecmp(v, "auto"))
-        return 2;
-    return -1;
-}
-
 /* Knobs, validated before the first collective so every rank agrees on a failure. Returns the
  * thread wish (0, 1, 2 = auto). */
 static rmc_status_t read_knobs(int *want)
 {
-    *want = parse_tri(rmc_knob_value("RMC_PROGRESS_THREAD"));
+    *want = rmci_env_tri("RMC_PROGRESS_THREAD");
     long maxp = rmci_env_long("RMC_AM_MAX_PAYLOAD");
     long boff = rmci_env_long("RMC_PROGRESS_BACKOFF_US");
     long cache = rmci_env_long("RMC_REGION_CACHE");

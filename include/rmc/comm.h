@@ -76,6 +76,15 @@ void rmc_thread_unlock(int token);
  * Returns 1 when it stepped out, 0 otherwise (nobody waiting, not held, not thread-safe). */
 int rmc_thread_pause(void);
 
+/* Holds RMC's thread lock (rmc_thread_lock) from this declaration to the end of the enclosing
+ * block, whichever way it is left (GNU C's cleanup attribute: GCC and Clang). For layers. */
+static inline void rmc_thread_unlock_at_(int *token)
+{
+    rmc_thread_unlock(*token);
+}
+#define RMC_THREAD_LOCKED()                                                                        \
+    int rmc_thread_token_ __attribute__((cleanup(rmc_thread_unlock_at_))) = rmc_thread_lock()
+
 /* Rank / size in RMC's communicator; -1 when not initialized. */
 int rmc_rank(void);
 int rmc_nranks(void);

@@ -326,5 +326,27 @@ static void test_switch_and_errors(void **state)
     MPI_CHECK_ALL(ok);
 }
 
+/* The knob: a bad value refuses rmc_init on every rank; 0 / off turn thread safety off (the lock
+ * functions then take nothing), 1 / on turn it on. Leaves RMC initialized at its default. */
+static void test_knob(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_finalize());
+    setenv("RMC_THREAD_SAFE", "sometimes", 1);
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ARG && !rmc_initialized());
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "RMC_THREAD_SAFE=sometimes") != NULL);
+    static const char *const vals[] = {"0", "off", "1", "ON"};
+    for (int i = 0; i < 4; i++) {
+        setenv("RMC_THREAD_SAFE", vals[i], 1);
+        MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+        int on = i >= 2, tok = rmc_thread_lock();
+        MPI_CHECK_ALL(rmc_thread_safe() == on && tok == on);
+        rmc_thread_unlock(tok);
+        MPI_CHECK_OK(rmc_finalize());
+    }
+    unsetenv("RMC_THREAD_SAFE");
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+}
+
 MPITEST_MAIN("threads", mpitest_setup_rmc, mpitest_teardown_rmc, test_switch_and_errors, test_amo,
-             test_put_get, test_acc, test_mutex, test_wait_for_own_thread)
+             test_put_get, test_acc, test_mutex, test_wait_for_own_thread, test_knob)
