@@ -99,40 +99,23 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
         a->blk = host >= 0 ? n : (n + (size_t)rmcc.nranks - 1) / (size_t)rmcc.nranks;
     }
     /* every owner allocates its part; the offsets (and failures) are exchanged */
-    uint64_t mine[2] = {(uint64_t)(int64_t)st, 0};
+    rmc_status_t mine = st;
+    uint64_t off = 0;
     size_t first = 0, count = 0;
     if (st == RMC_OK) {
         part(a, rmcc.rank, &first, &count);
         if (count)
-            mine[0] = (uint64_t)(int64_t)rmcc_alloc_off(count * a->slot, &mine[1], fn);
+            mine = rmcc_alloc_off(count * a->slot, &off, fn);
     }
-    uint64_t *all = malloc(2 * sizeof(uint64_t) * (size_t)rmcc.nranks);
-    MPI_Request rq;
-    rmc_status_t s2 = RMC_ERR_NOMEM;
-    if (all &&
-        MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rmcc.comm, &rq) == MPI_SUCCESS)
-        s2 = rmc_wait_mpi(&rq);
-    s2 = rmcc_agree(s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
-    for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
-        if ((rmc_status_t)(int64_t)all[2 * r] != RMC_OK) {
-            s2 = (rmc_status_t)(int64_t)all[2 * r];
-            if (r != rmcc.rank)
-                rmcc_fail(s2, fn, "rank %d could not allocate its part: %s", r,
-                          rmc_status_string(s2));
-        }
+    rmc_status_t s2 = rmcc_exchange_parts(mine, off, a ? a->offs : NULL, fn);
+    next_id++;
     if (s2 == RMC_OK) {
-        for (int r = 0; r < rmcc.nranks; r++)
-            a->offs[r] = all[2 * r + 1];
-        free(all);
-        next_id++;
         rmcc_obj_add(&a->obj, RMCC_MAGIC_ARRAY, a_release);
         *ap = a;
         return RMC_OK;
     }
-    if (st == RMC_OK && (int64_t)mine[0] == RMC_OK && count)
-        rmcc_free_off(mine[1], fn);
-    next_id++;
-    free(all);
+    if (mine == RMC_OK && count)
+        rmcc_free_off(off, fn);
     if (a)
         free(a->offs);
     free(a);

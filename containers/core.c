@@ -186,19 +186,26 @@ rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rm
     return coll(fn, args, nargs, st, &diff);
 }
 
+rmc_status_t rmcc_create_begin_types(const char *fn, const uint64_t *args, int nargs,
+                                     const rmc_type_t *const *types, int ntypes, rmc_status_t st)
+{
+    uint64_t all[8];
+    int n = nargs < 8 - ntypes ? nargs : 8 - ntypes, diff;
+    for (int i = 0; i < n; i++)
+        all[i] = args[i];
+    for (int t = 0; t < ntypes; t++)
+        all[n + t] = st == RMC_OK ? rmcc_type_digest(types[t]) : 0;
+    st = coll(fn, all, n + ntypes, st, &diff);
+    if (st == RMC_ERR_ARG && diff > n)
+        return rmcc_fail(RMC_ERR_TYPE, fn, "the ranks gave different element types (%s here)",
+                         types[diff - n - 1] ? types[diff - n - 1]->name : "none");
+    return st;
+}
+
 rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
                                const rmc_type_t *type, rmc_status_t st)
 {
-    uint64_t all[8];
-    int n = nargs < 7 ? nargs : 7, diff;
-    for (int i = 0; i < n; i++)
-        all[i] = args[i];
-    all[n] = st == RMC_OK ? rmcc_type_digest(type) : 0;
-    st = coll(fn, all, n + 1, st, &diff);
-    if (st == RMC_ERR_ARG && diff == n + 1)
-        return rmcc_fail(RMC_ERR_TYPE, fn, "the ranks gave different element types (%s here)",
-                         type ? type->name : "none");
-    return st;
+    return rmcc_create_begin_types(fn, args, nargs, &type, 1, st);
 }
 
 rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char *what, uint64_t id,
@@ -237,4 +244,27 @@ uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed)
     h ^= h >> 27;
     h *= 0x94d049bb133111ebull;
     return h ^ (h >> 31);
+}
+
+rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, const char *fn)
+{
+    uint64_t mine[2] = {(uint64_t)(int64_t)st, off};
+    uint64_t *all = malloc(2 * sizeof(uint64_t) * (size_t)rmcc.nranks);
+    MPI_Request rq;
+    rmc_status_t s2 = RMC_ERR_NOMEM;
+    if (all &&
+        MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rmcc.comm, &rq) == MPI_SUCCESS)
+        s2 = rmc_wait_mpi(&rq);
+    s2 = rmcc_agree(s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
+    for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
+        if ((rmc_status_t)(int64_t)all[2 * r] != RMC_OK) {
+            s2 = (rmc_status_t)(int64_t)all[2 * r];
+            if (r != rmcc.rank)
+                rmcc_fail(s2, fn, "rank %d could not allocate its part: %s", r,
+                          rmc_status_string(s2));
+        }
+    for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
+        offs[r] = all[2 * r + 1];
+    free(all);
+    return s2;
 }

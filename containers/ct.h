@@ -75,6 +75,8 @@ struct rmcc_obj {
 };
 #define RMCC_MAGIC_QUEUE 0x51554555u /* "QUEU" */
 #define RMCC_MAGIC_ARRAY 0x41525241u /* "ARRA" */
+#define RMCC_MAGIC_HASHMAP 0x48415348u /* "HASH" */
+#define RMCC_MAGIC_BLOOM 0x424c4f4fu /* "BLOO" */
 #define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
 
 /* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up). */
@@ -99,6 +101,9 @@ rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rm
  * (RMC_ERR_TYPE otherwise); st != RMC_OK when the arguments were refused locally. */
 rmc_status_t rmcc_create_begin(const char *fn, const uint64_t *args, int nargs,
                                const rmc_type_t *type, rmc_status_t st);
+/* The same for a container of several element types (a map's key and value types). */
+rmc_status_t rmcc_create_begin_types(const char *fn, const uint64_t *args, int nargs,
+                                     const rmc_type_t *const *types, int ntypes, rmc_status_t st);
 
 /* Grows a scratch buffer to `bytes`. */
 rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn);
@@ -113,6 +118,19 @@ rmc_status_t rmcc_type_check(const rmc_type_t *t, const char *fn);
 /* A digest of a type descriptor (name, size, max_bytes, kind) for the creation check. */
 uint64_t rmcc_type_digest(const rmc_type_t *t);
 uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* A 64-bit finalizer (splitmix64's). */
+static inline uint64_t rmcc_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+/* A key's hash for hashing containers: the type's hash function of the key as the caller holds it,
+ * else its bytes (byte-copied types: the element; serialized ones: the serialized bytes of the
+ * packed slot pk), mixed with seed. */
+uint64_t rmcc_key_hash(const rmc_type_t *t, const void *key, const char *pk, uint64_t seed);
 
 /* ----------------------------------------------------------------- element slots --- */
 
@@ -136,6 +154,12 @@ rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char 
                                 rmc_status_t *barrier, const char *fn);
 
 /* ----------------------------------------------------------------------- allocation --- */
+
+/* The end of a collective allocation of per-rank parts: every rank passes the status of its own
+ * part and (when RMC_OK) its offset; afterwards offs[r] (nranks entries) is rank r's. Returns the
+ * agreed (worst) status and records which rank failed; the caller then frees its own part.
+ * Attentive. */
+rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, const char *fn);
 
 /* rmc_alloc / rmc_free of this rank's segment as offsets (the lock taken inside). */
 rmc_status_t rmcc_alloc_off(size_t bytes, uint64_t *off, const char *fn);

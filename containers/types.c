@@ -168,3 +168,20 @@ rmc_status_t rmcc_unpack_n(const rmc_type_t *t, const char *src, size_t stride, 
     }
     return RMC_OK;
 }
+
+uint64_t rmcc_key_hash(const rmc_type_t *t, const void *key, const char *pk, uint64_t seed)
+{
+    if (t->hash)
+        return rmcc_mix64(t->hash(key) ^ seed);
+    if (!t->max_bytes) {
+        if (t->size == 8) {
+            uint64_t x;
+            memcpy(&x, key, 8);
+            return rmcc_mix64(x ^ seed);
+        }
+        return rmcc_hash_bytes(key, t->size, seed);
+    }
+    uint32_t len;
+    memcpy(&len, pk, 4);
+    return rmcc_hash_bytes(pk + 4, len, seed);
+}

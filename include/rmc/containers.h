@@ -7,4 +7,6 @@
 #include <rmc/promise.h>
 #include <rmc/array.h>
 #include <rmc/queue.h>
+#include <rmc/hashmap.h>
+#include <rmc/bloom.h>
 #endif

@@ -1,0 +1,1060 @@
+/* The hash map (include/rmc/hashmap.h): per-owner open addressing with quadratic probing, BCL's
+ * per-bucket status word (seed 001 §6.1), one state machine for blocking and non-blocking forms.
+ *
+ * Status word (8 bytes, at the start of every bucket): bits 0-1 the state, bits 2-63 a count of
+ * readers (finds holding the bucket, READER each).
+ *   FREE     never used: a find stops here, an insert takes it (compare-and-swap to RESERVED).
+ *   RESERVED an insert is writing the entry, or an operation holds the bucket locked (replace,
+ *            erase, update) or as the place it will reuse (a tombstone). Others wait.
+ *   READY    holds an entry. Its key never changes until an erase marks it DELETED: an insert or
+ *            erase may read the key without locking; the value changes only under the lock.
+ *   DELETED  a tombstone: finds and inserts go past it; an insert made while no erase can run
+ *            (promise INSERT / FIND without ERASE, or LOCAL) takes the first tombstone of the key's
+ *            probe sequence, holding it while it checks the rest of the sequence for the key.
+ * Locking a READY bucket is a compare-and-swap READY (no readers) -> RESERVED; writers release
+ * with an add (RESERVED -> READY +1, -> DELETED +2), which leaves the readers' counts alone. Readers
+ * come in with a fetch-and-add of READER (its old value tells the state) and leave with an add of
+ * -READER.
+ *
+ * Why tombstones are reused only without concurrent erases: an insert of K that passed a bucket
+ * holding X could meet K's other inserter putting K into that same bucket after X's erase, behind
+ * it: two entries for K. Without erases running, a tombstone stays one, and the inserters of one key
+ * meet at the first tombstone of its sequence (whoever holds it makes the other wait there).
+ * Holding a tombstone while waiting for another bucket could deadlock two inserters of different
+ * keys whose sequences cross: an insert that meets a reserved bucket while it holds one gives it
+ * back and starts over (after two restarts it inserts without reuse). */
+#define _GNU_SOURCE
+#include "config.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rmc/hashmap.h>
+#include "ct.h"
+
+#define HS_FREE     0
+#define HS_RESERVED 1
+#define HS_READY    2
+#define HS_DELETED  3
+#define HS_STATE    3
+#define HS_READER   4
+#define HM_RESTARTS 2 /* restarts before an insert stops reusing tombstones */
+#define HM_KNOWN    (RMC_PROMISE_INSERT | RMC_PROMISE_FIND | RMC_PROMISE_ERASE | RMC_PROMISE_LOCAL)
+
+struct rmc_hashmap {
+    rmcc_obj_t obj;
+    uint64_t id; /* equal on every rank: the collectives' argument check */
+    const rmc_type_t *kt, *vt;
+    size_t kslot, vslot; /* packed key / value (rmc_type_slot_bytes) */
+    size_t voff, bsz;    /* the value's offset in a bucket; bytes per bucket (multiples of 8) */
+    size_t per;          /* buckets per rank (a power of two) */
+    uint64_t mask;       /* per - 1 */
+    uint64_t *offs;      /* [nranks] each rank's table in its segment */
+    char **tab;          /* [nranks] its owner-space address (what comm's calls take) */
+    char **ltab;         /* [nranks] its load/store mapping here (node-local owners), else NULL */
+};
+
+static uint64_t next_id;
+
+enum { K_INSERT, K_FIND, K_ERASE, K_UPDATE };
+
+static inline size_t up8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static void h_release(rmcc_obj_t *o)
+{
+    struct rmc_hashmap *h = (struct rmc_hashmap *)o;
+    free(h->offs);
+    free(h->tab);
+    free(h->ltab);
+    h->offs = NULL;
+    h->tab = h->ltab = NULL;
+}
+
+static rmc_status_t check(const struct rmc_hashmap *h, const char *fn)
+{
+    return rmcc_obj_check(h ? &h->obj : NULL, RMCC_MAGIC_HASHMAP, "hash map", fn);
+}
+
+/* ----------------------------------------------------------------------------- keys --- */
+
+#define HM_SEED 0x6a09e667f3bcc908ull
+
+static inline uint64_t key_hash(const rmc_type_t *t, const void *key, const char *pk)
+{
+    return rmcc_key_hash(t, key, pk, HM_SEED);
+}
+
+static inline int owner_of(uint64_t hash)
+{
+    return (int)(((hash >> 32) * (uint64_t)rmcc.nranks) >> 32);
+}
+
+/* Does the packed key in `slot` equal the caller's key (packed: pk)? */
+static int key_eq(const rmc_type_t *t, const char *slot, const char *pk, const void *key)
+{
+    if (!t->equal) {
+        if (!t->max_bytes)
+            return memcmp(slot, pk, t->size) == 0;
+        uint32_t la, lb;
+        memcpy(&la, slot, 4);
+        memcpy(&lb, pk, 4);
+        return la == lb && la <= t->max_bytes && memcmp(slot + 4, pk + 4, la) == 0;
+    }
+    if (!t->max_bytes)
+        return t->equal(slot, key) != 0;
+    uint32_t len;
+    memcpy(&len, slot, 4);
+    if (len > t->max_bytes)
+        return 0;
+    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
+    int eq = 0;
+    if (obj && t->deserialize(slot + 4, len, obj) == RMC_OK) {
+        eq = t->equal(obj, key) != 0;
+        rmc_type_release(t, obj);
+    }
+    if (obj != small)
+        free(obj);
+    return eq;
+}
+
+static inline size_t probe_slot(const struct rmc_hashmap *h, uint64_t home, size_t i)
+{
+    return (size_t)((home + (uint64_t)i * (i + 1) / 2) & h->mask);
+}
+
+/* ---------------------------------------------------------------------- operations --- */
+
+enum {
+    P_PROBE,   /* issue the probe of bucket i */
+    P_PROBED,  /* its status word is in v */
+    P_CAND,    /* insert: tried to take a tombstone */
+    P_KEYED,   /* the bucket's key is in land */
+    P_LOCKED,  /* tried to lock a READY bucket */
+    P_UNCAND,  /* insert: give the held tombstone back, then write the value */
+    P_RESTART, /* insert: give the held tombstone back, then start over */
+    P_WRITE,   /* write key and value, then mark READY */
+    P_WRITEV,  /* write the value, then mark READY */
+    P_UREAD,   /* update: the value is in land */
+    P_FREAD,   /* find: key and value are in land */
+    P_FREL,    /* find: the reader left */
+    P_SEEN1,   /* find-only: the whole bucket is in land */
+    P_NEXT,    /* go on with the next bucket */
+    P_RELOAD,  /* find: read the status word again (waiting for an insert, still a reader) */
+    P_FINISH   /* done once the last request completes: result */
+};
+
+typedef struct hop {
+    struct rmc_hashmap *h;
+    int kind, nb, state, owner, match;
+    unsigned promise, restarts, spins;
+    uint64_t home;
+    size_t i, slot;
+    long cand;   /* insert: the tombstone held (a slot), or -1 */
+    char *b;     /* owner-space address of the current bucket */
+    int64_t v;   /* a fetched status word */
+    int64_t exp; /* what a compare-and-swap expected */
+    const void *key;
+    const char *pk; /* the packed key (kslot bytes) */
+    char *kv;       /* insert / update: packed key at 0, value at voff - 8 */
+    char *land;     /* a bucket's bytes (bsz) as read */
+    void *out;      /* find: the caller's value */
+    void *uobj;     /* update: the value as the caller's function sees it */
+    rmc_hashmap_update_fn ufn;
+    void *uarg;
+    rmc_status_t result;
+    rmc_request_h r;
+    const char *fn;
+    char mem[]; /* buffers: see op_bytes */
+} hop_t;
+
+static inline char *bucket(const hop_t *o, size_t slot)
+{
+    return o->h->tab[o->owner] + slot * o->h->bsz;
+}
+
+/* The remote operations of a step: blocking, or non-blocking into o->r. */
+static rmc_status_t op_cas(hop_t *o, int64_t cmp, int64_t val)
+{
+    o->exp = cmp;
+    return o->nb ? rmc_amo_cas_i64_nb(o->b, cmp, val, &o->v, o->owner, &o->r)
+                 : rmc_amo_cas_i64(o->b, cmp, val, &o->v, o->owner);
+}
+static rmc_status_t op_faa(hop_t *o, int64_t add)
+{
+    return o->nb ? rmc_amo_fetch_add_i64_nb(o->b, add, &o->v, o->owner, &o->r)
+                 : rmc_amo_fetch_add_i64(o->b, add, &o->v, o->owner);
+}
+static rmc_status_t op_add(hop_t *o, char *b, int64_t add)
+{
+    return o->nb ? rmc_amo_add_i64_nb(b, add, o->owner, &o->r) : rmc_amo_add_i64(b, add, o->owner);
+}
+static rmc_status_t op_load(hop_t *o)
+{
+    /* no non-blocking atomic read: a fetch-and-add of 0 is one */
+    return o->nb ? rmc_amo_fetch_add_i64_nb(o->b, 0, &o->v, o->owner, &o->r)
+                 : rmc_amo_load_i64(o->b, &o->v, o->owner);
+}
+static rmc_status_t op_get(hop_t *o, size_t at, size_t bytes)
+{
+    return o->nb ? rmc_get_nb(o->b + at, o->land + at, bytes, o->owner, &o->r)
+                 : rmc_get(o->b + at, o->land + at, bytes, o->owner);
+}
+/* Writes `bytes` of the packed entry (from its offset `at` in the bucket) and completes them at
+ * the owner, before the status word says READY. */
+static rmc_status_t op_put(hop_t *o, size_t at, size_t bytes)
+{
+    rmc_status_t st = rmc_put_nb(o->kv + (at - 8), o->b + at, bytes, o->owner, NULL);
+    if (st != RMC_OK)
+        return st;
+    atomic_thread_fence(memory_order_release);
+    return rmc_fence(o->owner);
+}
+
+static void pause_round(unsigned *spins)
+{
+    rmc_wait_round(spins);
+    rmc_thread_pause();
+}
+
+/* Unpacks the value of the bucket in land into the caller's. */
+static rmc_status_t take_value(hop_t *o)
+{
+    return rmcc_unpack(o->h->vt, o->land + o->h->voff, o->out, o->fn);
+}
+
+/* Advances o. Blocking operations run to the end; _nb ones return when a request is outstanding
+ * or they must wait (*done = 0). Returns the operation's status once *done. */
+static rmc_status_t advance(hop_t *o, int *done)
+{
+    struct rmc_hashmap *h = o->h;
+    rmc_status_t st = RMC_OK;
+    int64_t s;
+    *done = 0;
+#define WAIT_THEN(next)                                                                            \
+    do {                                                                                           \
+        o->state = (next);                                                                         \
+        if (o->nb)                                                                                 \
+            return RMC_OK;                                                                         \
+        pause_round(&o->spins);                                                                    \
+    } while (0)
+    for (;;) {
+        if (o->nb && o->r) {
+            int fin = 0;
+            if ((st = rmc_test(&o->r, &fin)) != RMC_OK)
+                return *done = 1, st;
+            if (!fin)
+                return RMC_OK;
+        }
+        switch (o->state) {
+        case P_PROBE:
+            if (o->i >= h->per) { /* every bucket of the owner seen */
+                if (o->kind == K_INSERT && o->cand >= 0) {
+                    o->slot = (size_t)o->cand;
+                    o->b = bucket(o, o->slot);
+                    o->cand = -1;
+                    o->state = P_WRITE;
+                    break;
+                }
+                return *done = 1, o->kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
+            }
+            o->slot = probe_slot(h, o->home, o->i);
+            o->b = bucket(o, o->slot);
+            o->state = P_PROBED;
+            if (o->kind == K_INSERT)
+                st = o->cand >= 0 ? op_load(o) : op_cas(o, HS_FREE, HS_RESERVED);
+            else if (o->kind == K_FIND && o->promise == RMC_PROMISE_FIND) {
+                o->state = P_SEEN1;
+                st = op_get(o, 0, h->bsz);
+            } else if (o->kind == K_FIND)
+                st = op_faa(o, HS_READER);
+            else
+                st = op_load(o);
+            break;
+        case P_PROBED:
+            s = o->v & HS_STATE;
+            if (o->kind == K_INSERT) {
+                if (o->cand < 0 && o->v == o->exp) { /* the compare-and-swap took a free bucket */
+                    o->state = P_WRITE;
+                    break;
+                }
+                if (s == HS_FREE && o->cand >= 0) { /* the key is absent: use the tombstone */
+                    o->slot = (size_t)o->cand;
+                    o->b = bucket(o, o->slot);
+                    o->cand = -1;
+                    o->state = P_WRITE;
+                } else if (s == HS_FREE) { /* free with readers passing: take it with them */
+                    st = op_cas(o, o->v, o->v | HS_RESERVED);
+                } else if (s == HS_RESERVED && o->cand >= 0) {
+                    o->restarts++;
+                    o->state = P_RESTART;
+                } else if (s == HS_RESERVED) {
+                    WAIT_THEN(P_PROBE);
+                } else if (s == HS_READY) {
+                    o->state = P_KEYED;
+                    st = op_get(o, 8, h->kslot);
+                } else if (o->cand < 0 && o->restarts < HM_RESTARTS && o->promise &&
+                           !(o->promise & RMC_PROMISE_ERASE)) {
+                    o->state = P_CAND; /* a tombstone to reuse, unless the key is further on */
+                    st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
+                } else {
+                    o->i++;
+                    o->state = P_PROBE;
+                }
+            } else if (o->kind == K_FIND) {
+                if (s == HS_FREE) {
+                    o->result = RMC_ERR_NOT_FOUND;
+                    o->state = P_FINISH;
+                    st = op_add(o, o->b, -HS_READER);
+                } else if (s == HS_RESERVED) {
+                    WAIT_THEN(P_RELOAD);
+                } else if (s == HS_READY) {
+                    o->state = P_FREAD;
+                    st = op_get(o, 8, h->bsz - 8);
+                } else {
+                    o->state = P_NEXT;
+                    st = op_add(o, o->b, -HS_READER);
+                }
+            } else { /* erase, update */
+                if (s == HS_FREE)
+                    return *done = 1, RMC_ERR_NOT_FOUND;
+                if (s == HS_RESERVED) {
+                    WAIT_THEN(P_PROBE);
+                } else if (s == HS_READY) {
+                    o->state = P_KEYED;
+                    st = op_get(o, 8, h->kslot);
+                } else {
+                    o->i++;
+                    o->state = P_PROBE;
+                }
+            }
+            break;
+        case P_CAND:
+            if (o->v == o->exp) {
+                o->cand = (long)o->slot;
+                o->i++;
+            }
+            o->state = P_PROBE; /* taken by another meanwhile: see what it is now */
+            break;
+        case P_KEYED:
+            if (!key_eq(h->kt, o->land + 8, o->pk, o->key)) {
+                o->i++;
+                o->state = P_PROBE;
+                break;
+            }
+            o->state = P_LOCKED;
+            st = op_cas(o, HS_READY, HS_RESERVED);
+            break;
+        case P_LOCKED:
+            if (o->v != o->exp) { /* readers in, or it changed: look again */
+                WAIT_THEN(P_PROBE);
+                break;
+            }
+            if (o->kind == K_INSERT) {
+                o->state = o->cand >= 0 ? P_UNCAND : P_WRITEV;
+            } else if (o->kind == K_ERASE) {
+                o->result = RMC_OK;
+                o->state = P_FINISH;
+                st = op_add(o, o->b, HS_DELETED - HS_RESERVED);
+            } else {
+                o->state = P_UREAD;
+                st = op_get(o, h->voff, h->vslot);
+            }
+            break;
+        case P_UNCAND:
+        case P_RESTART: {
+            char *c = bucket(o, (size_t)o->cand);
+            o->cand = -1;
+            if (o->state == P_RESTART) {
+                o->i = 0;
+                o->state = P_PROBE;
+            } else
+                o->state = P_WRITEV;
+            st = op_add(o, c, HS_DELETED - HS_RESERVED);
+            break;
+        }
+        case P_WRITE:
+            o->result = RMC_OK;
+            o->state = P_FINISH;
+            if ((st = op_put(o, 8, h->bsz - 8)) == RMC_OK)
+                st = op_add(o, o->b, HS_READY - HS_RESERVED);
+            break;
+        case P_WRITEV:
+            o->result = RMC_OK;
+            o->state = P_FINISH;
+            if ((st = op_put(o, h->voff, h->vslot)) == RMC_OK)
+                st = op_add(o, o->b, HS_READY - HS_RESERVED);
+            break;
+        case P_UREAD: {
+            rmc_status_t us = rmcc_unpack(h->vt, o->land + h->voff, o->uobj, o->fn);
+            if (us == RMC_OK) {
+                us = o->ufn(o->uobj, o->uarg);
+                if (us != RMC_OK)
+                    rmcc_fail(us, o->fn, "the update function returned %s",
+                              rmc_status_string(us));
+                else
+                    us = rmcc_pack(h->vt, o->uobj, o->kv + (h->voff - 8), o->fn);
+                rmc_type_release(h->vt, o->uobj);
+            }
+            if (us == RMC_OK) {
+                o->state = P_WRITEV;
+                break;
+            }
+            o->result = us; /* unlock, nothing written */
+            o->state = P_FINISH;
+            st = op_add(o, o->b, HS_READY - HS_RESERVED);
+            break;
+        }
+        case P_FREAD:
+            o->match = key_eq(h->kt, o->land + 8, o->pk, o->key);
+            o->state = P_FREL;
+            st = op_add(o, o->b, -HS_READER);
+            break;
+        case P_FREL:
+            if (o->match)
+                return *done = 1, take_value(o);
+            o->i++;
+            o->state = P_PROBE;
+            break;
+        case P_SEEN1:
+            memcpy(&s, o->land, 8);
+            if ((s & HS_STATE) == HS_FREE)
+                return *done = 1, RMC_ERR_NOT_FOUND;
+            if ((s & HS_STATE) == HS_READY && key_eq(h->kt, o->land + 8, o->pk, o->key))
+                return *done = 1, take_value(o);
+            if ((s & HS_STATE) == HS_RESERVED) { /* an insert after all: read it again */
+                WAIT_THEN(P_PROBE);
+                break;
+            }
+            o->i++;
+            o->state = P_PROBE;
+            break;
+        case P_NEXT:
+            o->i++;
+            o->state = P_PROBE;
+            break;
+        case P_RELOAD:
+            o->state = P_PROBED;
+            st = op_load(o);
+            break;
+        case P_FINISH:
+            return *done = 1, o->result;
+        }
+        if (st != RMC_OK)
+            return *done = 1, st;
+    }
+#undef WAIT_THEN
+}
+
+/* ------------------------------------------------------------------- the owner alone --- */
+
+/* RMC_PROMISE_LOCAL: the caller owns the key and nothing runs concurrently: plain loads and
+ * stores on its own table. */
+static rmc_status_t local_op(hop_t *o)
+{
+    struct rmc_hashmap *h = o->h;
+    char *t = h->ltab[o->owner];
+    long cand = -1;
+    for (size_t i = 0; i < h->per; i++) {
+        char *b = t + probe_slot(h, o->home, i) * h->bsz;
+        int64_t *sw = (int64_t *)(void *)b;
+        int64_t s = __atomic_load_n(sw, __ATOMIC_ACQUIRE) & HS_STATE;
+        if (s == HS_DELETED || s == HS_RESERVED) {
+            if (cand < 0 && s == HS_DELETED)
+                cand = (long)probe_slot(h, o->home, i);
+            continue;
+        }
+        if (s == HS_FREE) {
+            if (o->kind != K_INSERT)
+                return RMC_ERR_NOT_FOUND;
+            if (cand >= 0) {
+                b = t + (size_t)cand * h->bsz;
+                sw = (int64_t *)(void *)b;
+            }
+            memcpy(b + 8, o->kv, h->bsz - 8);
+            __atomic_store_n(sw, HS_READY, __ATOMIC_RELEASE);
+            return RMC_OK;
+        }
+        if (!key_eq(h->kt, b + 8, o->pk, o->key))
+            continue;
+        switch (o->kind) {
+        case K_INSERT:
+            memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
+            return RMC_OK;
+        case K_FIND:
+            return rmcc_unpack(h->vt, b + h->voff, o->out, o->fn);
+        case K_ERASE:
+            __atomic_store_n(sw, HS_DELETED, __ATOMIC_RELEASE);
+            return RMC_OK;
+        default: {
+            rmc_status_t st = rmcc_unpack(h->vt, b + h->voff, o->uobj, o->fn);
+            if (st != RMC_OK)
+                return st;
+            if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK)
+                rmcc_fail(st, o->fn, "the update function returned %s", rmc_status_string(st));
+            else
+                st = rmcc_pack(h->vt, o->uobj, b + h->voff, o->fn);
+            rmc_type_release(h->vt, o->uobj);
+            return st;
+        }
+        }
+    }
+    if (o->kind == K_INSERT && cand >= 0) {
+        char *b = t + (size_t)cand * h->bsz;
+        memcpy(b + 8, o->kv, h->bsz - 8);
+        __atomic_store_n((int64_t *)(void *)b, HS_READY, __ATOMIC_RELEASE);
+        return RMC_OK;
+    }
+    return o->kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
+}
+
+/* ------------------------------------------------------------------------ entry points --- */
+
+/* Bytes of an operation's buffers: the packed key, the packed entry (insert, update), a landing
+ * bucket, the update's value object. */
+static size_t op_bytes(const struct rmc_hashmap *h)
+{
+    return up8(h->kslot) + h->bsz + h->bsz + up8(h->vt->size);
+}
+
+/* Sets up o (its buffers at `mem`): packs the key (and the value of an insert), hashes it. */
+static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const void *key,
+                            const void *value, char *mem, const char *fn)
+{
+    o->h = h;
+    o->kind = kind;
+    o->state = P_PROBE;
+    o->i = 0;
+    o->cand = -1;
+    o->restarts = o->spins = 0;
+    o->r = RMC_REQUEST_NULL;
+    o->result = RMC_OK;
+    o->key = key;
+    o->fn = fn;
+    char *pkbuf = mem;
+    o->kv = mem + up8(h->kslot);
+    o->land = o->kv + h->bsz;
+    o->uobj = o->land + h->bsz;
+    rmc_status_t st;
+    if (kind == K_INSERT) {
+        if ((st = rmcc_pack(h->kt, key, o->kv, fn)) != RMC_OK ||
+            (st = rmcc_pack(h->vt, value, o->kv + (h->voff - 8), fn)) != RMC_OK)
+            return st;
+        o->pk = o->kv;
+    } else if (h->kt->max_bytes) {
+        if ((st = rmcc_pack(h->kt, key, pkbuf, fn)) != RMC_OK)
+            return st;
+        o->pk = pkbuf;
+    } else {
+        o->pk = key;
+    }
+    uint64_t x = key_hash(h->kt, key, o->pk);
+    o->owner = owner_of(x);
+    o->home = x & h->mask;
+    return RMC_OK;
+}
+
+static rmc_status_t nb_step(void *state, int *done)
+{
+    hop_t *o = state;
+    rmc_status_t st = advance(o, done);
+    if (*done) {
+        if (o->r) /* after a failure: nothing may stay outstanding */
+            rmc_wait(&o->r);
+        free(o);
+    }
+    return st;
+}
+
+/* The checks every operation makes: `need` is the pointer it cannot do without (the value of an
+ * insert, the result of a find, the function of an update; NULL for an erase). */
+static rmc_status_t arg_check(struct rmc_hashmap *h, int kind, const void *key, const void *need,
+                              unsigned promise, const char *fn)
+{
+    static const char *const what[] = {"value", "value", "", "update function"};
+    rmc_status_t st = check(h, fn);
+    if (st != RMC_OK)
+        return st;
+    if (!key)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL key");
+    if (!need && kind != K_ERASE)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", what[kind]);
+    if (promise & ~(unsigned)HM_KNOWN)
+        return rmcc_fail(RMC_ERR_ARG, fn,
+                         "promise 0x%x: a hash map knows INSERT, FIND, ERASE and LOCAL", promise);
+    return RMC_OK;
+}
+
+/* One operation of any kind: checks, packing, then the owner's plain path (LOCAL), the state
+ * machine run to the end (blocking) or a request (req). */
+static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, const void *value,
+                          void *out, rmc_hashmap_update_fn ufn, void *uarg, unsigned promise,
+                          rmc_request_h *req, const char *fn)
+{
+    if (req)
+        *req = RMC_REQUEST_NULL;
+    const void *need = kind == K_UPDATE ? (const void *)(uintptr_t)ufn
+                       : kind == K_FIND ? (const void *)out
+                                        : value;
+    rmc_status_t st = arg_check(h, kind, key, need, promise, fn);
+    if (st != RMC_OK)
+        return st;
+    size_t bytes = op_bytes(h);
+    hop_t *o;
+    _Alignas(16) char small[sizeof(hop_t) + 512];
+    if (req || sizeof(hop_t) + bytes > sizeof(small)) {
+        if (!(o = malloc(sizeof(hop_t) + bytes)))
+            return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for an operation", bytes);
+    } else
+        o = (hop_t *)(void *)small;
+    if ((st = op_init(o, h, kind, key, value, o->mem, fn)) != RMC_OK)
+        goto out;
+    o->promise = promise;
+    o->out = out;
+    o->ufn = ufn;
+    o->uarg = uarg;
+    if (promise & RMC_PROMISE_LOCAL) {
+        if (o->owner != rmcc.rank)
+            st = rmcc_fail(RMC_ERR_ARG, fn,
+                           "RMC_PROMISE_LOCAL for a key rank %d owns (this is rank %d)", o->owner,
+                           rmcc.rank);
+        else
+            st = local_op(o);
+        goto out;
+    }
+    int done = 0;
+    if (req) {
+        o->nb = 1;
+        if ((st = rmc_request_custom(nb_step, o, req)) != RMC_OK)
+            goto out;
+        return rmc_test(req, &done); /* starts it */
+    }
+    o->nb = 0;
+    st = advance(o, &done);
+out:
+    if (o != (hop_t *)(void *)small)
+        free(o);
+    return st;
+}
+
+rmc_status_t rmc_hashmap_insert(rmc_hashmap_h h, const void *key, const void *value,
+                                unsigned promise)
+{
+    RMCC_SERIAL();
+    return hm_op(h, K_INSERT, key, value, NULL, NULL, NULL, promise, NULL, __func__);
+}
+
+rmc_status_t rmc_hashmap_find(rmc_hashmap_h h, const void *key, void *value, unsigned promise)
+{
+    RMCC_SERIAL();
+    return hm_op(h, K_FIND, key, NULL, value, NULL, NULL, promise, NULL, __func__);
+}
+
+rmc_status_t rmc_hashmap_erase(rmc_hashmap_h h, const void *key, unsigned promise)
+{
+    RMCC_SERIAL();
+    return hm_op(h, K_ERASE, key, NULL, NULL, NULL, NULL, promise, NULL, __func__);
+}
+
+rmc_status_t rmc_hashmap_update(rmc_hashmap_h h, const void *key, rmc_hashmap_update_fn fn,
+                                void *arg, unsigned promise)
+{
+    RMCC_SERIAL();
+    return hm_op(h, K_UPDATE, key, NULL, NULL, fn, arg, promise, NULL, __func__);
+}
+
+rmc_status_t rmc_hashmap_insert_nb(rmc_hashmap_h h, const void *key, const void *value,
+                                   unsigned promise, rmc_request_h *req)
+{
+    RMCC_SERIAL();
+    if (!req)
+        return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    return hm_op(h, K_INSERT, key, value, NULL, NULL, NULL, promise, req, __func__);
+}
+
+rmc_status_t rmc_hashmap_find_nb(rmc_hashmap_h h, const void *key, void *value, unsigned promise,
+                                 rmc_request_h *req)
+{
+    RMCC_SERIAL();
+    if (!req)
+        return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    return hm_op(h, K_FIND, key, NULL, value, NULL, NULL, promise, req, __func__);
+}
+
+/* Batched find: up to HM_WINDOW operations in flight, each advanced in turn (one outstanding
+ * request each) until every key is resolved. */
+#define HM_WINDOW 64
+rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, void *values,
+                                rmc_status_t *status, unsigned promise)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = arg_check(h, K_FIND, keys, values, promise, fn);
+    if (st != RMC_OK)
+        return st;
+    if (!status)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL status array");
+    if (n == 0)
+        return RMC_OK;
+    size_t w = n < HM_WINDOW ? n : HM_WINDOW, stride = (sizeof(hop_t) + op_bytes(h) + 15) & ~15ul;
+    char *ops = malloc(w * stride);
+    size_t *which = malloc(w * sizeof(size_t));
+    if (!ops || !which) {
+        free(ops);
+        free(which);
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for %zu operations", w * stride, w);
+    }
+    const char *kin = keys;
+    char *vout = values;
+    size_t next = 0, live = 0;
+    rmc_status_t first_err = RMC_OK;
+    unsigned spins = 0;
+    for (size_t k = 0; k < w; k++)
+        which[k] = SIZE_MAX;
+    while (next < n || live) {
+        int moved = 0;
+        for (size_t k = 0; k < w; k++) {
+            hop_t *o = (hop_t *)(void *)(ops + k * stride);
+            if (which[k] == SIZE_MAX) {
+                if (next >= n)
+                    continue;
+                size_t j = next++;
+                st = op_init(o, h, K_FIND, kin + j * h->kt->size, NULL, o->mem, fn);
+                o->promise = promise;
+                o->out = vout + j * h->vt->size;
+                o->nb = 1;
+                if (st == RMC_OK && (promise & RMC_PROMISE_LOCAL) && o->owner != rmcc.rank)
+                    st = rmcc_fail(RMC_ERR_ARG, fn, "RMC_PROMISE_LOCAL for a key rank %d owns",
+                                   o->owner);
+                else if (st == RMC_OK && (promise & RMC_PROMISE_LOCAL))
+                    st = local_op(o), moved = 1;
+                else if (st == RMC_OK) {
+                    which[k] = j;
+                    live++;
+                    moved = 1;
+                    continue;
+                }
+                status[j] = st;
+                if (st != RMC_OK && st != RMC_ERR_NOT_FOUND && first_err == RMC_OK)
+                    first_err = st;
+                continue;
+            }
+            int done = 0;
+            rmc_request_h before = o->r;
+            st = advance(o, &done);
+            if (done || o->r != before)
+                moved = 1;
+            if (!done)
+                continue;
+            if (o->r)
+                rmc_wait(&o->r);
+            status[which[k]] = st;
+            if (st != RMC_OK && st != RMC_ERR_NOT_FOUND && first_err == RMC_OK)
+                first_err = st;
+            which[k] = SIZE_MAX;
+            live--;
+        }
+        if (!moved)
+            rmc_wait_round(&spins);
+    }
+    free(ops);
+    free(which);
+    return first_err;
+}
+
+/* ---------------------------------------------------------------------- collectives --- */
+
+/* Buckets per rank for a total of `capacity`: the next power of two at or above its share. */
+static size_t per_rank(size_t capacity)
+{
+    size_t share = (capacity + (size_t)rmcc.nranks - 1) / (size_t)rmcc.nranks, p = 1;
+    while (p < share)
+        p <<= 1;
+    return p;
+}
+
+static void set_tables(struct rmc_hashmap *h)
+{
+    for (int r = 0; r < rmcc.nranks; r++) {
+        h->tab[r] = rmcc_addr(r, h->offs[r]);
+        h->ltab[r] = rmcc.lbase[r] ? rmcc.lbase[r] + h->offs[r] : NULL;
+    }
+}
+
+rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
+                                rmc_hashmap_h *hp)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    if (hp)
+        *hp = NULL;
+    RMCC_CHECK_UP(fn);
+    rmc_status_t st = RMC_OK;
+    if (!hp)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
+    else if (capacity == 0 || capacity > ((size_t)1 << 40))
+        st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", capacity);
+    else if ((st = rmcc_type_check(key, fn)) == RMC_OK)
+        st = rmcc_type_check(value, fn);
+    uint64_t args[2] = {capacity, next_id};
+    const rmc_type_t *types[2] = {key, value};
+    st = rmcc_create_begin_types(fn, args, 2, types, 2, st);
+    if (st != RMC_OK)
+        return st;
+    struct rmc_hashmap *h = calloc(1, sizeof(*h));
+    size_t nr = (size_t)rmcc.nranks;
+    if (h) {
+        h->offs = calloc(nr, sizeof(uint64_t));
+        h->tab = calloc(nr, sizeof(char *));
+        h->ltab = calloc(nr, sizeof(char *));
+    }
+    st = (h && h->offs && h->tab && h->ltab) ? RMC_OK
+                                              : rmcc_fail(RMC_ERR_NOMEM, fn, "hash map handle");
+    uint64_t off = 0;
+    rmc_status_t mine = st;
+    if (st == RMC_OK) {
+        h->id = next_id;
+        h->kt = key;
+        h->vt = value;
+        h->kslot = rmc_type_slot_bytes(key);
+        h->vslot = rmc_type_slot_bytes(value);
+        h->voff = 8 + up8(h->kslot);
+        h->bsz = h->voff + up8(h->vslot);
+        h->per = per_rank(capacity);
+        h->mask = h->per - 1;
+        mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
+    }
+    st = rmcc_exchange_parts(mine, off, h ? h->offs : NULL, fn);
+    next_id++;
+    if (st == RMC_OK) {
+        set_tables(h);
+        rmcc_obj_add(&h->obj, RMCC_MAGIC_HASHMAP, h_release);
+        *hp = h;
+        return RMC_OK;
+    }
+    if (mine == RMC_OK)
+        rmcc_free_off(off, fn);
+    if (h)
+        h_release(&h->obj);
+    free(h);
+    return st;
+}
+
+rmc_status_t rmc_hashmap_destroy(rmc_hashmap_h h)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st, b;
+    if ((st = rmcc_destroy_begin(h ? &h->obj : NULL, RMCC_MAGIC_HASHMAP, "hash map",
+                                 h ? h->id : 0, &b, fn)) != RMC_OK)
+        return st;
+    st = b;
+    rmc_status_t s = rmcc_free_off(h->offs[rmcc.rank], fn);
+    if (st == RMC_OK)
+        st = s;
+    rmcc_obj_kill(&h->obj);
+    return st;
+}
+
+/* Copies this rank's entries from the table at `from` (per_from buckets) into the empty one at
+ * `to` with h's geometry (h->per, h->mask): the owner's plain inserts. */
+static rmc_status_t rehash(struct rmc_hashmap *h, const char *from, size_t per_from, char *to)
+{
+    for (size_t s = 0; s < per_from; s++) {
+        const char *b = from + s * h->bsz;
+        int64_t w;
+        memcpy(&w, b, 8);
+        if ((w & HS_STATE) != HS_READY)
+            continue;
+        const char *pk = b + 8;
+        uint64_t x;
+        if (h->kt->hash || h->kt->max_bytes) {
+            /* the type's hash needs the key as the caller holds it */
+            char small[64], *obj = NULL;
+            if (h->kt->hash) {
+                obj = h->kt->size <= sizeof(small) ? small : malloc(h->kt->size);
+                if (!obj || rmcc_unpack(h->kt, pk, obj, "rmc_hashmap_resize") != RMC_OK) {
+                    if (obj != small)
+                        free(obj);
+                    return RMC_ERR_INTERNAL;
+                }
+            }
+            x = key_hash(h->kt, obj, pk);
+            if (obj) {
+                rmc_type_release(h->kt, obj);
+                if (obj != small)
+                    free(obj);
+            }
+        } else
+            x = key_hash(h->kt, pk, pk);
+        size_t i = 0;
+        for (; i < h->per; i++) {
+            char *d = to + probe_slot(h, x & h->mask, i) * h->bsz;
+            int64_t dw;
+            memcpy(&dw, d, 8);
+            if (dw == HS_FREE) {
+                memcpy(d, b, h->bsz);
+                dw = HS_READY;
+                memcpy(d, &dw, 8);
+                break;
+            }
+        }
+        if (i == h->per)
+            return RMC_ERR_FULL;
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = check(h, fn);
+    if (st == RMC_OK && (capacity == 0 || capacity > ((size_t)1 << 40)))
+        st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", capacity);
+    uint64_t args[2] = {st == RMC_OK ? h->id : ~0ull, capacity};
+    if ((st = rmcc_coll_begin(fn, args, 2, st)) != RMC_OK)
+        return st;
+    if ((st = rmc_barrier()) != RMC_OK) /* every operation on the old tables is complete */
+        return st;
+    size_t old_per = h->per, new_per = per_rank(capacity);
+    uint64_t off = 0, *offs = malloc(sizeof(uint64_t) * (size_t)rmcc.nranks);
+    rmc_status_t mine = offs ? rmcc_alloc_off(new_per * h->bsz, &off, fn)
+                             : rmcc_fail(RMC_ERR_NOMEM, fn, "offsets");
+    int have = mine == RMC_OK;
+    if (have) {
+        h->per = new_per;
+        h->mask = new_per - 1;
+        mine = rehash(h, h->ltab[rmcc.rank], old_per, rmcc.lbase[rmcc.rank] + off);
+        if (mine == RMC_ERR_FULL)
+            rmcc_fail(mine, fn, "rank %d's %zu buckets cannot hold its entries", rmcc.rank,
+                      new_per);
+        else if (mine != RMC_OK)
+            rmcc_fail(mine, fn, "rehashing rank %d's entries failed", rmcc.rank);
+    }
+    st = rmcc_exchange_parts(mine, off, offs, fn);
+    if (st == RMC_OK) {
+        rmcc_free_off(h->offs[rmcc.rank], fn);
+        memcpy(h->offs, offs, sizeof(uint64_t) * (size_t)rmcc.nranks);
+        set_tables(h);
+    } else {
+        h->per = old_per;
+        h->mask = old_per - 1;
+        if (have)
+            rmcc_free_off(off, fn);
+    }
+    free(offs);
+    rmc_status_t b = rmc_barrier(); /* the new tables are in place everywhere */
+    return st != RMC_OK ? st : b;
+}
+
+rmc_status_t rmc_hashmap_count(rmc_hashmap_h h, size_t *count)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = check(h, fn);
+    if (st == RMC_OK && !count)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL count");
+    uint64_t arg = st == RMC_OK ? h->id : ~0ull;
+    if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
+        return st;
+    if ((st = rmc_barrier()) != RMC_OK)
+        return st;
+    unsigned long long mine = 0, all = 0;
+    const char *t = h->ltab[rmcc.rank];
+    for (size_t s = 0; s < h->per; s++) {
+        int64_t w;
+        memcpy(&w, t + s * h->bsz, 8);
+        mine += (w & HS_STATE) == HS_READY;
+    }
+    MPI_Request rq;
+    if (MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, rmcc.comm, &rq) !=
+        MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed");
+    if ((st = rmc_wait_mpi(&rq)) != RMC_OK)
+        return st;
+    *count = (size_t)all;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn visit, void *arg,
+                                       int *stopped)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = check(h, fn);
+    if (st != RMC_OK)
+        return st;
+    if (!visit)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL visit function");
+    if (stopped)
+        *stopped = 0;
+    const rmc_type_t *kt = h->kt, *vt = h->vt;
+    char *objs = malloc(up8(kt->size) + vt->size);
+    if (!objs)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes", up8(kt->size) + vt->size);
+    const char *t = h->ltab[rmcc.rank];
+    for (size_t s = 0; s < h->per && st == RMC_OK; s++) {
+        const char *b = t + s * h->bsz;
+        int64_t w = __atomic_load_n((const int64_t *)(const void *)b, __ATOMIC_ACQUIRE);
+        if ((w & HS_STATE) != HS_READY)
+            continue;
+        const void *k = b + 8, *v = b + h->voff;
+        char *ko = objs, *vo = objs + up8(kt->size);
+        if (kt->max_bytes) {
+            if ((st = rmcc_unpack(kt, b + 8, ko, fn)) != RMC_OK)
+                break;
+            k = ko;
+        }
+        if (vt->max_bytes) {
+            if ((st = rmcc_unpack(vt, b + h->voff, vo, fn)) != RMC_OK) {
+                rmc_type_release(kt, ko);
+                break;
+            }
+            v = vo;
+        }
+        int r = visit(k, v, arg);
+        if (kt->max_bytes)
+            rmc_type_release(kt, ko);
+        if (vt->max_bytes)
+            rmc_type_release(vt, vo);
+        if (r) {
+            if (stopped)
+                *stopped = r;
+            break;
+        }
+    }
+    free(objs);
+    return st;
+}
+
+size_t rmc_hashmap_capacity(rmc_hashmap_h h)
+{
+    return check(h, __func__) == RMC_OK ? h->per * (size_t)rmcc.nranks : 0;
+}
+
+int rmc_hashmap_owner(rmc_hashmap_h h, const void *key)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    if (check(h, fn) != RMC_OK)
+        return -1;
+    if (!key) {
+        rmcc_fail(RMC_ERR_ARG, fn, "NULL key");
+        return -1;
+    }
+    char small[256], *pk = NULL;
+    if (h->kt->max_bytes) {
+        pk = h->kslot <= sizeof(small) ? small : malloc(h->kslot);
+        if (!pk || rmcc_pack(h->kt, key, pk, fn) != RMC_OK) {
+            if (pk != small)
+                free(pk);
+            return -1;
+        }
+    }
+    int r = owner_of(key_hash(h->kt, key, pk));
+    if (pk != small)
+        free(pk);
+    return r;
+}

@@ -1,0 +1,133 @@
+/* RMC containers: distributed hash map (seed 001 ch. 6, seed 000 §5.3).
+ *
+ * A map from keys to values, both of a type of include/rmc/types.h (byte-copied or serialized),
+ * spread over every rank: a key's hash names the rank that owns it (the owner depends only on the
+ * hash and the number of ranks) and its home bucket in that rank's table. Each rank's table is an
+ * open-addressing array of buckets in its segment, probed quadratically (home + i(i+1)/2, which
+ * visits every bucket of a power-of-two table once): a key lives on one rank, so every probe of an
+ * operation goes to the same owner (node-local owners through shared memory).
+ *
+ * A bucket is a status word (2 state bits: free, reserved, ready, deleted; and a count of readers)
+ * followed by the key and the value in place: byte-copied types as they are, serialized types as a
+ * slot of 4 + max_bytes bytes (one read fetches a whole entry, no pointer to chase).
+ *
+ * Operations and their costs in remote operations (A atomic, W write, R read; rmc_op_counts) for a
+ * key found at its home bucket, by promise (include/rmc/promise.h):
+ *   insert   RMC_PROMISE_ANY            2A + W: reserve the bucket (compare-and-swap), write key and
+ *                                       value, mark it ready. Replacing a key's value costs
+ *                                       A + R (see the key) + 2A + W (lock, write, unlock).
+ *            RMC_PROMISE_INSERT (with or without _FIND: no erase runs concurrently): the same, and
+ *                                       deleted buckets are reused.
+ *   find     RMC_PROMISE_ANY            2A + R: reader in (fetch-and-add), read, reader out.
+ *            RMC_PROMISE_FIND           R: one read of the bucket per probe, no atomic (only finds
+ *                                       run concurrently, e.g. a traversal phase).
+ *   erase    RMC_PROMISE_ANY            A + R + 2A: see the state, check the key, lock, mark deleted
+ *                                       (a tombstone: finds go past it, inserts without erases
+ *                                       running reuse it; rmc_hashmap_resize clears them).
+ *   update   RMC_PROMISE_ANY            A + R + A + R + W + A: the value is read, changed by the
+ *                                       caller's function and written back under the bucket's lock.
+ *   all      RMC_PROMISE_LOCAL          the caller owns the key and nothing else runs on the map:
+ *                                       plain loads and stores, no remote operation.
+ * Each further probe (a collision) adds the probe's own cost: A + R for an insert or erase (the
+ * state, then the key: a ready bucket's key never changes until it is erased), 2A + R for a find,
+ * R under RMC_PROMISE_FIND. A find of a key that is absent stops at the first free bucket, in every
+ * variant. Waiting (a bucket being written, a lock held by readers) keeps RMC's progress going.
+ * Concurrent inserts of one key from many ranks leave exactly one entry, with one of the values.
+ *
+ * Completion: a blocking insert, erase or update returns when it is performed at the owner
+ * (visible to every rank's later operations); a find returns with the value. _nb forms return a
+ * request (rmc_wait / rmc_test, whose status is the operation's: RMC_ERR_NOT_FOUND, ...); the
+ * key and value of an insert are copied before the call returns, a find's value is written when the
+ * request completes. An _nb operation that finishes during the call sets *req to RMC_REQUEST_NULL
+ * and the call returns its status. Outstanding ones move on in every RMC wait, as queue operations
+ * do (include/rmc/queue.h).
+ *
+ * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a hash map, or destroyed),
+ * RMC_ERR_ARG (NULL key or value, a promise the map does not know (PUSH, POP), RMC_PROMISE_LOCAL
+ * for a key another rank owns), RMC_ERR_TOO_BIG (a key's or value's serialized form above its
+ * type's max_bytes: nothing changed), RMC_ERR_FULL (insert: the owner's table has no bucket left
+ * for the key: nothing changed; resize), RMC_ERR_NOT_FOUND (find, erase, update of an absent key),
+ * and comm's errors (RMC_ERR_MPI ...).
+ */
+#ifndef RMC_HASHMAP_H
+#define RMC_HASHMAP_H
+
+#include <stddef.h>
+#include <rmc/status.h>
+#include <rmc/comm.h>
+#include <rmc/types.h>
+#include <rmc/promise.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rmc_hashmap *rmc_hashmap_h;
+
+/* Collective. A hash map with room for at least `capacity` (>= 1) entries of key type `key` and
+ * value type `value`: every rank hosts a table of the next power of two at or above
+ * capacity / nranks buckets (rmc_hashmap_capacity: the total). Keys spread over the ranks by hash,
+ * so one rank's table fills before the whole: give room (a load of 1/2 to 3/4 probes little).
+ * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG,
+ * RMC_ERR_TYPE, RMC_ERR_NOMEM, RMC_ERR_STATE (the ranks are in different collectives). On error no
+ * map exists on any rank. */
+rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
+                                rmc_hashmap_h *h);
+
+/* Collective. Completes every rank's operations and frees the map; the handle is dead. */
+rmc_status_t rmc_hashmap_destroy(rmc_hashmap_h h);
+
+/* Inserts key -> value, replacing the value when the key is present. */
+rmc_status_t rmc_hashmap_insert(rmc_hashmap_h h, const void *key, const void *value,
+                                unsigned promise);
+/* *value = the key's value (serialized types: deserialized, release with rmc_type_release);
+ * RMC_ERR_NOT_FOUND when the key is absent (*value unchanged). */
+rmc_status_t rmc_hashmap_find(rmc_hashmap_h h, const void *key, void *value, unsigned promise);
+/* Removes the key; RMC_ERR_NOT_FOUND when absent. */
+rmc_status_t rmc_hashmap_erase(rmc_hashmap_h h, const void *key, unsigned promise);
+
+/* Changes a present key's value in place: fn gets the value (as the caller holds one: serialized
+ * types deserialized) and `arg`, changes it and returns RMC_OK to write it back (any other status:
+ * nothing is written and the call returns that status). Runs on the calling rank while the bucket
+ * is locked: updates of one key from every rank are atomic with each other and with inserts, finds
+ * and erases of it. fn must not call RMC. RMC_ERR_NOT_FOUND when the key is absent. */
+typedef rmc_status_t (*rmc_hashmap_update_fn)(void *value, void *arg);
+rmc_status_t rmc_hashmap_update(rmc_hashmap_h h, const void *key, rmc_hashmap_update_fn fn,
+                                void *arg, unsigned promise);
+
+rmc_status_t rmc_hashmap_insert_nb(rmc_hashmap_h h, const void *key, const void *value,
+                                   unsigned promise, rmc_request_h *req);
+rmc_status_t rmc_hashmap_find_nb(rmc_hashmap_h h, const void *key, void *value, unsigned promise,
+                                 rmc_request_h *req);
+
+/* Finds n keys at once (keys: n elements of the key type, values: n of the value type), their
+ * probes overlapped: status[i] is RMC_OK (values[i] set) or RMC_ERR_NOT_FOUND. Returns RMC_OK
+ * when every key was looked up (found or not), else the first error. */
+rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, void *values,
+                                rmc_status_t *status, unsigned promise);
+
+/* Collective. Every rank rebuilds its table with room for `capacity` entries in all (as create),
+ * keeping every entry and dropping the tombstones; no other operation on the map may run
+ * meanwhile. Errors: as create; RMC_ERR_FULL (some rank's entries do not fit: nothing changed). */
+rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity);
+
+/* Collective. *count = the entries of the map (no operation may run meanwhile). */
+rmc_status_t rmc_hashmap_count(rmc_hashmap_h h, size_t *count);
+
+/* Local. Calls fn(key, value, arg) for every entry this rank owns (as the caller holds them: for
+ * serialized types deserialized for the call and released after it), in table order, until fn
+ * returns nonzero (then that value is *stopped, else 0; stopped may be NULL). Nothing may change
+ * the map meanwhile (RMC_PROMISE_LOCAL). */
+typedef int (*rmc_hashmap_visit_fn)(const void *key, const void *value, void *arg);
+rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn fn, void *arg,
+                                       int *stopped);
+
+/* Local. The total number of buckets (0 for a bad handle), and the rank owning `key` (-1 and
+ * rmc_last_error for a bad handle or key). */
+size_t rmc_hashmap_capacity(rmc_hashmap_h h);
+int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

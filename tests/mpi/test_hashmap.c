@@ -1,0 +1,481 @@
+/* The hash map: insert / find / erase / update with every promise, exact contents after all-rank
+ * concurrent inserts, erases, updates and finds of overlapping keys in a small table (long probe
+ * sequences, tombstones), costs in remote operations per promise (rmc_op_counts), finds of absent
+ * keys stopping at the first free bucket, variable-length keys and values, full tables and resize,
+ * non-blocking and batched forms, local iteration, and bad input. Runs in both AMO and node modes,
+ * and with the progress thread (tests/mpi/Makefile.inc). */
+#include "cttest.h"
+
+static const rmc_type_t *i64 = &rmc_type_i64;
+
+static rmc_status_t add_arg(void *value, void *arg)
+{
+    *(int64_t *)value += *(const int64_t *)arg;
+    return RMC_OK;
+}
+
+static rmc_status_t refuse(void *value, void *arg)
+{
+    (void)value;
+    (void)arg;
+    return RMC_ERR_RETRY;
+}
+
+/* Every rank inserts its keys; everyone finds everyone's (fully atomic and find-only), absent keys
+ * are absent; replace, update, erase, tombstone reuse; the count follows. */
+static void test_basic(void **s)
+{
+    (void)s;
+    rmc_hashmap_h h;
+    const int64_t K = np > 2 ? 15 : 60; /* more ranks than cores: every remote wait costs */
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * K * np), i64, i64, &h));
+    MPI_CHECK_ALL(rmc_hashmap_capacity(h) >= (size_t)(4 * K * np));
+    int ok = 1;
+    for (int64_t i = 0; i < K; i++) {
+        int64_t k = me * 1000 + i, v = k * 3;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int r = 0; r < np; r++)
+        for (int64_t i = 0; i < K; i++) {
+            int64_t k = r * 1000 + i, v = -1, w = -1;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v == k * 3);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND) == RMC_OK &&
+                                   w == k * 3);
+            k += 500; /* absent */
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_ERR_NOT_FOUND && v == k * 3 - 1500);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_ERR_NOT_FOUND);
+        }
+    size_t n = 0;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)(K * np));
+    /* the next rank's keys: replace the even ones, add to the odd ones, erase every third */
+    int nx = (me + 1) % np;
+    for (int64_t i = 0; i < K; i++) {
+        int64_t k = nx * 1000 + i, v = -k, one = 1;
+        if (i % 2 == 0)
+            MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+        else
+            MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &one, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int64_t i = 0; i < K; i += 3) {
+        int64_t k = nx * 1000 + i;
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_ERR_NOT_FOUND);
+        int64_t one = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &one, 0) == RMC_ERR_NOT_FOUND);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int r = 0; r < np; r++)
+        for (int64_t i = 0; i < K; i++) {
+            int64_t k = r * 1000 + i, v = 0, want = i % 2 == 0 ? -k : k * 3 + 1;
+            rmc_status_t st = rmc_hashmap_find(h, &k, &v, r % 2 ? RMC_PROMISE_FIND : 0);
+            if (i % 3 == 0)
+                MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND);
+            else
+                MPITEST_EXPECT(ok, st == RMC_OK && v == want);
+        }
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)((K - (K + 2) / 3) * np));
+    /* an update whose function refuses changes nothing */
+    int64_t k1 = me * 1000 + 1, v1 = 0;
+    MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k1, refuse, NULL, 0) == RMC_ERR_RETRY);
+    MPI_CHECK_OK(rmc_barrier());
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k1, &v1, 0) == RMC_OK && v1 == k1 * 3 + 1);
+    MPI_CHECK_OK(rmc_barrier());
+    /* the erased keys come back into tombstones (insert-only phase) */
+    for (int64_t i = 0; i < K; i += 3) {
+        int64_t k = me * 1000 + i, v = 7;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, RMC_PROMISE_INSERT) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)(K * np));
+    for (int64_t i = 0; i < K; i += 3) {
+        int64_t k = nx * 1000 + i, v = 0;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v == 7);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* All ranks at once on one small table (up to 3/4 full: long probe sequences): inserts of the same keys
+ * (exactly one entry each), updates summing exactly, then concurrent erases of some keys, inserts
+ * of new ones into the tombstones' sequences and finds of untouched ones, with exact final
+ * contents. */
+static void test_contention(void **s)
+{
+    (void)s;
+    const int64_t K = np > 2 ? 24 : 64;
+    rmc_hashmap_h h;
+    /* K keys, then K/2 more while K/2 are erased: the erased ones' buckets stay tombstones while
+     * erases may run (RMC_PROMISE_ANY), so 3K/2 buckets fill */
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)((np > 2 ? 3 : 2) * K), i64, i64, &h));
+    size_t cap = rmc_hashmap_capacity(h);
+    int ok = 1;
+    for (int round = 0; round < 2; round++) {
+        for (int64_t j = 0; j < K; j++) {
+            int64_t k = (j * 7 + me * 3) % K, zero = 0; /* every rank, every key, its own order */
+            MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &zero, 0) == RMC_OK);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        size_t n = 0;
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(n == (size_t)K);
+        for (int64_t j = 0; j < K; j++) {
+            int64_t k = (j * 5 + me) % K, add = me + 1;
+            MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &add, 0) == RMC_OK);
+            int64_t v;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v >= 1);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        int64_t sum = (int64_t)np * (np + 1) / 2;
+        for (int64_t k = 0; k < K; k++) {
+            int64_t v = -1;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == sum);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        /* rank r erases the keys k % np == r (k < K/2); every rank inserts keys K + j with
+         * j % np == me; finds of the keys >= K/2 see them all along */
+        for (int64_t j = 0; j < K / 2; j++) {
+            if (j % np == me) {
+                MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &j, 0) == RMC_OK);
+                int64_t k = K + j, v = k;
+                MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+            }
+            int64_t f = K / 2 + (j * 3 + me) % (K / 2), v;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &f, &v, 0) == RMC_OK && v == sum);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        for (int64_t k = 0; k < 3 * K / 2; k++) {
+            int64_t v = -1;
+            rmc_status_t st = rmc_hashmap_find(h, &k, &v, 0);
+            if (k < K / 2)
+                MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND);
+            else if (k < K)
+                MPITEST_EXPECT(ok, st == RMC_OK && v == sum);
+            else
+                MPITEST_EXPECT(ok, st == RMC_OK && v == k);
+        }
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(n == (size_t)K && ok);
+        /* clear for the next round: the owner erases its keys alone, then a resize drops the
+         * tombstones */
+        for (int64_t k = K / 2; k < 3 * K / 2; k++)
+            if (rmc_hashmap_owner(h, &k) == me)
+                MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, RMC_PROMISE_LOCAL) == RMC_OK);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(n == 0 && ok);
+        MPI_CHECK_OK(rmc_hashmap_resize(h, cap));
+    }
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* Costs in remote operations, on a fresh table (the first key of a bucket sits at home): the
+ * seed's Table 6.1 per promise, and a find of an absent key stops at the first free bucket. */
+static void test_costs(void **s)
+{
+    (void)s;
+    rmc_hashmap_h h;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)np << 12, i64, i64, &h));
+    int ok = 1;
+    /* a key another rank owns (the last rank's own at np == 1) */
+    int64_t k = 0, v = 5, w;
+    int target = (me + 1) % np;
+    while (rmc_hashmap_owner(h, &k) != target)
+        k++;
+    k += (int64_t)me << 40; /* ranks' keys differ ... */
+    while (rmc_hashmap_owner(h, &k) != target)
+        k++; /* ... and stay with the target */
+    struct {
+        const char *what;
+        unsigned long long a, r, w;
+    } want[] = {{"insert", 2, 0, 1}, {"find", 2, 1, 0},   {"find-only", 0, 1, 0},
+                {"replace", 3, 1, 1}, {"update", 3, 2, 1}, {"erase", 3, 1, 0},
+                {"find erased (tombstone, then free)", 4, 0, 0}, {"find absent", 2, 0, 0},
+                {"find-only absent", 0, 1, 0}};
+    int64_t one = 1;
+    for (int c = 0; c < 9; c++) {
+        rmc_op_counts_t oc;
+        rmc_op_counts_enable(1);
+        rmc_status_t st = RMC_OK;
+        switch (c) {
+        case 0: st = rmc_hashmap_insert(h, &k, &v, 0); break;
+        case 1: st = rmc_hashmap_find(h, &k, &w, 0); break;
+        case 2: st = rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND); break;
+        case 3: st = rmc_hashmap_insert(h, &k, &v, 0); break;
+        case 4: st = rmc_hashmap_update(h, &k, add_arg, &one, 0); break;
+        case 5: st = rmc_hashmap_erase(h, &k, 0); break;
+        case 6:
+            st = rmc_hashmap_find(h, &k, &w, 0) == RMC_ERR_NOT_FOUND ? RMC_OK : RMC_ERR_STATE;
+            k += 1 << 20; /* never inserted: its home is free (a fresh, sparse table) */
+            while (rmc_hashmap_owner(h, &k) != target)
+                k++;
+            break;
+        default:
+            st = rmc_hashmap_find(h, &k, &w, c == 8 ? RMC_PROMISE_FIND : 0) == RMC_ERR_NOT_FOUND
+                     ? RMC_OK
+                     : RMC_ERR_STATE;
+        }
+        rmc_op_counts(&oc);
+        rmc_op_counts_enable(0);
+        if (st != RMC_OK || oc.atomics != want[c].a || oc.reads != want[c].r ||
+            oc.writes != want[c].w) {
+            fprintf(stderr, "[rank %d] %s: %s, %lluA %lluR %lluW (want %lluA %lluR %lluW)\n", me,
+                    want[c].what, rmc_status_string(st), oc.atomics, oc.reads, oc.writes,
+                    want[c].a, want[c].r, want[c].w);
+            ok = 0;
+        }
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    /* LOCAL: the owner's own keys cost nothing remote */
+    int64_t mk = 1;
+    while (rmc_hashmap_owner(h, &mk) != me)
+        mk++;
+    rmc_op_counts_t oc;
+    rmc_op_counts_enable(1);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &mk, &v, RMC_PROMISE_LOCAL) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &mk, &w, RMC_PROMISE_LOCAL) == RMC_OK && w == v);
+    MPITEST_EXPECT(ok, rmc_hashmap_update(h, &mk, add_arg, &one, RMC_PROMISE_LOCAL) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &mk, &w, RMC_PROMISE_LOCAL) == RMC_OK && w == v + 1);
+    MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &mk, RMC_PROMISE_LOCAL) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &mk, &w, RMC_PROMISE_LOCAL) == RMC_ERR_NOT_FOUND);
+    rmc_op_counts(&oc);
+    rmc_op_counts_enable(0);
+    MPITEST_EXPECT(ok, oc.atomics + oc.reads + oc.writes == 0);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    /* 200 finds of absent keys on an empty table: one probe each */
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)np << 12, i64, i64, &h));
+    rmc_op_counts_enable(1);
+    for (int64_t i = 0; i < 200; i++) {
+        int64_t x = ((int64_t)me << 50) + i * 7919 + 3;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &x, &w, RMC_PROMISE_FIND) == RMC_ERR_NOT_FOUND);
+    }
+    rmc_op_counts(&oc);
+    rmc_op_counts_enable(0);
+    MPITEST_EXPECT(ok, oc.reads == 200 && oc.atomics == 0);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* Strings as keys and values: serialized in place; too long is refused with nothing changed. */
+static void test_strings(void **s)
+{
+    (void)s;
+    static const rmc_type_t str = RMC_TYPE_STRING(24);
+    rmc_hashmap_h h;
+    MPI_CHECK_OK(rmc_hashmap_create(256, &str, &str, &h));
+    int ok = 1;
+    char kb[64], vb[64];
+    for (int i = 0; i < 20; i++) {
+        snprintf(kb, sizeof(kb), "key-%d-%d", me, i);
+        snprintf(vb, sizeof(vb), "value %d of rank %d", i, me);
+        char *kp = kb, *vp = vb;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &kp, &vp, 0) == RMC_OK);
+    }
+    char *longk = "a key that is far longer than twenty-four bytes", *shortv = "v";
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &longk, &shortv, 0) == RMC_ERR_TOO_BIG);
+    char *kp0 = "k", *longv = longk;
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &kp0, &longv, 0) == RMC_ERR_TOO_BIG);
+    MPI_CHECK_OK(rmc_barrier());
+    for (int r = 0; r < np; r++)
+        for (int i = 0; i < 20; i++) {
+            snprintf(kb, sizeof(kb), "key-%d-%d", r, i);
+            snprintf(vb, sizeof(vb), "value %d of rank %d", i, r);
+            char *kp = kb, *got = NULL, *got2 = NULL;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &kp, &got, 0) == RMC_OK && got &&
+                                   strcmp(got, vb) == 0);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &kp, &got2, RMC_PROMISE_FIND) == RMC_OK &&
+                                   got2 && strcmp(got2, vb) == 0);
+            rmc_type_release(&str, &got);
+            rmc_type_release(&str, &got2);
+        }
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &kp0, &longv, 0) == RMC_ERR_NOT_FOUND);
+    size_t n;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)(20 * np) && ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* A table too small: inserts meet RMC_ERR_FULL (nothing changed); a resize keeps every entry and
+ * makes room; a resize below the entries is refused on every rank with nothing changed. */
+static void test_full_resize(void **s)
+{
+    (void)s;
+    rmc_hashmap_h h;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * np), i64, i64, &h));
+    int ok = 1, full = 0;
+    int64_t inserted = 0;
+    for (int64_t i = 0; i < 40 && !full; i++) {
+        int64_t k = me * 100 + i, v = k + 1;
+        rmc_status_t st = rmc_hashmap_insert(h, &k, &v, 0);
+        if (st == RMC_ERR_FULL)
+            full = 1;
+        else {
+            MPITEST_EXPECT(ok, st == RMC_OK);
+            inserted++;
+        }
+    }
+    MPITEST_EXPECT(ok, full);
+    MPI_CHECK_OK(rmc_barrier());
+    size_t n;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    int64_t total = 0;
+    MPI_Allreduce(&inserted, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(n == (size_t)total && ok);
+    MPI_CHECK_ALL(rmc_hashmap_resize(h, 1) == RMC_ERR_FULL);
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)total);
+    MPI_CHECK_OK(rmc_hashmap_resize(h, (size_t)(200 * np)));
+    MPI_CHECK_ALL(rmc_hashmap_capacity(h) >= (size_t)(200 * np));
+    for (int64_t i = inserted; i < 40; i++) {
+        int64_t k = me * 100 + i, v = k + 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int r = 0; r < np; r++)
+        for (int64_t i = 0; i < 40; i++) {
+            int64_t k = r * 100 + i, v = 0;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v == k + 1);
+        }
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)(40 * np) && ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+static int visit_sum(const void *key, const void *value, void *arg)
+{
+    int64_t *acc = arg, k, v;
+    memcpy(&k, key, 8);
+    memcpy(&v, value, 8);
+    acc[0]++;
+    acc[1] += v - 2 * k;
+    return 0;
+}
+
+/* Non-blocking inserts and finds, the batched find (some keys absent), and local iteration over
+ * what each rank owns. */
+static void test_nb_batch_local(void **s)
+{
+    (void)s;
+    enum { N = 64 };
+    rmc_hashmap_h h;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * N * np), i64, i64, &h));
+    int ok = 1;
+    rmc_request_h rq[N];
+    int64_t keys[N], vals[N];
+    for (int i = 0; i < N; i++) {
+        keys[i] = ((int64_t)me << 20) + i;
+        vals[i] = 2 * keys[i];
+        MPITEST_EXPECT(ok, rmc_hashmap_insert_nb(h, &keys[i], &vals[i], 0, &rq[i]) == RMC_OK);
+        vals[i] = -1; /* copied by the call */
+    }
+    MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
+    MPI_CHECK_OK(rmc_barrier());
+    int nx = (me + 1) % np;
+    int64_t got[N];
+    for (int i = 0; i < N; i++) {
+        keys[i] = ((int64_t)nx << 20) + i;
+        got[i] = 0;
+        MPITEST_EXPECT(ok, rmc_hashmap_find_nb(h, &keys[i], &got[i], i % 2 ? RMC_PROMISE_FIND : 0,
+                                               &rq[i]) == RMC_OK);
+    }
+    MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
+    for (int i = 0; i < N; i++)
+        MPITEST_EXPECT(ok, got[i] == 2 * keys[i]);
+    /* a find_nb of an absent key completes with RMC_ERR_NOT_FOUND */
+    int64_t absent = ((int64_t)np << 20) + 5, x = 0;
+    rmc_request_h r1;
+    rmc_status_t st = rmc_hashmap_find_nb(h, &absent, &x, 0, &r1);
+    if (st == RMC_OK)
+        st = rmc_wait(&r1);
+    MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND);
+    /* batched: 3 * N keys, every third absent */
+    int64_t bk[3 * N], bv[3 * N];
+    rmc_status_t bs[3 * N];
+    for (int i = 0; i < 3 * N; i++) {
+        int r = i % np;
+        bk[i] = i % 3 == 2 ? ((int64_t)(np + r) << 20) + i : ((int64_t)r << 20) + (i % N);
+        bv[i] = 0;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 3 * N, bk, bv, bs,
+                                              pass ? RMC_PROMISE_FIND : 0) == RMC_OK);
+        for (int i = 0; i < 3 * N; i++) {
+            if (i % 3 == 2)
+                MPITEST_EXPECT(ok, bs[i] == RMC_ERR_NOT_FOUND);
+            else
+                MPITEST_EXPECT(ok, bs[i] == RMC_OK && bv[i] == 2 * bk[i]);
+        }
+    }
+    /* every rank's entries, seen where they live */
+    int64_t acc[2] = {0, 0}, all[2];
+    int stopped = -1;
+    MPI_CHECK_OK(rmc_barrier()); /* every rank's finds are served before MPI_Allreduce */
+    MPITEST_EXPECT(ok, rmc_hashmap_local_foreach(h, visit_sum, acc, &stopped) == RMC_OK &&
+                           stopped == 0);
+    MPI_Allreduce(acc, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPITEST_EXPECT(ok, all[0] == N * np && all[1] == 0);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* Bad input: a clear status, nothing changed, nothing hangs. */
+static void test_bad_input(void **s)
+{
+    (void)s;
+    rmc_hashmap_h h = NULL, bad = NULL;
+    static const rmc_type_t zero = RMC_TYPE_FIXED("zero", 0);
+    int ok = 1;
+    MPI_CHECK_ALL(rmc_hashmap_create(0, i64, i64, &bad) == RMC_ERR_ARG && bad == NULL);
+    MPI_CHECK_ALL(rmc_hashmap_create(16, &zero, i64, &bad) == RMC_ERR_TYPE && bad == NULL);
+    MPI_CHECK_ALL(rmc_hashmap_create(16, i64, NULL, &bad) == RMC_ERR_TYPE && bad == NULL);
+    /* ranks disagreeing on the key type, or the value type */
+    MPI_CHECK_ALL(rmc_hashmap_create(16, me ? &rmc_type_u64 : i64, i64, &bad) ==
+                      (np > 1 ? RMC_ERR_TYPE : RMC_OK));
+    if (np == 1)
+        rmc_hashmap_destroy(bad);
+    bad = NULL;
+    MPI_CHECK_ALL(rmc_hashmap_create(16, i64, me ? &rmc_type_f64 : i64, &bad) ==
+                      (np > 1 ? RMC_ERR_TYPE : RMC_OK));
+    if (np == 1)
+        rmc_hashmap_destroy(bad);
+    MPI_CHECK_OK(rmc_hashmap_create(16, i64, i64, &h));
+    int64_t k = 1, v = 2;
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, NULL, &v, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, NULL, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, RMC_PROMISE_PUSH) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert_nb(h, &k, &v, 0, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 1, &k, &v, NULL, 0) == RMC_ERR_ARG);
+    int64_t fk = 0;
+    while (rmc_hashmap_owner(h, &fk) == me && np > 1)
+        fk++;
+    MPITEST_EXPECT(ok, np == 1 ||
+                           rmc_hashmap_insert(h, &fk, &v, RMC_PROMISE_LOCAL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(NULL, &k, &v, 0) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(NULL, &k, &v, 0) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_hashmap_capacity(NULL) == 0 && rmc_hashmap_owner(NULL, &k) == -1);
+    MPITEST_EXPECT(ok, rmc_hashmap_owner(h, NULL) == -1);
+    MPI_CHECK_ALL(ok);
+    size_t n;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == 0);
+    MPI_CHECK_ALL(rmc_hashmap_resize(h, 0) == RMC_ERR_ARG);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    /* use after destroy */
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_find: ") != NULL &&
+                           strstr(rmc_last_error(), "destroyed") != NULL);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(rmc_hashmap_destroy(h) == RMC_ERR_HANDLE);
+}
+
+MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
+             test_costs, test_strings, test_full_resize, test_nb_batch_local, test_bad_input)
