@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rmc/hashmap.h>
+#include <rmc/queue.h>
 #include "ct.h"
 
 #define HS_FREE     0
@@ -857,6 +858,26 @@ rmc_status_t rmc_hashmap_destroy(rmc_hashmap_h h)
     return st;
 }
 
+/* The hash of a packed key (a bucket's, a buffered entry's). A type with a hash function of its
+ * own gets the key as the caller holds it: unpacked for the call. *ok = 0 when that fails. */
+static uint64_t packed_hash(const struct rmc_hashmap *h, const char *pk, int *ok)
+{
+    const rmc_type_t *t = h->kt;
+    *ok = 1;
+    if (!t->hash)
+        return key_hash(t, pk, pk);
+    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
+    uint64_t x = 0;
+    if (obj && rmcc_unpack(t, pk, obj, "rmc_hashmap") == RMC_OK) {
+        x = key_hash(t, obj, pk);
+        rmc_type_release(t, obj);
+    } else
+        *ok = 0;
+    if (obj != small)
+        free(obj);
+    return x;
+}
+
 /* Copies this rank's entries from the table at `from` (per_from buckets) into the empty one at
  * `to` with h's geometry (h->per, h->mask): the owner's plain inserts. */
 static rmc_status_t rehash(struct rmc_hashmap *h, const char *from, size_t per_from, char *to)
@@ -867,27 +888,10 @@ static rmc_status_t rehash(struct rmc_hashmap *h, const char *from, size_t per_f
         memcpy(&w, b, 8);
         if ((w & HS_STATE) != HS_READY)
             continue;
-        const char *pk = b + 8;
-        uint64_t x;
-        if (h->kt->hash || h->kt->max_bytes) {
-            /* the type's hash needs the key as the caller holds it */
-            char small[64], *obj = NULL;
-            if (h->kt->hash) {
-                obj = h->kt->size <= sizeof(small) ? small : malloc(h->kt->size);
-                if (!obj || rmcc_unpack(h->kt, pk, obj, "rmc_hashmap_resize") != RMC_OK) {
-                    if (obj != small)
-                        free(obj);
-                    return RMC_ERR_INTERNAL;
-                }
-            }
-            x = key_hash(h->kt, obj, pk);
-            if (obj) {
-                rmc_type_release(h->kt, obj);
-                if (obj != small)
-                    free(obj);
-            }
-        } else
-            x = key_hash(h->kt, pk, pk);
+        int ok;
+        uint64_t x = packed_hash(h, b + 8, &ok);
+        if (!ok)
+            return RMC_ERR_INTERNAL;
         size_t i = 0;
         for (; i < h->per; i++) {
             char *d = to + probe_slot(h, x & h->mask, i) * h->bsz;
@@ -1057,4 +1061,254 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key)
     if (pk != small)
         free(pk);
     return r;
+}
+
+/* ------------------------------------------------------------------- insert buffer --- */
+
+struct rmc_hashmap_buffer {
+    rmcc_obj_t obj;
+    uint64_t id;
+    struct rmc_hashmap *h;
+    rmc_type_t etype; /* the queues' element: a packed entry (key slot, value slot) */
+    size_t esz, batch;
+    rmc_queue_h *q;            /* [nranks] the queue each rank hosts */
+    char **buf;                /* [nranks] the batch for each owner */
+    size_t *cnt;               /* [nranks] entries in it */
+    char *land;                /* batch entries popped from this rank's queue */
+    unsigned long long dropped; /* entries that did not fit in this rank's table */
+};
+
+static void buf_release(rmcc_obj_t *o)
+{
+    struct rmc_hashmap_buffer *b = (struct rmc_hashmap_buffer *)o;
+    for (int r = 0; b->buf && r < rmcc.nranks; r++)
+        free(b->buf[r]);
+    free(b->buf);
+    free(b->cnt);
+    free(b->q);
+    free(b->land);
+    b->buf = NULL;
+    b->cnt = NULL;
+    b->q = NULL;
+    b->land = NULL;
+}
+
+static rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const char *fn)
+{
+    rmc_status_t st = rmcc_obj_check(b ? &b->obj : NULL, RMCC_MAGIC_HMBUF, "hash map buffer", fn);
+    return st == RMC_OK ? check(b->h, fn) : st;
+}
+
+/* The owner inserts a packed entry into its own table (nothing else runs on the map). */
+static rmc_status_t insert_packed(struct rmc_hashmap *h, const char *entry, uint64_t x,
+                                  const char *fn)
+{
+    const rmc_type_t *t = h->kt;
+    hop_t o;
+    o.h = h;
+    o.kind = K_INSERT;
+    o.owner = rmcc.rank;
+    o.home = x & h->mask;
+    o.kv = (char *)entry;
+    o.pk = entry;
+    o.key = entry;
+    o.fn = fn;
+    if (!t->equal || !t->max_bytes)
+        return local_op(&o);
+    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
+    rmc_status_t st = obj ? rmcc_unpack(t, entry, obj, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "a key");
+    if (st == RMC_OK) {
+        o.key = obj;
+        st = local_op(&o);
+        rmc_type_release(t, obj);
+    }
+    if (obj != small)
+        free(obj);
+    return st;
+}
+
+/* Inserts n packed entries popped from this rank's queue; entries that do not fit are counted. */
+static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, size_t n,
+                                 const char *fn)
+{
+    for (size_t i = 0; i < n; i++) {
+        int ok;
+        const char *entry = e + i * b->esz;
+        uint64_t x = packed_hash(b->h, entry, &ok);
+        rmc_status_t st = ok ? insert_packed(b->h, entry, x, fn) : RMC_ERR_INTERNAL;
+        if (st == RMC_ERR_FULL)
+            b->dropped++;
+        else if (st != RMC_OK)
+            return st;
+    }
+    return RMC_OK;
+}
+
+/* Takes every batch queued at this rank and inserts it. */
+static rmc_status_t drain(struct rmc_hashmap_buffer *b, const char *fn)
+{
+    for (;;) {
+        size_t got = 0;
+        rmc_status_t st = rmc_queue_pop_upto(b->q[rmcc.rank], b->land, b->batch, &got, 0);
+        if (st == RMC_ERR_EMPTY)
+            return RMC_OK;
+        if (st == RMC_OK)
+            st = insert_batch(b, b->land, got, fn);
+        if (st != RMC_OK)
+            return st;
+    }
+}
+
+/* Pushes the batch for `owner`; while its queue is full, takes in this rank's own (the owner may
+ * be waiting for room here) and keeps RMC's progress going. */
+static rmc_status_t push_batch(struct rmc_hashmap_buffer *b, int owner, const char *fn)
+{
+    unsigned spins = 0;
+    while (b->cnt[owner]) {
+        rmc_status_t st = rmc_queue_push_n(b->q[owner], b->buf[owner], b->cnt[owner], 0);
+        if (st == RMC_OK) {
+            b->cnt[owner] = 0;
+            break;
+        }
+        if (st != RMC_ERR_FULL || (st = drain(b, fn)) != RMC_OK)
+            return st;
+        pause_round(&spins);
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, size_t batch,
+                                       rmc_hashmap_buffer_h *bp)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    if (bp)
+        *bp = NULL;
+    rmc_status_t st = check(h, fn);
+    if (st == RMC_OK && !bp)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
+    else if (st == RMC_OK && (batch == 0 || queue_capacity < batch || queue_capacity > (1ul << 40)))
+        st = rmcc_fail(RMC_ERR_ARG, fn, "batch %zu, queue capacity %zu (1 <= batch <= capacity)",
+                       batch, queue_capacity);
+    uint64_t args[3] = {st == RMC_OK ? h->id : ~0ull, queue_capacity, batch};
+    if ((st = rmcc_coll_begin(fn, args, 3, st)) != RMC_OK)
+        return st;
+    size_t nr = (size_t)rmcc.nranks;
+    struct rmc_hashmap_buffer *b = calloc(1, sizeof(*b));
+    if (b) {
+        b->h = h;
+        b->esz = h->bsz - 8;
+        b->batch = batch;
+        b->etype = (rmc_type_t)RMC_TYPE_FIXED("hash map entry", b->esz);
+        b->q = calloc(nr, sizeof(*b->q));
+        b->buf = calloc(nr, sizeof(*b->buf));
+        b->cnt = calloc(nr, sizeof(*b->cnt));
+        b->land = malloc(batch * b->esz);
+    }
+    st = b && b->q && b->buf && b->cnt && b->land ? RMC_OK
+                                                   : rmcc_fail(RMC_ERR_NOMEM, fn, "buffer handle");
+    for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++)
+        if (!(b->buf[r] = malloc(batch * b->esz)))
+            st = rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of batch", batch * b->esz);
+    st = rmcc_agree(st);
+    int made = 0;
+    for (; st == RMC_OK && made < rmcc.nranks; made++)
+        st = rmc_queue_create(RMC_QUEUE_CHECKSUM, made, queue_capacity, &b->etype, &b->q[made]);
+    if (st == RMC_OK) {
+        b->id = next_id++;
+        rmcc_obj_add(&b->obj, RMCC_MAGIC_HMBUF, buf_release);
+        *bp = b;
+        return RMC_OK;
+    }
+    for (int r = 0; b && b->q && r < made - 1; r++) /* the queues made (collective) */
+        rmc_queue_destroy(b->q[r]);
+    if (b)
+        buf_release(&b->obj);
+    free(b);
+    return st;
+}
+
+rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, const void *value)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = buf_check(b, fn);
+    if (st != RMC_OK)
+        return st;
+    if (!key || !value)
+        return rmcc_fail(RMC_ERR_ARG, fn, key ? "NULL value" : "NULL key");
+    struct rmc_hashmap *h = b->h;
+    /* packed into this rank's own batch, which stays empty (its own keys go into its table at
+     * once), then moved where it belongs */
+    char *e = b->buf[rmcc.rank];
+    if ((st = rmcc_pack(h->kt, key, e, fn)) != RMC_OK ||
+        (st = rmcc_pack(h->vt, value, e + (h->voff - 8), fn)) != RMC_OK)
+        return st;
+    uint64_t x = key_hash(h->kt, key, e);
+    int owner = owner_of(x);
+    if (owner == rmcc.rank) { /* the caller's own key: into its table now */
+        st = insert_packed(h, e, x, fn);
+        if (st == RMC_ERR_FULL) {
+            b->dropped++;
+            st = RMC_OK;
+        }
+        return st;
+    }
+    memcpy(b->buf[owner] + b->cnt[owner] * b->esz, e, b->esz);
+    if (++b->cnt[owner] < b->batch)
+        return RMC_OK;
+    return push_batch(b, owner, fn);
+}
+
+rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = buf_check(b, fn);
+    /* Push every batch, then wait for every rank to have pushed its own: a peer may still wait for
+     * room in this rank's queue, so this rank takes its queue in all along (the collective's
+     * agreement comes after, when nobody waits for anybody). */
+    for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++)
+        st = push_batch(b, r, fn);
+    MPI_Request rq;
+    if (MPI_Ibarrier(rmcc.comm, &rq) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Ibarrier failed");
+    int done = 0;
+    unsigned spins = 0;
+    for (;;) {
+        if (st == RMC_OK)
+            st = drain(b, fn);
+        if (done)
+            break;
+        if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Test failed");
+        if (!done)
+            pause_round(&spins);
+    }
+    if (st == RMC_OK && b->dropped)
+        st = rmcc_fail(RMC_ERR_FULL, fn, "rank %d's table had no room for %llu entries", rmcc.rank,
+                       b->dropped);
+    if (st == RMC_OK || st == RMC_ERR_FULL)
+        b->dropped = 0;
+    uint64_t arg = buf_check(b, fn) == RMC_OK ? b->id : ~0ull;
+    if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
+        return st;
+    return rmc_barrier(); /* the inserts are complete everywhere */
+}
+
+rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = buf_check(b, fn);
+    uint64_t arg = st == RMC_OK ? b->id : ~0ull;
+    if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
+        return st;
+    for (int r = 0; r < rmcc.nranks; r++) {
+        rmc_status_t d = rmc_queue_destroy(b->q[r]);
+        if (st == RMC_OK)
+            st = d;
+    }
+    rmcc_obj_kill(&b->obj);
+    return st;
 }

@@ -127,6 +127,36 @@ rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn fn,
 size_t rmc_hashmap_capacity(rmc_hashmap_h h);
 int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
 
+/* ------------------------------------------------------------------ insert buffer --- */
+
+/* HashMapBuffer (seed 001 §6.1): inserts of an insert phase, batched. An insert is copied into a
+ * per-owner batch on the calling rank (the caller's own keys go into its table at once); a full
+ * batch is pushed in one operation to a queue hosted by the key's owner (a CHECKSUM queue: one
+ * atomic and one write per batch); owners take the batches from their queue and insert them into
+ * their own table with plain memory operations (while they insert through the buffer, wait for
+ * room in a peer's queue, and at the flush). After rmc_hashmap_buffer_flush every inserted key is in
+ * the map (a later insert of a key through the same buffer replaces an earlier one's value;
+ * between ranks, one of the values wins).
+ *
+ * While a buffer is in use (from its first insert to the end of the flush) no other operation may
+ * run on its map (an insert phase: RMC_PROMISE_LOCAL rules for the owners). Errors: as the map's
+ * operations; RMC_ERR_FULL when an owner's table had no room for some entries (reported by the
+ * flush on every rank, with the number of entries dropped in rmc_last_error; resize the map and
+ * insert them again). */
+typedef struct rmc_hashmap_buffer *rmc_hashmap_buffer_h;
+
+/* Collective. A buffer for h: batches of `batch` entries (>= 1), queues of `queue_capacity`
+ * entries (>= batch) on every rank. Errors: as rmc_hashmap_create; RMC_ERR_HANDLE (h). */
+rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, size_t batch,
+                                       rmc_hashmap_buffer_h *b);
+/* Local (pushes a batch to its owner's queue when it is full): key -> value, as
+ * rmc_hashmap_insert, visible after the flush. */
+rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, const void *value);
+/* Collective. Pushes every batch, and returns when every rank's inserts are in the map. */
+rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b);
+/* Collective. Frees the buffer (entries not flushed are dropped); the map stays. */
+rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b);
+
 #ifdef __cplusplus
 }
 #endif

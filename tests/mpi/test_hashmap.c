@@ -424,6 +424,74 @@ static void test_nb_batch_local(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* HashMapBuffer: every rank inserts keys of every owner (some twice: the later value stays; some
+ * from every rank: one value) through small queues (pushers meet full queues); after the flush
+ * every key is in the map. A table too small: the flush reports RMC_ERR_FULL on every rank. */
+static void test_buffer(void **s)
+{
+    (void)s;
+    const int64_t N = np > 2 ? 120 : 600;
+    for (int small = 0; small < 2; small++) {
+        rmc_hashmap_h h;
+        rmc_hashmap_buffer_h b;
+        int ok = 1;
+        MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * (N + 50) * np), i64, i64, &h));
+        MPI_CHECK_OK(rmc_hashmap_buffer_create(h, small ? 4 : 256, small ? 4 : 32, &b));
+        for (int64_t i = 0; i < N; i++) {
+            int64_t k = ((int64_t)me << 32) + i, v = i % 7 == 0 ? -1 : k + 5;
+            MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+            if (i % 7 == 0) { /* again, later: this value stays */
+                int64_t k2 = ((int64_t)me << 32) + i / 2 * 2, v2 = k2 + 5;
+                if (k2 == k)
+                    MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k2, &v2) == RMC_OK);
+            }
+        }
+        for (int64_t i = 0; i < 50; i++) { /* every rank inserts these */
+            int64_t k = -1 - i, v = me;
+            MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+        }
+        MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+        size_t n = 0;
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(n == (size_t)(N * np + 50));
+        for (int r = 0; r < np; r++)
+            for (int64_t i = 0; i < N; i += np > 2 ? 7 : 1) {
+                int64_t k = ((int64_t)r << 32) + i, v = 0, want = i % 7 == 0 && i % 2 ? -1 : k + 5;
+                MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK &&
+                                       v == want);
+            }
+        for (int64_t i = 0; i < 50; i++) {
+            int64_t k = -1 - i, v = -1;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v >= 0 &&
+                                   v < np);
+        }
+        /* a second phase through the same buffer */
+        MPI_CHECK_OK(rmc_barrier());
+        int64_t k = ((int64_t)me << 32) + N, v = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+        MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(ok && n == (size_t)(N * np + 50 + np));
+        MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+        MPI_CHECK_ALL(rmc_hashmap_buffer_insert(b, &k, &v) == RMC_ERR_HANDLE);
+        MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    }
+    /* too small */
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(2 * np), i64, i64, &h));
+    MPI_CHECK_ALL(rmc_hashmap_buffer_create(h, 2, 3, &b) == RMC_ERR_ARG);
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 8, 2, &b));
+    int ok = 1;
+    for (int64_t i = 0; i < 40; i++) {
+        int64_t k = ((int64_t)me << 32) + i;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &i) == RMC_OK);
+    }
+    MPI_CHECK_ALL(ok && rmc_hashmap_buffer_flush(b) == RMC_ERR_FULL);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
 /* Bad input: a clear status, nothing changed, nothing hangs. */
 static void test_bad_input(void **s)
 {
@@ -478,4 +546,5 @@ static void test_bad_input(void **s)
 }
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
-             test_costs, test_strings, test_full_resize, test_nb_batch_local, test_bad_input)
+             test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
+             test_bad_input)
