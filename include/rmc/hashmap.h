@@ -130,11 +130,12 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
 /* ------------------------------------------------------------------ insert buffer --- */
 
 /* HashMapBuffer (seed 001 §6.1): inserts of an insert phase, batched. An insert is copied into a
- * per-owner batch on the calling rank (the caller's own keys go into its table at once); a full
- * batch is pushed in one operation to a queue hosted by the key's owner (a CHECKSUM queue: one
- * atomic and one write per batch); owners take the batches from their queue and insert them into
+ * per-owner batch on the calling rank; a full batch is pushed in one operation to a queue hosted by
+ * the key's owner (a CIRCULAR queue: two atomics and one write per batch), or, for the caller's own
+ * keys, inserted into its table; owners take the batches from their queue and insert them into
  * their own table with plain memory operations (while they insert through the buffer, wait for
- * room in a peer's queue, and at the flush). After rmc_hashmap_buffer_flush every inserted key is in
+ * room in a peer's queue, and at the flush), a group of entries at a time with their buckets
+ * prefetched. After rmc_hashmap_buffer_flush every inserted key is in
  * the map (a later insert of a key through the same buffer replaces an earlier one's value;
  * between ranks, one of the values wins).
  *
