@@ -268,3 +268,16 @@ rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, 
     free(all);
     return s2;
 }
+
+rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *reply,
+                            size_t reply_cap, size_t *reply_len, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    uint32_t family = 0;
+    if (len >= 4)
+        memcpy(&family, payload, 4);
+    if (family == RMCC_RPC_HASHMAP)
+        return rmcc_hashmap_serve(payload, len, reply, reply_cap, reply_len);
+    return RMC_ERR_ARG;
+}

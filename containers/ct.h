@@ -36,6 +36,7 @@ typedef struct rmcc_state {
     unsigned long long coll_seq; /* container collectives entered */
     int broken;                  /* a collective was abandoned: no more collectives */
     rmcc_obj_t *objs;            /* every handle, live or destroyed (freed at finalize) */
+    int rpc_id;                  /* the containers' active-message handler (rmc_am_register_layer) */
 } rmcc_state_t;
 
 extern rmcc_state_t rmcc;
@@ -153,6 +154,17 @@ rmc_status_t rmcc_unpack_n(const rmc_type_t *t, const char *src, size_t stride, 
  * *barrier (the destruction goes on either way). */
 rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char *what, uint64_t id,
                                 rmc_status_t *barrier, const char *fn);
+
+/* ---------------------------------------------------------------------------- RPC --- */
+
+/* The containers' active-message handler (registered by the layer's init under rmcc.rpc_id): the
+ * payload starts with a uint32 naming the container family, the rest is that family's. */
+enum { RMCC_RPC_HASHMAP = 1 };
+rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *reply,
+                            size_t reply_cap, size_t *reply_len, void *arg);
+/* The hash map's part (hashmap.c). */
+rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
+                                size_t *reply_len);
 
 /* ----------------------------------------------------------------------- allocation --- */
 

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <rmc/hashmap.h>
 #include <rmc/queue.h>
+#include <rmc/progress.h>
 #include "ct.h"
 
 #define HS_FREE     0
@@ -39,7 +40,10 @@
 #define HS_STATE    3
 #define HS_READER   4
 #define HM_RESTARTS 2 /* restarts before an insert stops reusing tombstones */
-#define HM_KNOWN    (RMC_PROMISE_INSERT | RMC_PROMISE_FIND | RMC_PROMISE_ERASE | RMC_PROMISE_LOCAL)
+#define HM_PROMISES (RMC_PROMISE_INSERT | RMC_PROMISE_FIND | RMC_PROMISE_ERASE | RMC_PROMISE_LOCAL)
+#define HM_PATHS    (RMC_HASHMAP_RDMA | RMC_HASHMAP_RPC)
+#define HM_KNOWN    (HM_PROMISES | HM_PATHS)
+#define HM_RPC_TRIES 16 /* RPCs told to retry (a bucket busy at the owner) before the RDMA path */
 
 struct rmc_hashmap {
     rmcc_obj_t obj;
@@ -52,6 +56,8 @@ struct rmc_hashmap {
     uint64_t *offs;      /* [nranks] each rank's table in its segment */
     char **tab;          /* [nranks] its owner-space address (what comm's calls take) */
     char **ltab;         /* [nranks] its load/store mapping here (node-local owners), else NULL */
+    uint64_t *peers;     /* [nranks] each rank's handle (its address there): RPCs name the map */
+    unsigned path;       /* this rank's default: 0 (choose), RMC_HASHMAP_RDMA or RMC_HASHMAP_RPC */
 };
 
 static uint64_t next_id;
@@ -69,7 +75,9 @@ static void h_release(rmcc_obj_t *o)
     free(h->offs);
     free(h->tab);
     free(h->ltab);
+    free(h->peers);
     h->offs = NULL;
+    h->peers = NULL;
     h->tab = h->ltab = NULL;
 }
 
@@ -143,6 +151,8 @@ enum {
     P_SEEN1,   /* find-only: the whole bucket is in land */
     P_NEXT,    /* go on with the next bucket */
     P_RELOAD,  /* find: read the status word again (waiting for an insert, still a reader) */
+    P_RPC,     /* send the operation to the owner */
+    P_RPCED,   /* its reply is in land */
     P_FINISH   /* done once the last request completes: result */
 };
 
@@ -166,9 +176,26 @@ typedef struct hop {
     void *uarg;
     rmc_status_t result;
     rmc_request_h r;
+    int rpc;             /* through the owner's active message (P_RPC) */
+    unsigned rpc_tries;  /* RPCs told to retry so far */
+    rmc_status_t rst;    /* the RPC's status */
+    char *pay;           /* its payload (hm_rpc_t, then the packed key or entry) */
+    size_t plen, rlen;   /* payload bytes; reply bytes received */
     const char *fn;
     char mem[]; /* buffers: see op_bytes */
 } hop_t;
+
+/* An RPC's payload header; then the packed key (find, erase) or entry (insert). The reply: an
+ * int32 outcome (RMC_OK, RMC_ERR_NOT_FOUND, RMC_ERR_FULL, RMC_ERR_RETRY), 4 bytes of padding, and
+ * a find's packed value. */
+typedef struct hm_rpc {
+    uint32_t family; /* RMCC_RPC_HASHMAP */
+    uint32_t kind;
+    uint64_t map; /* the handle at the owner */
+    uint64_t hash;
+    uint32_t promise, pad;
+} hm_rpc_t;
+#define HM_REPLY_HDR 8
 
 static inline char *bucket(const hop_t *o, size_t slot)
 {
@@ -241,7 +268,12 @@ static rmc_status_t advance(hop_t *o, int *done)
         pause_round(&o->spins);                                                                    \
     } while (0)
     for (;;) {
-        if (o->nb && o->r) {
+        if (o->nb && o->r && o->state == P_RPCED) { /* the RPC's status is the handler's */
+            int fin = 0;
+            o->rst = rmc_test(&o->r, &fin);
+            if (o->rst == RMC_OK && !fin)
+                return RMC_OK;
+        } else if (o->nb && o->r) {
             int fin = 0;
             if ((st = rmc_test(&o->r, &fin)) != RMC_OK)
                 return *done = 1, st;
@@ -249,6 +281,36 @@ static rmc_status_t advance(hop_t *o, int *done)
                 return RMC_OK;
         }
         switch (o->state) {
+        case P_RPC:
+            o->state = P_RPCED;
+            o->rlen = 0;
+            if (o->nb)
+                o->rst = rmc_am_send_nb(o->owner, rmcc.rpc_id, o->pay, o->plen, o->land,
+                                        HM_REPLY_HDR + h->vslot, &o->rlen, &o->r);
+            else
+                o->rst = rmc_am_send(o->owner, rmcc.rpc_id, o->pay, o->plen, o->land,
+                                     HM_REPLY_HDR + h->vslot, &o->rlen);
+            break;
+        case P_RPCED: {
+            if (o->rst != RMC_OK)
+                return *done = 1, o->rst;
+            int32_t out = RMC_ERR_INTERNAL;
+            if (o->rlen >= HM_REPLY_HDR)
+                memcpy(&out, o->land, 4);
+            if (out == RMC_ERR_RETRY) { /* a bucket busy at the owner: again, or one-sided */
+                if (++o->rpc_tries >= HM_RPC_TRIES)
+                    o->state = P_PROBE;
+                else
+                    WAIT_THEN(P_RPC);
+                break;
+            }
+            if (out == RMC_OK && o->kind == K_FIND)
+                return *done = 1, rmcc_unpack(h->vt, o->land + HM_REPLY_HDR, o->out, o->fn);
+            if (out != RMC_OK && out != RMC_ERR_NOT_FOUND && out != RMC_ERR_FULL)
+                return *done = 1, rmcc_fail(RMC_ERR_INTERNAL, o->fn,
+                                            "rank %d answered an RPC with %d", o->owner, (int)out);
+            return *done = 1, (rmc_status_t)out;
+        }
         case P_PROBE:
             if (o->i >= h->per) { /* every bucket of the owner seen */
                 if (o->kind == K_INSERT && o->cand >= 0) {
@@ -510,13 +572,199 @@ static rmc_status_t local_op(hop_t *o)
     return o->kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
 }
 
+/* ------------------------------------------------------------------ the owner's RPCs --- */
+
+/* One operation sent by another rank (or this one), executed by the owner on its table with CPU
+ * atomics: the same protocol as the one-sided path (thread AMO mode: every atomic on this memory is
+ * a CPU atomic, so the two paths mix), but a handler never waits: where the one-sided path would
+ * wait (a bucket being written, a lock held by readers) it answers RMC_ERR_RETRY, having changed
+ * nothing, and the origin sends it again. e: the packed key (find, erase) or entry (insert); key:
+ * the key as the caller holds it, for a type's equal function. */
+static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint64_t x,
+                        const char *e, const void *key, char *value_out)
+{
+    char *t = h->ltab[rmcc.rank];
+    const rmc_type_t *kt = h->kt;
+    long cand = -1;
+    int reuse = kind == K_INSERT && promise && !(promise & RMC_PROMISE_ERASE);
+    int32_t out;
+    for (size_t i = 0; i < h->per;) {
+        size_t slot = probe_slot(h, x & h->mask, i);
+        char *b = t + slot * h->bsz;
+        int64_t *sw = (int64_t *)(void *)b;
+        int64_t w = __atomic_load_n(sw, __ATOMIC_ACQUIRE), s = w & HS_STATE;
+        if (s == HS_RESERVED) {
+            out = RMC_ERR_RETRY;
+            goto give_back;
+        }
+        if (s == HS_FREE) {
+            if (kind != K_INSERT) {
+                out = RMC_ERR_NOT_FOUND;
+                goto give_back;
+            }
+            if (cand >= 0) {
+                b = t + (size_t)cand * h->bsz;
+                sw = (int64_t *)(void *)b;
+            } else if (!__atomic_compare_exchange_n(sw, &w, w | HS_RESERVED, 0, __ATOMIC_ACQ_REL,
+                                                    __ATOMIC_ACQUIRE))
+                continue; /* changed meanwhile: look again */
+            memcpy(b + 8, e, h->bsz - 8);
+            __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+            return RMC_OK;
+        }
+        if (s == HS_DELETED) {
+            if (reuse && cand < 0) {
+                if (!__atomic_compare_exchange_n(sw, &w, (w & ~(int64_t)HS_STATE) | HS_RESERVED,
+                                                 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                    continue;
+                cand = (long)slot;
+            }
+            i++;
+            continue;
+        }
+        /* READY: its key does not change until it is erased */
+        if (kind == K_FIND) {
+            int64_t old = __atomic_fetch_add(sw, HS_READER, __ATOMIC_ACQ_REL);
+            int eq = (old & HS_STATE) == HS_READY && key_eq(kt, b + 8, e, key);
+            if (eq)
+                memcpy(value_out, b + h->voff, h->vslot);
+            int again = (old & HS_STATE) != HS_READY;
+            __atomic_fetch_sub(sw, HS_READER, __ATOMIC_RELEASE);
+            if (eq)
+                return RMC_OK;
+            if (!again)
+                i++;
+            continue;
+        }
+        if (!key_eq(kt, b + 8, e, key)) {
+            i++;
+            continue;
+        }
+        int64_t ready = HS_READY;
+        if (!__atomic_compare_exchange_n(sw, &ready, HS_RESERVED, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            out = RMC_ERR_RETRY; /* readers in, or it changed */
+            goto give_back;
+        }
+        if (kind == K_INSERT) {
+            memcpy(b + h->voff, e + (h->voff - 8), h->vslot);
+            __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+        } else
+            __atomic_fetch_add(sw, HS_DELETED - HS_RESERVED, __ATOMIC_RELEASE);
+        out = RMC_OK;
+        goto give_back;
+    }
+    if (kind == K_INSERT && cand >= 0) {
+        char *b = t + (size_t)cand * h->bsz;
+        memcpy(b + 8, e, h->bsz - 8);
+        __atomic_fetch_add((int64_t *)(void *)b, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+        return RMC_OK;
+    }
+    return kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
+give_back:
+    if (cand >= 0)
+        __atomic_fetch_add((int64_t *)(void *)(t + (size_t)cand * h->bsz),
+                           HS_DELETED - HS_RESERVED, __ATOMIC_RELEASE);
+    return out;
+}
+
+rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
+                                size_t *reply_len)
+{
+    hm_rpc_t hd;
+    if (len < sizeof(hd))
+        return RMC_ERR_ARG;
+    memcpy(&hd, payload, sizeof(hd));
+    struct rmc_hashmap *h = (struct rmc_hashmap *)(uintptr_t)hd.map;
+    if (!h || h->obj.magic != RMCC_MAGIC_HASHMAP)
+        return RMC_ERR_HANDLE;
+    const char *e = (const char *)payload + sizeof(hd);
+    size_t need = hd.kind == K_INSERT ? h->bsz - 8 : h->kslot;
+    if ((hd.kind != K_INSERT && hd.kind != K_FIND && hd.kind != K_ERASE) ||
+        len != sizeof(hd) + need || reply_cap < HM_REPLY_HDR + (hd.kind == K_FIND ? h->vslot : 0))
+        return RMC_ERR_ARG;
+    const rmc_type_t *kt = h->kt;
+    char small[64], *obj = NULL;
+    const void *key = e;
+    if (kt->equal && kt->max_bytes) { /* the type's equal needs the key as the caller holds it */
+        obj = kt->size <= sizeof(small) ? small : malloc(kt->size);
+        uint32_t klen;
+        memcpy(&klen, e, 4);
+        if (!obj || klen > kt->max_bytes || kt->deserialize(e + 4, klen, obj) != RMC_OK) {
+            if (obj != small)
+                free(obj);
+            return RMC_ERR_NOMEM;
+        }
+        key = obj;
+    }
+    char *r = reply;
+    int32_t out = serve_op(h, (int)hd.kind, hd.promise, hd.hash, e, key, r + HM_REPLY_HDR);
+    if (obj) {
+        rmc_type_release(kt, obj);
+        if (obj != small)
+            free(obj);
+    }
+    memcpy(r, &out, 4);
+    memset(r + 4, 0, 4);
+    *reply_len = HM_REPLY_HDR + (out == RMC_OK && hd.kind == K_FIND ? h->vslot : 0);
+    return RMC_OK;
+}
+
+/* Which path an operation takes: RPC (one active message, the owner does the work) or RDMA
+ * (one-sided). Chosen: RPC for an insert, fully atomic find or erase whose owner is on another
+ * node, in thread AMO mode (where the one-sided path's atomics are active messages too, one round
+ * trip each: the RPC is one round trip for the whole operation); RDMA otherwise (node-local owners
+ * are reached by CPU atomics on shared memory; a find-only find is one read; an update runs the
+ * caller's function on the caller). Forced: RMC_HASHMAP_RDMA / _RPC in the promise argument or as
+ * the map's default; RPC needs thread AMO mode (with MPI atomics the owner's CPU atomics would not
+ * be atomic with other ranks' one-sided ones) and is not there for updates. */
+static rmc_status_t choose_path(const struct rmc_hashmap *h, int kind, unsigned promise, int owner,
+                                int *rpc, const char *fn)
+{
+    unsigned force = promise & HM_PATHS ? promise & HM_PATHS : h->path;
+    *rpc = 0;
+    if (force == RMC_HASHMAP_RDMA || (promise & RMC_PROMISE_LOCAL))
+        return RMC_OK;
+    int can = rmc_amo_mode() == RMC_AMO_MODE_THREAD && kind != K_UPDATE &&
+              sizeof(hm_rpc_t) + h->bsz <= rmc_am_max_payload();
+    if (force == RMC_HASHMAP_RPC) {
+        if (!can)
+            return rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
+                             kind == K_UPDATE ? "an update runs on the caller: no RPC path"
+                             : rmc_amo_mode() != RMC_AMO_MODE_THREAD
+                                 ? "the RPC path needs RMC_AMO=thread (with MPI atomics the "
+                                   "owner's CPU atomics are not atomic with other ranks' "
+                                   "one-sided ones)"
+                                 : "an entry does not fit in an active message "
+                                   "(RMC_AM_MAX_PAYLOAD)");
+        *rpc = 1;
+        return RMC_OK;
+    }
+    *rpc = can && (kind != K_FIND || (promise & HM_PROMISES) != RMC_PROMISE_FIND) &&
+           rmc_same_node(owner) != 1;
+    return RMC_OK;
+}
+
+/* Fills o's RPC payload (after op_init). */
+static void rpc_payload(hop_t *o)
+{
+    struct rmc_hashmap *h = o->h;
+    hm_rpc_t hd = {RMCC_RPC_HASHMAP, (uint32_t)o->kind, h->peers[o->owner],
+                   key_hash(h->kt, o->key, o->pk), o->promise & HM_PROMISES, 0};
+    memcpy(o->pay, &hd, sizeof(hd));
+    size_t n = o->kind == K_INSERT ? h->bsz - 8 : h->kslot;
+    memcpy(o->pay + sizeof(hd), o->kind == K_INSERT ? o->kv : o->pk, n);
+    o->plen = sizeof(hd) + n;
+    o->state = P_RPC;
+}
+
 /* ------------------------------------------------------------------------ entry points --- */
 
 /* Bytes of an operation's buffers: the packed key, the packed entry (insert, update), a landing
  * bucket, the update's value object. */
 static size_t op_bytes(const struct rmc_hashmap *h)
 {
-    return up8(h->kslot) + h->bsz + h->bsz + up8(h->vt->size);
+    return up8(h->kslot) + h->bsz + h->bsz + up8(h->vt->size) + sizeof(hm_rpc_t) + h->bsz;
 }
 
 /* Sets up o (its buffers at `mem`): packs the key (and the value of an insert), hashes it. */
@@ -537,6 +785,9 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->kv = mem + up8(h->kslot);
     o->land = o->kv + h->bsz;
     o->uobj = o->land + h->bsz;
+    o->pay = (char *)o->uobj + up8(h->vt->size);
+    o->rpc = 0;
+    o->rpc_tries = 0;
     rmc_status_t st;
     if (kind == K_INSERT) {
         if ((st = rmcc_pack(h->kt, key, o->kv, fn)) != RMC_OK ||
@@ -581,9 +832,11 @@ static rmc_status_t arg_check(struct rmc_hashmap *h, int kind, const void *key, 
         return rmcc_fail(RMC_ERR_ARG, fn, "NULL key");
     if (!need && kind != K_ERASE)
         return rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", what[kind]);
-    if (promise & ~(unsigned)HM_KNOWN)
+    if ((promise & ~(unsigned)HM_KNOWN) || (promise & HM_PATHS) == HM_PATHS)
         return rmcc_fail(RMC_ERR_ARG, fn,
-                         "promise 0x%x: a hash map knows INSERT, FIND, ERASE and LOCAL", promise);
+                         "promise 0x%x: a hash map knows INSERT, FIND, ERASE and LOCAL, and one of "
+                         "RMC_HASHMAP_RDMA / _RPC",
+                         promise);
     return RMC_OK;
 }
 
@@ -611,7 +864,7 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
         o = (hop_t *)(void *)small;
     if ((st = op_init(o, h, kind, key, value, o->mem, fn)) != RMC_OK)
         goto out;
-    o->promise = promise;
+    o->promise = promise & HM_PROMISES;
     o->out = out;
     o->ufn = ufn;
     o->uarg = uarg;
@@ -624,6 +877,10 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
             st = local_op(o);
         goto out;
     }
+    if ((st = choose_path(h, kind, promise, o->owner, &o->rpc, fn)) != RMC_OK)
+        goto out;
+    if (o->rpc)
+        rpc_payload(o);
     int done = 0;
     if (req) {
         o->nb = 1;
@@ -722,9 +979,13 @@ rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, voi
                     continue;
                 size_t j = next++;
                 st = op_init(o, h, K_FIND, kin + j * h->kt->size, NULL, o->mem, fn);
-                o->promise = promise;
+                o->promise = promise & HM_PROMISES;
                 o->out = vout + j * h->vt->size;
                 o->nb = 1;
+                if (st == RMC_OK && !(promise & RMC_PROMISE_LOCAL) &&
+                    (st = choose_path(h, K_FIND, promise, o->owner, &o->rpc, fn)) == RMC_OK &&
+                    o->rpc)
+                    rpc_payload(o);
                 if (st == RMC_OK && (promise & RMC_PROMISE_LOCAL) && o->owner != rmcc.rank)
                     st = rmcc_fail(RMC_ERR_ARG, fn, "RMC_PROMISE_LOCAL for a key rank %d owns",
                                    o->owner);
@@ -809,9 +1070,11 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         h->offs = calloc(nr, sizeof(uint64_t));
         h->tab = calloc(nr, sizeof(char *));
         h->ltab = calloc(nr, sizeof(char *));
+        h->peers = calloc(nr, sizeof(uint64_t));
     }
-    st = (h && h->offs && h->tab && h->ltab) ? RMC_OK
-                                              : rmcc_fail(RMC_ERR_NOMEM, fn, "hash map handle");
+    st = (h && h->offs && h->tab && h->ltab && h->peers)
+             ? RMC_OK
+             : rmcc_fail(RMC_ERR_NOMEM, fn, "hash map handle");
     uint64_t off = 0;
     rmc_status_t mine = st;
     if (st == RMC_OK) {
@@ -827,6 +1090,8 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
     }
     st = rmcc_exchange_parts(mine, off, h ? h->offs : NULL, fn);
+    if (st == RMC_OK) /* every rank's handle, for the RPCs */
+        st = rmcc_exchange_parts(RMC_OK, (uint64_t)(uintptr_t)h, h->peers, fn);
     next_id++;
     if (st == RMC_OK) {
         set_tables(h);
@@ -1061,6 +1326,22 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key)
     if (pk != small)
         free(pk);
     return r;
+}
+
+rmc_status_t rmc_hashmap_set_path(rmc_hashmap_h h, unsigned path)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = check(h, __func__);
+    if (st != RMC_OK)
+        return st;
+    if (path != 0 && path != RMC_HASHMAP_RDMA && path != RMC_HASHMAP_RPC)
+        return rmcc_fail(RMC_ERR_ARG, __func__,
+                         "path 0x%x (0: chosen per operation, RMC_HASHMAP_RDMA, RMC_HASHMAP_RPC)",
+                         path);
+    if (path == RMC_HASHMAP_RPC && rmc_amo_mode() != RMC_AMO_MODE_THREAD)
+        return rmcc_fail(RMC_ERR_UNSUPPORTED, __func__, "the RPC path needs RMC_AMO=thread");
+    h->path = path;
+    return RMC_OK;
 }
 
 /* ------------------------------------------------------------------- insert buffer --- */

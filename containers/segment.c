@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <rmc/env.h>
 #include <rmc/layer.h>
+#include <rmc/progress.h>
 #include "ct.h"
 
 rmcc_state_t rmcc = {.comm = MPI_COMM_NULL};
@@ -174,6 +175,8 @@ static rmc_status_t layer_init(void *arg)
     st = rmc_agree(st);
     if (st == RMC_OK)
         st = seg_create();
+    if (st == RMC_OK)
+        st = rmc_am_register_layer(rmcc_rpc_serve, NULL, &rmcc.rpc_id);
     if (st != RMC_OK) {
         seg_release();
         pthread_mutex_destroy(&rmcc.lock);
@@ -187,6 +190,7 @@ static void layer_finalize(void *arg)
 {
     (void)arg;
     rmcc.up = 0;
+    rmc_am_unregister_layer(rmcc.rpc_id);
     rmcc_obj_free_all();
     seg_release();
     pthread_mutex_destroy(&rmcc.lock);

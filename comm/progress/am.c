@@ -59,8 +59,17 @@ rmc_status_t rmci_am_add_internal(rmc_am_handler_t fn, void *arg, int *id)
 
 void rmci_am_remove_internal(int id)
 {
-    if (am.up && id > RMC_AM_ID_MAX && id < AM_ID_SHUTDOWN)
+    if (am.up && id > RMC_AM_ID_MAX && id < AM_ID_SHUTDOWN) {
         set_handler(id, NULL, NULL);
+        am.handlers[id].layer = 0;
+    }
+}
+
+/* An id rmc_am_send may name: the application's, or one handed to a layer. */
+static int sendable_id(int id)
+{
+    return (id >= 0 && id <= RMC_AM_ID_MAX) ||
+           (id > RMC_AM_ID_MAX && id < AM_ID_SHUTDOWN && am.handlers[id].layer);
 }
 
 /* ------------------------------------------------------------------------- serving --- */
@@ -584,8 +593,10 @@ static rmc_status_t send_checks(int rank, int id, const void *payload, size_t le
         return rmci_fail(RMC_ERR_UNSUPPORTED, fn, "the progress layer is not up");
     RMCI_POLL();
     RMCI_CHECK_RANK(fn, rank);
-    if (id < 0 || id > RMC_AM_ID_MAX)
-        return rmci_fail(RMC_ERR_ARG, fn, "handler id %d outside [0, %d]", id, RMC_AM_ID_MAX);
+    if (!sendable_id(id))
+        return rmci_fail(RMC_ERR_ARG, fn,
+                         "handler id %d outside [0, %d] and not a layer's (rmc_am_register_layer)",
+                         id, RMC_AM_ID_MAX);
     if ((!payload && len) || (!reply && reply_cap))
         return rmci_fail(RMC_ERR_ARG, fn, "NULL %s with a size",
                          !payload && len ? "payload" : "reply");
@@ -642,6 +653,45 @@ rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)
     set_handler(id, handler, arg);
     /* every rank has registered before any returns */
     return rmci_agree(RMCI.comm, RMC_OK);
+}
+
+rmc_status_t rmc_am_register_layer(rmc_am_handler_t handler, void *arg, int *id)
+{
+    RMCI_SERIAL();
+    RMCI_CHECK_INIT(__func__);
+    if (!am.up)
+        return rmci_fail(RMC_ERR_UNSUPPORTED, __func__, "the progress layer is not up");
+    RMCI_POLL();
+    int mine = -1;
+    rmc_status_t st = RMC_OK;
+    if (!handler || !id)
+        st = rmci_fail(RMC_ERR_ARG, __func__, "NULL %s", handler ? "id pointer" : "handler");
+    else if ((st = rmci_am_add_internal(handler, arg, &mine)) == RMC_OK)
+        am.handlers[mine].layer = 1;
+    /* every rank hands out ids in the same order: check that they agree (minimum and maximum) */
+    long long v[2] = {mine, -(long long)mine};
+    rmc_status_t all = rmci_agree_vals(RMCI.comm, st, v, 2);
+    if (all == RMC_OK && v[0] != -v[1])
+        all = rmci_fail(RMC_ERR_STATE, __func__,
+                        "the ranks registered layer handlers in different orders");
+    st = all;
+    if (st != RMC_OK) {
+        if (mine >= 0)
+            rmci_am_remove_internal(mine);
+        return st;
+    }
+    *id = mine;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_am_unregister_layer(int id)
+{
+    RMCI_SERIAL();
+    RMCI_CHECK_INIT(__func__);
+    if (!am.up || id <= RMC_AM_ID_MAX || id >= AM_ID_SHUTDOWN || !am.handlers[id].layer)
+        return rmci_fail(RMC_ERR_NOT_FOUND, __func__, "no layer handler under id %d", id);
+    rmci_am_remove_internal(id);
+    return RMC_OK;
 }
 
 rmc_status_t rmc_progress_stats(rmc_progress_stats_t *s)

@@ -65,6 +65,7 @@ typedef struct am_deferred {
 typedef struct am_handler {
     rmc_am_handler_t fn;
     void *arg;
+    int layer; /* an internal id handed to a layer (rmc_am_register_layer): rmc_am_send takes it */
 } am_handler_t;
 
 typedef struct am_state {

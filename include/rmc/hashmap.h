@@ -43,8 +43,9 @@
  * do (include/rmc/queue.h).
  *
  * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a hash map, or destroyed),
- * RMC_ERR_ARG (NULL key or value, a promise the map does not know (PUSH, POP), RMC_PROMISE_LOCAL
- * for a key another rank owns), RMC_ERR_TOO_BIG (a key's or value's serialized form above its
+ * RMC_ERR_ARG (NULL key or value, a promise the map does not know (PUSH, POP), both paths,
+ * RMC_PROMISE_LOCAL for a key another rank owns), RMC_ERR_UNSUPPORTED (RMC_HASHMAP_RPC where there
+ * is no RPC path), RMC_ERR_TOO_BIG (a key's or value's serialized form above its
  * type's max_bytes: nothing changed), RMC_ERR_FULL (insert: the owner's table has no bucket left
  * for the key: nothing changed; resize), RMC_ERR_NOT_FOUND (find, erase, update of an absent key),
  * and comm's errors (RMC_ERR_MPI ...).
@@ -63,6 +64,20 @@ extern "C" {
 #endif
 
 typedef struct rmc_hashmap *rmc_hashmap_h;
+
+/* Paths (seed 001 ch. 8): OR one into an operation's `promise` argument to force it, or make it
+ * the map's default on this rank (rmc_hashmap_set_path); without either each operation chooses.
+ *  RMC_HASHMAP_RDMA  the one-sided protocol above.
+ *  RMC_HASHMAP_RPC   one active message to the key's owner, which runs the same protocol on its
+ *                    table with CPU atomics and answers: one round trip for the whole insert, find
+ *                    or erase (served by the owner's progress thread, or inside its RMC calls). It
+ *                    needs RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise) and is not there for
+ *                    updates (the caller's function runs on the caller). Costs no R, W or A.
+ * The choice: RPC for inserts, fully atomic finds and erases whose owner is on another node, in
+ * thread AMO mode (there each one-sided atomic is an active message too, a round trip each); RDMA
+ * otherwise (node-local owners: CPU atomics on shared memory; find-only finds: one read). */
+#define RMC_HASHMAP_RDMA (1u << 16)
+#define RMC_HASHMAP_RPC  (1u << 17)
 
 /* Collective. A hash map with room for at least `capacity` (>= 1) entries of key type `key` and
  * value type `value`: every rank hosts a table of the next power of two at or above
@@ -121,6 +136,11 @@ rmc_status_t rmc_hashmap_count(rmc_hashmap_h h, size_t *count);
 typedef int (*rmc_hashmap_visit_fn)(const void *key, const void *value, void *arg);
 rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn fn, void *arg,
                                        int *stopped);
+
+/* Local. This rank's default path for h's operations: 0 (chosen per operation), RMC_HASHMAP_RDMA
+ * or RMC_HASHMAP_RPC. Errors: RMC_ERR_HANDLE, RMC_ERR_ARG, RMC_ERR_UNSUPPORTED (RPC without
+ * RMC_AMO=thread). */
+rmc_status_t rmc_hashmap_set_path(rmc_hashmap_h h, unsigned path);
 
 /* Local. The total number of buckets (0 for a bad handle), and the rank owning `key` (-1 and
  * rmc_last_error for a bad handle or key). */

@@ -66,6 +66,17 @@ typedef rmc_status_t (*rmc_am_handler_t)(int origin, const void *payload, size_t
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (id outside [0, RMC_AM_ID_MAX]), RMC_ERR_MPI. */
 rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg);
 
+/* For libraries built on RMC (its containers, ...): collective, like rmc_am_register, but the id
+ * is a fresh one outside the application's range [0, RMC_AM_ID_MAX], so a layer's handler never
+ * collides with the application's; *id (the same on every rank, checked) is what rmc_am_send and
+ * rmc_am_send_nb take. Call it from a layer's init (rmc/layer.h). rmc_am_unregister_layer(id)
+ * removes it (local; from the layer's finalize). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (NULL),
+ * RMC_ERR_TOO_BIG (no id left: 16 are shared by RMC's sub-layers and the layers), RMC_ERR_STATE
+ * (the ranks registered in different orders), RMC_ERR_UNSUPPORTED; unregister: RMC_ERR_NOT_FOUND.
+ */
+rmc_status_t rmc_am_register_layer(rmc_am_handler_t handler, void *arg, int *id);
+rmc_status_t rmc_am_unregister_layer(int id);
+
 /* Largest payload (and reply) of an AM in bytes (knob RMC_AM_MAX_PAYLOAD). 0 when not initialized.
  */
 size_t rmc_am_max_payload(void);

@@ -235,6 +235,46 @@ static void test_am_thread(void **state)
     run("1");
 }
 
+/* A layer's handler: an id outside the application's range, the same on every rank, usable by
+ * rmc_am_send; the application cannot register that id; after unregistering, sends are refused. */
+static rmc_status_t h_layer(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                            size_t *rlen, void *arg)
+{
+    (void)payload;
+    (void)len;
+    if (cap < sizeof(int))
+        return RMC_ERR_TOO_BIG;
+    int v = origin * 10 + *(int *)arg;
+    memcpy(reply, &v, sizeof(v));
+    *rlen = sizeof(v);
+    return RMC_OK;
+}
+
+static void test_layer_ids(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int me = rmc_rank(), np = rmc_nranks(), seven = 7, id = -1, id2 = -1, ok = 1;
+    MPI_CHECK_OK(rmc_am_register_layer(h_layer, &seven, &id));
+    MPI_CHECK_OK(rmc_am_register_layer(h_layer, &seven, &id2));
+    MPI_CHECK_ALL(id > RMC_AM_ID_MAX && id2 > RMC_AM_ID_MAX && id != id2);
+    int got = -1;
+    size_t n = 0;
+    MPITEST_EXPECT(ok, rmc_am_send((me + 1) % np, id, NULL, 0, &got, sizeof(got), &n) == RMC_OK &&
+                           n == sizeof(got) && got == me * 10 + 7);
+    MPITEST_EXPECT(ok, rmc_am_register(id, h_layer, &seven) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_am_register_layer(NULL, NULL, &id2) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_am_unregister_layer(id));
+    MPI_CHECK_OK(rmc_am_unregister_layer(id2));
+    MPITEST_EXPECT(ok, rmc_am_unregister_layer(id) == RMC_ERR_NOT_FOUND);
+    MPITEST_EXPECT(ok, rmc_am_unregister_layer(3) == RMC_ERR_NOT_FOUND);
+    MPITEST_EXPECT(ok, rmc_am_send(me, id, NULL, 0, NULL, 0, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 /* A small payload limit is honoured exactly. */
 static void test_payload_knob(void **state)
 {
@@ -258,4 +298,5 @@ static void test_payload_knob(void **state)
     MPI_CHECK_ALL(rmc_am_max_payload() == 0);
 }
 
-MPITEST_MAIN("am", NULL, NULL, test_am_nothread, test_am_thread, test_payload_knob)
+MPITEST_MAIN("am", NULL, NULL, test_am_nothread, test_am_thread, test_layer_ids,
+             test_payload_knob)

@@ -115,9 +115,14 @@ static void test_contention(void **s)
     size_t cap = rmc_hashmap_capacity(h);
     int ok = 1;
     for (int round = 0; round < 2; round++) {
+        /* round 0: each operation's own path; round 1 (thread AMO mode): odd ranks force RPC,
+         * even ones RDMA, on the same keys at once */
+        unsigned P = round && rmc_amo_mode() == RMC_AMO_MODE_THREAD
+                         ? (me % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA)
+                         : 0;
         for (int64_t j = 0; j < K; j++) {
             int64_t k = (j * 7 + me * 3) % K, zero = 0; /* every rank, every key, its own order */
-            MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &zero, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &zero, P) == RMC_OK);
         }
         MPI_CHECK_OK(rmc_barrier());
         size_t n = 0;
@@ -127,7 +132,7 @@ static void test_contention(void **s)
             int64_t k = (j * 5 + me) % K, add = me + 1;
             MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &add, 0) == RMC_OK);
             int64_t v;
-            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v >= 1);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, P) == RMC_OK && v >= 1);
         }
         MPI_CHECK_OK(rmc_barrier());
         int64_t sum = (int64_t)np * (np + 1) / 2;
@@ -140,17 +145,17 @@ static void test_contention(void **s)
          * j % np == me; finds of the keys >= K/2 see them all along */
         for (int64_t j = 0; j < K / 2; j++) {
             if (j % np == me) {
-                MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &j, 0) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &j, P) == RMC_OK);
                 int64_t k = K + j, v = k;
-                MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, P) == RMC_OK);
             }
             int64_t f = K / 2 + (j * 3 + me) % (K / 2), v;
-            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &f, &v, 0) == RMC_OK && v == sum);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &f, &v, P) == RMC_OK && v == sum);
         }
         MPI_CHECK_OK(rmc_barrier());
         for (int64_t k = 0; k < 3 * K / 2; k++) {
             int64_t v = -1;
-            rmc_status_t st = rmc_hashmap_find(h, &k, &v, 0);
+            rmc_status_t st = rmc_hashmap_find(h, &k, &v, P);
             if (k < K / 2)
                 MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND);
             else if (k < K)
@@ -201,21 +206,22 @@ static void test_costs(void **s)
         rmc_op_counts_t oc;
         rmc_op_counts_enable(1);
         rmc_status_t st = RMC_OK;
+        const unsigned R = RMC_HASHMAP_RDMA; /* the one-sided path (RPC: below) */
         switch (c) {
-        case 0: st = rmc_hashmap_insert(h, &k, &v, 0); break;
-        case 1: st = rmc_hashmap_find(h, &k, &w, 0); break;
-        case 2: st = rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND); break;
-        case 3: st = rmc_hashmap_insert(h, &k, &v, 0); break;
-        case 4: st = rmc_hashmap_update(h, &k, add_arg, &one, 0); break;
-        case 5: st = rmc_hashmap_erase(h, &k, 0); break;
+        case 0: st = rmc_hashmap_insert(h, &k, &v, R); break;
+        case 1: st = rmc_hashmap_find(h, &k, &w, R); break;
+        case 2: st = rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND | R); break;
+        case 3: st = rmc_hashmap_insert(h, &k, &v, R); break;
+        case 4: st = rmc_hashmap_update(h, &k, add_arg, &one, R); break;
+        case 5: st = rmc_hashmap_erase(h, &k, R); break;
         case 6:
-            st = rmc_hashmap_find(h, &k, &w, 0) == RMC_ERR_NOT_FOUND ? RMC_OK : RMC_ERR_STATE;
+            st = rmc_hashmap_find(h, &k, &w, R) == RMC_ERR_NOT_FOUND ? RMC_OK : RMC_ERR_STATE;
             k += 1 << 20; /* never inserted: its home is free (a fresh, sparse table) */
             while (rmc_hashmap_owner(h, &k) != target)
                 k++;
             break;
         default:
-            st = rmc_hashmap_find(h, &k, &w, c == 8 ? RMC_PROMISE_FIND : 0) == RMC_ERR_NOT_FOUND
+            st = rmc_hashmap_find(h, &k, &w, (c == 8 ? RMC_PROMISE_FIND : 0) | R) == RMC_ERR_NOT_FOUND
                      ? RMC_OK
                      : RMC_ERR_STATE;
         }
@@ -229,6 +235,38 @@ static void test_costs(void **s)
             ok = 0;
         }
     }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    /* RPC: one active message per operation, no one-sided operation; only in thread AMO mode */
+    if (rmc_amo_mode() == RMC_AMO_MODE_THREAD) {
+        rmc_progress_stats_t p0, p1;
+        rmc_op_counts_t oc;
+        const unsigned P = RMC_HASHMAP_RPC;
+        rmc_progress_stats(&p0);
+        rmc_op_counts_enable(1);
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, P) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, P) == RMC_OK && w == v);
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, P) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, P) == RMC_ERR_NOT_FOUND);
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, P) == RMC_ERR_NOT_FOUND);
+        rmc_op_counts(&oc);
+        rmc_op_counts_enable(0);
+        rmc_progress_stats(&p1);
+        MPITEST_EXPECT(ok, oc.atomics + oc.reads + oc.writes == 0);
+        MPITEST_EXPECT(ok, p1.am_sent - p0.am_sent == 5);
+        MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &one, P) == RMC_ERR_UNSUPPORTED);
+        MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, RMC_HASHMAP_RPC) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK); /* the map's default */
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, RMC_HASHMAP_RDMA) == RMC_OK && w == v);
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, 0) == RMC_OK);
+    } else {
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, RMC_HASHMAP_RPC) == RMC_ERR_UNSUPPORTED);
+        MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, RMC_HASHMAP_RPC) == RMC_ERR_UNSUPPORTED);
+    }
+    MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, 7) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, RMC_HASHMAP_RPC | RMC_HASHMAP_RDMA) ==
+                           RMC_ERR_ARG);
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_barrier());
     /* LOCAL: the owner's own keys cost nothing remote */
