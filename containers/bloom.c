@@ -19,21 +19,14 @@ struct rmc_bloom {
     const rmc_type_t *kt;
     size_t words; /* 64-bit words in all */
     size_t per;   /* words per rank */
-    uint64_t *offs;
-    char **tab;  /* [nranks] owner-space address of each rank's words */
-    char **ltab; /* [nranks] load/store mapping (node-local), else NULL */
+    rmcc_parts_t pt; /* each rank's words */
 };
 
 static uint64_t next_id;
 
 static void b_release(rmcc_obj_t *o)
 {
-    struct rmc_bloom *b = (struct rmc_bloom *)o;
-    free(b->offs);
-    free(b->tab);
-    free(b->ltab);
-    b->offs = NULL;
-    b->tab = b->ltab = NULL;
+    rmcc_parts_free(&((struct rmc_bloom *)o)->pt);
 }
 
 static rmc_status_t check(const struct rmc_bloom *b, const char *fn)
@@ -204,7 +197,7 @@ static rmc_status_t locate(bop_t *o, const void *key, const char *fn)
     }
     for (unsigned i = 0; i < o->n; i++) {
         o->owner[i] = (int)(w[i] / b->per);
-        o->addr[i] = b->tab[o->owner[i]] + (w[i] % b->per) * 8;
+        o->addr[i] = b->pt.tab[o->owner[i]] + (w[i] % b->per) * 8;
         o->r[i] = RMC_REQUEST_NULL;
     }
     return RMC_OK;
@@ -293,7 +286,7 @@ static rmc_status_t bl_op(struct rmc_bloom *b, int insert, const void *key, int 
                 goto out;
             }
         for (unsigned i = 0; i < o->n; i++) {
-            uint64_t *w = (uint64_t *)(void *)(b->ltab[rmcc.rank] + (o->addr[i] - b->tab[rmcc.rank]));
+            uint64_t *w = (uint64_t *)(void *)(b->pt.ltab[rmcc.rank] + (o->addr[i] - b->pt.tab[rmcc.rank]));
             o->got[i] = *w;
             if (insert)
                 *w |= o->mask[i];
@@ -382,13 +375,7 @@ rmc_status_t rmc_bloom_create(rmc_bloom_kind_t kind, size_t n, double fp_rate,
         return st;
     struct rmc_bloom *b = calloc(1, sizeof(*b));
     size_t nr = (size_t)rmcc.nranks;
-    if (b) {
-        b->offs = calloc(nr, sizeof(uint64_t));
-        b->tab = calloc(nr, sizeof(char *));
-        b->ltab = calloc(nr, sizeof(char *));
-    }
-    st = (b && b->offs && b->tab && b->ltab) ? RMC_OK
-                                              : rmcc_fail(RMC_ERR_NOMEM, fn, "filter handle");
+    st = b ? rmcc_parts_init(&b->pt, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "filter handle");
     uint64_t off = 0;
     rmc_status_t mine = st;
     if (st == RMC_OK) {
@@ -399,13 +386,10 @@ rmc_status_t rmc_bloom_create(rmc_bloom_kind_t kind, size_t n, double fp_rate,
         b->per = (words + nr - 1) / nr;
         mine = rmcc_alloc_off(b->per * 8, &off, fn);
     }
-    st = rmcc_exchange_parts(mine, off, b ? b->offs : NULL, fn);
+    st = rmcc_exchange_parts(mine, off, b ? b->pt.offs : NULL, fn);
     next_id++;
     if (st == RMC_OK) {
-        for (int r = 0; r < rmcc.nranks; r++) {
-            b->tab[r] = rmcc_addr(r, b->offs[r]);
-            b->ltab[r] = rmcc.lbase[r] ? rmcc.lbase[r] + b->offs[r] : NULL;
-        }
+        rmcc_parts_map(&b->pt);
         rmcc_obj_add(&b->obj, RMCC_MAGIC_BLOOM, b_release);
         *bp = b;
         return RMC_OK;
@@ -426,12 +410,7 @@ rmc_status_t rmc_bloom_destroy(rmc_bloom_h b)
     if ((st = rmcc_destroy_begin(b ? &b->obj : NULL, RMCC_MAGIC_BLOOM, "Bloom filter",
                                  b ? b->id : 0, &bar, fn)) != RMC_OK)
         return st;
-    st = bar;
-    rmc_status_t s = rmcc_free_off(b->offs[rmcc.rank], fn);
-    if (st == RMC_OK)
-        st = s;
-    rmcc_obj_kill(&b->obj);
-    return st;
+    return rmcc_destroy_finish(&b->obj, bar, b->pt.offs[rmcc.rank], fn);
 }
 
 rmc_status_t rmc_bloom_info(rmc_bloom_h b, rmc_bloom_info_t *info)

@@ -281,3 +281,40 @@ rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *r
         return rmcc_hashmap_serve(payload, len, reply, reply_cap, reply_len);
     return RMC_ERR_ARG;
 }
+
+rmc_status_t rmcc_parts_init(rmcc_parts_t *p, const char *fn)
+{
+    size_t nr = (size_t)rmcc.nranks;
+    p->offs = calloc(nr, sizeof(uint64_t));
+    p->tab = calloc(nr, sizeof(char *));
+    p->ltab = calloc(nr, sizeof(char *));
+    if (p->offs && p->tab && p->ltab)
+        return RMC_OK;
+    rmcc_parts_free(p);
+    return rmcc_fail(RMC_ERR_NOMEM, fn, "a container's table of parts");
+}
+
+void rmcc_parts_free(rmcc_parts_t *p)
+{
+    free(p->offs);
+    free(p->tab);
+    free(p->ltab);
+    p->offs = NULL;
+    p->tab = p->ltab = NULL;
+}
+
+void rmcc_parts_map(rmcc_parts_t *p)
+{
+    for (int r = 0; r < rmcc.nranks; r++) {
+        p->tab[r] = rmcc_addr(r, p->offs[r]);
+        p->ltab[r] = rmcc.lbase[r] ? rmcc.lbase[r] + p->offs[r] : NULL;
+    }
+}
+
+rmc_status_t rmcc_destroy_finish(rmcc_obj_t *o, rmc_status_t barrier, uint64_t own_off,
+                                 const char *fn)
+{
+    rmc_status_t st = rmcc_free_off(own_off, fn);
+    rmcc_obj_kill(o);
+    return barrier != RMC_OK ? barrier : st;
+}

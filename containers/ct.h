@@ -149,6 +149,24 @@ rmc_status_t rmcc_pack_n(const rmc_type_t *t, const void *in, size_t n, char *ds
 rmc_status_t rmcc_unpack_n(const rmc_type_t *t, const char *src, size_t stride, void *out, size_t n,
                            const char *fn);
 
+/* A container with one part per rank (a hash map's tables, a filter's words): where each part is. */
+typedef struct rmcc_parts {
+    uint64_t *offs; /* [nranks] offset in its owner's segment */
+    char **tab;     /* [nranks] owner-space address (what comm's calls take) */
+    char **ltab;    /* [nranks] load/store mapping here (node-local owners), else NULL */
+} rmcc_parts_t;
+/* Allocates the three arrays (RMC_ERR_NOMEM naming fn); frees them (NULL-safe, idempotent). */
+rmc_status_t rmcc_parts_init(rmcc_parts_t *p, const char *fn);
+void rmcc_parts_free(rmcc_parts_t *p);
+/* Fills tab and ltab from offs. */
+void rmcc_parts_map(rmcc_parts_t *p);
+
+/* The end of a destruction of a container with one part per rank (own_off: this rank's): frees
+ * it and marks the handle destroyed; returns the barrier's status (rmcc_destroy_begin) or the
+ * free's. */
+rmc_status_t rmcc_destroy_finish(rmcc_obj_t *o, rmc_status_t barrier, uint64_t own_off,
+                                 const char *fn);
+
 /* The start of a destruction: the handle's check and the collective (its id as argument): when
  * they succeed (RMC_OK), a barrier that completes every rank's operations on it, whose status is
  * *barrier (the destruction goes on either way). */

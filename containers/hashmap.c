@@ -53,9 +53,7 @@ struct rmc_hashmap {
     size_t voff, bsz;    /* the value's offset in a bucket; bytes per bucket (multiples of 8) */
     size_t per;          /* buckets per rank (a power of two) */
     uint64_t mask;       /* per - 1 */
-    uint64_t *offs;      /* [nranks] each rank's table in its segment */
-    char **tab;          /* [nranks] its owner-space address (what comm's calls take) */
-    char **ltab;         /* [nranks] its load/store mapping here (node-local owners), else NULL */
+    rmcc_parts_t pt;     /* each rank's table */
     uint64_t *peers;     /* [nranks] each rank's handle (its address there): RPCs name the map */
     unsigned path;       /* this rank's default: 0 (choose), RMC_HASHMAP_RDMA or RMC_HASHMAP_RPC */
 };
@@ -72,13 +70,9 @@ static inline size_t up8(size_t n)
 static void h_release(rmcc_obj_t *o)
 {
     struct rmc_hashmap *h = (struct rmc_hashmap *)o;
-    free(h->offs);
-    free(h->tab);
-    free(h->ltab);
+    rmcc_parts_free(&h->pt);
     free(h->peers);
-    h->offs = NULL;
     h->peers = NULL;
-    h->tab = h->ltab = NULL;
 }
 
 static rmc_status_t check(const struct rmc_hashmap *h, const char *fn)
@@ -199,7 +193,7 @@ typedef struct hm_rpc {
 
 static inline char *bucket(const hop_t *o, size_t slot)
 {
-    return o->h->tab[o->owner] + slot * o->h->bsz;
+    return o->h->pt.tab[o->owner] + slot * o->h->bsz;
 }
 
 /* The remote operations of a step: blocking, or non-blocking into o->r. */
@@ -517,7 +511,7 @@ static rmc_status_t advance(hop_t *o, int *done)
 static rmc_status_t local_op(hop_t *o)
 {
     struct rmc_hashmap *h = o->h;
-    char *t = h->ltab[o->owner];
+    char *t = h->pt.ltab[o->owner];
     long cand = -1;
     for (size_t i = 0; i < h->per; i++) {
         char *b = t + probe_slot(h, o->home, i) * h->bsz;
@@ -583,7 +577,7 @@ static rmc_status_t local_op(hop_t *o)
 static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint64_t x,
                         const char *e, const void *key, char *value_out)
 {
-    char *t = h->ltab[rmcc.rank];
+    char *t = h->pt.ltab[rmcc.rank];
     const rmc_type_t *kt = h->kt;
     long cand = -1;
     int reuse = kind == K_INSERT && promise && !(promise & RMC_PROMISE_ERASE);
@@ -1036,14 +1030,6 @@ static size_t per_rank(size_t capacity)
     return p;
 }
 
-static void set_tables(struct rmc_hashmap *h)
-{
-    for (int r = 0; r < rmcc.nranks; r++) {
-        h->tab[r] = rmcc_addr(r, h->offs[r]);
-        h->ltab[r] = rmcc.lbase[r] ? rmcc.lbase[r] + h->offs[r] : NULL;
-    }
-}
-
 rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
                                 rmc_hashmap_h *hp)
 {
@@ -1065,16 +1051,11 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
     if (st != RMC_OK)
         return st;
     struct rmc_hashmap *h = calloc(1, sizeof(*h));
-    size_t nr = (size_t)rmcc.nranks;
-    if (h) {
-        h->offs = calloc(nr, sizeof(uint64_t));
-        h->tab = calloc(nr, sizeof(char *));
-        h->ltab = calloc(nr, sizeof(char *));
-        h->peers = calloc(nr, sizeof(uint64_t));
-    }
-    st = (h && h->offs && h->tab && h->ltab && h->peers)
-             ? RMC_OK
-             : rmcc_fail(RMC_ERR_NOMEM, fn, "hash map handle");
+    st = h ? rmcc_parts_init(&h->pt, fn) : RMC_ERR_NOMEM;
+    if (st == RMC_OK && !(h->peers = calloc((size_t)rmcc.nranks, sizeof(uint64_t))))
+        st = RMC_ERR_NOMEM;
+    if (st == RMC_ERR_NOMEM)
+        rmcc_fail(st, fn, "hash map handle");
     uint64_t off = 0;
     rmc_status_t mine = st;
     if (st == RMC_OK) {
@@ -1089,12 +1070,12 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         h->mask = h->per - 1;
         mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
     }
-    st = rmcc_exchange_parts(mine, off, h ? h->offs : NULL, fn);
+    st = rmcc_exchange_parts(mine, off, h ? h->pt.offs : NULL, fn);
     if (st == RMC_OK) /* every rank's handle, for the RPCs */
         st = rmcc_exchange_parts(RMC_OK, (uint64_t)(uintptr_t)h, h->peers, fn);
     next_id++;
     if (st == RMC_OK) {
-        set_tables(h);
+        rmcc_parts_map(&h->pt);
         rmcc_obj_add(&h->obj, RMCC_MAGIC_HASHMAP, h_release);
         *hp = h;
         return RMC_OK;
@@ -1115,12 +1096,7 @@ rmc_status_t rmc_hashmap_destroy(rmc_hashmap_h h)
     if ((st = rmcc_destroy_begin(h ? &h->obj : NULL, RMCC_MAGIC_HASHMAP, "hash map",
                                  h ? h->id : 0, &b, fn)) != RMC_OK)
         return st;
-    st = b;
-    rmc_status_t s = rmcc_free_off(h->offs[rmcc.rank], fn);
-    if (st == RMC_OK)
-        st = s;
-    rmcc_obj_kill(&h->obj);
-    return st;
+    return rmcc_destroy_finish(&h->obj, b, h->pt.offs[rmcc.rank], fn);
 }
 
 /* The hash of a packed key (a bucket's, a buffered entry's). A type with a hash function of its
@@ -1195,7 +1171,7 @@ rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
     if (have) {
         h->per = new_per;
         h->mask = new_per - 1;
-        mine = rehash(h, h->ltab[rmcc.rank], old_per, rmcc.lbase[rmcc.rank] + off);
+        mine = rehash(h, h->pt.ltab[rmcc.rank], old_per, rmcc.lbase[rmcc.rank] + off);
         if (mine == RMC_ERR_FULL)
             rmcc_fail(mine, fn, "rank %d's %zu buckets cannot hold its entries", rmcc.rank,
                       new_per);
@@ -1204,9 +1180,9 @@ rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
     }
     st = rmcc_exchange_parts(mine, off, offs, fn);
     if (st == RMC_OK) {
-        rmcc_free_off(h->offs[rmcc.rank], fn);
-        memcpy(h->offs, offs, sizeof(uint64_t) * (size_t)rmcc.nranks);
-        set_tables(h);
+        rmcc_free_off(h->pt.offs[rmcc.rank], fn);
+        memcpy(h->pt.offs, offs, sizeof(uint64_t) * (size_t)rmcc.nranks);
+        rmcc_parts_map(&h->pt);
     } else {
         h->per = old_per;
         h->mask = old_per - 1;
@@ -1231,7 +1207,7 @@ rmc_status_t rmc_hashmap_count(rmc_hashmap_h h, size_t *count)
     if ((st = rmc_barrier()) != RMC_OK)
         return st;
     unsigned long long mine = 0, all = 0;
-    const char *t = h->ltab[rmcc.rank];
+    const char *t = h->pt.ltab[rmcc.rank];
     for (size_t s = 0; s < h->per; s++) {
         int64_t w;
         memcpy(&w, t + s * h->bsz, 8);
@@ -1263,7 +1239,7 @@ rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn vis
     char *objs = malloc(up8(kt->size) + vt->size);
     if (!objs)
         return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes", up8(kt->size) + vt->size);
-    const char *t = h->ltab[rmcc.rank];
+    const char *t = h->pt.ltab[rmcc.rank];
     for (size_t s = 0; s < h->per && st == RMC_OK; s++) {
         const char *b = t + s * h->bsz;
         int64_t w = __atomic_load_n((const int64_t *)(const void *)b, __ATOMIC_ACQUIRE);
@@ -1419,7 +1395,7 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
      * table is far bigger than the caches: the buckets' misses overlap instead of adding up) */
     enum { G = 16 };
     struct rmc_hashmap *h = b->h;
-    const char *t = h->ltab[rmcc.rank];
+    const char *t = h->pt.ltab[rmcc.rank];
     uint64_t x[G];
     for (size_t i = 0; i < n; i += G) {
         size_t g = n - i < G ? n - i : G;
