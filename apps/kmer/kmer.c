@@ -1,0 +1,542 @@
+/* k-mer counting (seed 000 §8.2, seed 001 §6.3) on RMC's Bloom filter and hash map, beside an
+ * MPI_Alltoallv reference and checked against a serial count of the same input.
+ *
+ * Input, the same on every run with the same options: a random genome of G bases (one seed, the
+ * same on every rank), and on every rank R reads of L bases taken from random positions of it
+ * (seeded per rank) with each base replaced by another at the error rate E (sequencing errors:
+ * most erroneous k-mers occur once). A k-mer is k <= 32 consecutive bases (2 bits each) in its
+ * canonical form, the smaller of it and its reverse complement. The result is every k-mer that
+ * occurs at least twice in all reads, with its exact count (singletons, mostly errors, dropped).
+ *
+ *   RMC    pass 1: every k-mer into a blocked Bloom filter (one remote fetch-or, which says
+ *          whether it was there); a k-mer the filter had seen goes into the hash map with count 0
+ *          through a HashMapBuffer (so every k-mer seen twice is in the map, and a singleton only
+ *          as a false positive); flush. Pass 2: each rank counts its own k-mers locally (sort) and
+ *          adds each distinct one's count to its entry (rmc_hashmap_update, atomic under the
+ *          bucket's lock; absent: a singleton everywhere, skipped). The result: the map's entries
+ *          with a count >= 2.
+ *   MPI    every k-mer to its owner (a hash), MPI_Alltoall of the counts + MPI_Alltoallv, then
+ *          each owner sorts and counts: the same result.
+ * Verification (every run): both results have the same number of k-mers, total count and 64-bit
+ * mix-sum of (k-mer, count); with -DKMER_TEST (tests/mpi/test_kmer) also against a serial count
+ * on rank 0 of every rank's k-mers (gathered), entry by entry.
+ *
+ * One source, two programs (apps/Makefile.inc): bench/bench_kmer (tables: ns per k-mer of each
+ * pass and of the whole count, k-mers per second; options --genome G --reads R --len L --k K
+ * --err E and the common ones) and tests/mpi/test_kmer (small verified runs).
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include <rmc.h>
+#include <rmc/containers.h>
+#include "bench_util.h"
+
+typedef struct kcfg {
+    size_t genome, reads, len;
+    int k;
+    double err;
+} kcfg_t;
+
+typedef struct kpair {
+    uint64_t kmer;
+    int64_t count;
+} kpair_t;
+
+typedef struct sums {
+    uint64_t n, total, mix;
+} sums_t;
+
+typedef struct kmer {
+    int me, np, err;
+    kcfg_t c;
+    uint64_t *mine; /* this rank's k-mers (canonical), as read */
+    size_t nmine;
+} kmer_t;
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    uint64_t s = x;
+    return splitmix(&s);
+}
+
+static int ok_st(kmer_t *x, rmc_status_t st, const char *what)
+{
+    if (st == RMC_OK)
+        return 1;
+    fprintf(stderr, "kmer[%d]: %s: %s (%s)\n", x->me, what, rmc_status_string(st),
+            rmc_last_error());
+    x->err = 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------- input --- */
+
+static uint64_t revcomp(uint64_t v, int k)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < k; i++, v >>= 2)
+        r = (r << 2) | (3 - (v & 3));
+    return r;
+}
+
+/* The genome (the same everywhere), this rank's reads with errors, and their canonical k-mers. */
+static void make_input(kmer_t *x)
+{
+    const kcfg_t *c = &x->c;
+    unsigned char *g = bench_alloc(c->genome);
+    uint64_t s = 0x5eed;
+    for (size_t i = 0; i < c->genome; i++)
+        g[i] = (unsigned char)(splitmix(&s) & 3);
+    size_t per = c->len - (size_t)c->k + 1;
+    x->mine = bench_alloc(c->reads * per * sizeof(uint64_t));
+    x->nmine = 0;
+    uint64_t rs = 0xabcdef + (uint64_t)x->me * 1000003u;
+    uint64_t mask = c->k == 32 ? ~0ull : (1ull << (2 * c->k)) - 1;
+    unsigned char *read = bench_alloc(c->len);
+    uint64_t thresh = (uint64_t)(c->err * 18446744073709551615.0);
+    for (size_t r = 0; r < c->reads; r++) {
+        size_t at = (size_t)(splitmix(&rs) % (c->genome - c->len + 1));
+        for (size_t i = 0; i < c->len; i++) {
+            unsigned char b = g[at + i];
+            if (c->err > 0 && splitmix(&rs) < thresh)
+                b = (unsigned char)((b + 1 + splitmix(&rs) % 3) & 3); /* another base */
+            read[i] = b;
+        }
+        uint64_t v = 0;
+        for (size_t i = 0; i < c->len; i++) {
+            v = ((v << 2) | read[i]) & mask;
+            if (i + 1 >= (size_t)c->k) {
+                uint64_t rc = revcomp(v, c->k);
+                x->mine[x->nmine++] = v < rc ? v : rc;
+            }
+        }
+    }
+    free(read);
+    free(g);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Counts a sorted copy of v[0..n): distinct values with their counts into out (returns how many),
+ * keeping those with a count >= min. */
+static size_t count_sorted(uint64_t *v, size_t n, kpair_t *out, int64_t min)
+{
+    qsort(v, n, sizeof(uint64_t), cmp_u64);
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && v[j] == v[i])
+            j++;
+        if ((int64_t)(j - i) >= min)
+            out[m++] = (kpair_t){v[i], (int64_t)(j - i)};
+        i = j;
+    }
+    return m;
+}
+
+static sums_t sums_of(const kpair_t *p, size_t n)
+{
+    sums_t s = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        s.n++;
+        s.total += (uint64_t)p[i].count;
+        s.mix += mix(p[i].kmer ^ mix((uint64_t)p[i].count));
+    }
+    return s;
+}
+
+static sums_t global(sums_t s)
+{
+    sums_t g;
+    MPI_Allreduce(&s, &g, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return g;
+}
+
+/* ------------------------------------------------------------------------------ RMC --- */
+
+typedef struct collect {
+    kpair_t *p;
+    size_t n, cap;
+} collect_t;
+
+static int keep(const void *key, const void *value, void *arg)
+{
+    collect_t *c = arg;
+    int64_t v;
+    memcpy(&v, value, 8);
+    if (v < 2)
+        return 0;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 1024;
+        c->p = realloc(c->p, c->cap * sizeof(kpair_t));
+        if (!c->p)
+            return 1;
+    }
+    memcpy(&c->p[c->n].kmer, key, 8);
+    c->p[c->n++].count = v;
+    return 0;
+}
+
+static rmc_status_t add_count(void *value, void *arg)
+{
+    *(int64_t *)value += *(const int64_t *)arg;
+    return RMC_OK;
+}
+
+/* The RMC count: ns per k-mer of pass 1 and pass 2 (max over ranks) in t[0], t[1]; the result of
+ * this rank (its entries with count >= 2) in *res. */
+static void count_rmc(kmer_t *x, double *t, collect_t *res)
+{
+    size_t total = 0, n = x->nmine;
+    MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    rmc_bloom_h f;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    /* room: every genome k-mer (both strands fold into one) and the filter's false positives */
+    size_t cap = 2 * (x->c.genome + total / 50) + 1024;
+    if (!ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
+               "rmc_bloom_create") ||
+        !ok_st(x, rmc_hashmap_create(cap, &rmc_type_u64, &rmc_type_i64, &h),
+               "rmc_hashmap_create") ||
+        !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    ok_st(x, rmc_barrier(), "rmc_barrier");
+    uint64_t t0 = bench_now_ns();
+    int64_t zero = 0;
+    for (size_t i = 0; i < n && !x->err; i++) {
+        int was = 0;
+        ok_st(x, rmc_bloom_insert(f, &x->mine[i], &was, 0), "rmc_bloom_insert");
+        if (was)
+            ok_st(x, rmc_hashmap_buffer_insert(b, &x->mine[i], &zero), "rmc_hashmap_buffer_insert");
+    }
+    ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+    uint64_t t1 = bench_now_ns();
+    uint64_t *v = bench_alloc((n ? n : 1) * sizeof(uint64_t));
+    kpair_t *loc = bench_alloc((n ? n : 1) * sizeof(kpair_t));
+    memcpy(v, x->mine, n * sizeof(uint64_t));
+    size_t m = count_sorted(v, n, loc, 1);
+    for (size_t i = 0; i < m && !x->err; i++) {
+        rmc_status_t st = rmc_hashmap_update(h, &loc[i].kmer, add_count, &loc[i].count, 0);
+        if (st != RMC_ERR_NOT_FOUND)
+            ok_st(x, st, "rmc_hashmap_update");
+    }
+    ok_st(x, rmc_barrier(), "rmc_barrier");
+    uint64_t t2 = bench_now_ns();
+    double mine[2] = {(double)(t1 - t0) / (double)(total ? total : 1) * x->np,
+                      (double)(t2 - t1) / (double)(total ? total : 1) * x->np};
+    MPI_Allreduce(mine, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    res->n = 0;
+    ok_st(x, rmc_hashmap_local_foreach(h, keep, res, NULL), "rmc_hashmap_local_foreach");
+    ok_st(x, rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
+    ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
+    ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    free(v);
+    free(loc);
+}
+
+/* ------------------------------------------------------------------------------ MPI --- */
+
+/* The MPI reference: ns per k-mer (max over ranks) in *t; this rank's result in *res. */
+static void count_mpi(kmer_t *x, double *t, collect_t *res)
+{
+    int np = x->np;
+    size_t n = x->nmine, total = 0;
+    MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int *sc = calloc((size_t)np, sizeof(int)), *rc = calloc((size_t)np, sizeof(int));
+    int *sd = calloc((size_t)np, sizeof(int)), *rd = calloc((size_t)np, sizeof(int));
+    uint64_t *send = bench_alloc((n ? n : 1) * sizeof(uint64_t));
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = 0; i < n; i++)
+        sc[(int)((mix(x->mine[i]) >> 32) * (uint64_t)np >> 32)]++;
+    for (int r = 1; r < np; r++)
+        sd[r] = sd[r - 1] + sc[r - 1];
+    int *fill = calloc((size_t)np, sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        int o = (int)((mix(x->mine[i]) >> 32) * (uint64_t)np >> 32);
+        send[sd[o] + fill[o]++] = x->mine[i];
+    }
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    size_t nin = 0;
+    for (int r = 0; r < np; r++) {
+        rd[r] = (int)nin;
+        nin += (size_t)rc[r];
+    }
+    uint64_t *in = bench_alloc((nin ? nin : 1) * sizeof(uint64_t));
+    MPI_Alltoallv(send, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, MPI_COMM_WORLD);
+    if (res->cap < nin + 1) {
+        res->cap = nin + 1;
+        res->p = realloc(res->p, res->cap * sizeof(kpair_t));
+    }
+    res->n = count_sorted(in, nin, res->p, 2);
+    uint64_t t1 = bench_now_ns();
+    double mine = (double)(t1 - t0) / (double)(total ? total : 1) * np;
+    MPI_Allreduce(&mine, t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    free(sc);
+    free(rc);
+    free(sd);
+    free(rd);
+    free(fill);
+    free(send);
+    free(in);
+}
+
+/* ----------------------------------------------------------------------- checking --- */
+
+static int same(kmer_t *x, const char *what, sums_t a, sums_t b)
+{
+    if (a.n == b.n && a.total == b.total && a.mix == b.mix)
+        return 1;
+    if (x->me == 0)
+        fprintf(stderr,
+                "kmer: %s: %" PRIu64 " k-mers, %" PRIu64 " occurrences, mix %016" PRIx64
+                " against %" PRIu64 ", %" PRIu64 ", %016" PRIx64 "\n",
+                what, a.n, a.total, a.mix, b.n, b.total, b.mix);
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const kpair_t *x = a, *y = b;
+    return x->kmer < y->kmer ? -1 : x->kmer > y->kmer;
+}
+
+/* Rank 0 counts every rank's k-mers itself and compares with the gathered result, entry by entry.
+ * Agreed. */
+static int check_serial(kmer_t *x, const collect_t *res)
+{
+    int np = x->np, ok = 1;
+    int n = (int)x->nmine, rn = (int)res->n * 2;
+    int *cnt = calloc((size_t)np, sizeof(int)), *dsp = calloc((size_t)np, sizeof(int));
+    int *rcnt = calloc((size_t)np, sizeof(int)), *rdsp = calloc((size_t)np, sizeof(int));
+    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&rn, 1, MPI_INT, rcnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    size_t all = 0, rall = 0;
+    for (int r = 0; x->me == 0 && r < np; r++) {
+        dsp[r] = (int)all;
+        all += (size_t)cnt[r];
+        rdsp[r] = (int)rall;
+        rall += (size_t)rcnt[r];
+    }
+    uint64_t *v = x->me == 0 ? bench_alloc((all ? all : 1) * sizeof(uint64_t)) : NULL;
+    kpair_t *got = x->me == 0 ? bench_alloc((rall ? rall : 2) * sizeof(uint64_t)) : NULL;
+    MPI_Gatherv(x->mine, n, MPI_UINT64_T, v, cnt, dsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(res->p, rn, MPI_UINT64_T, got, rcnt, rdsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (x->me == 0) {
+        kpair_t *want = bench_alloc((all ? all : 1) * sizeof(kpair_t));
+        size_t m = count_sorted(v, all, want, 2), g = rall / 2;
+        qsort(got, g, sizeof(kpair_t), cmp_pair);
+        if (m != g) {
+            fprintf(stderr, "kmer: serial count: %zu k-mers occur twice or more, RMC found %zu\n",
+                    m, g);
+            ok = 0;
+        }
+        for (size_t i = 0; ok && i < m; i++)
+            if (want[i].kmer != got[i].kmer || want[i].count != got[i].count) {
+                fprintf(stderr,
+                        "kmer: serial count: entry %zu: %016" PRIx64 " x %" PRId64
+                        ", RMC: %016" PRIx64 " x %" PRId64 "\n",
+                        i, want[i].kmer, want[i].count, got[i].kmer, got[i].count);
+                ok = 0;
+            }
+        free(want);
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(v);
+    free(got);
+    free(cnt);
+    free(dsp);
+    free(rcnt);
+    free(rdsp);
+    return ok;
+}
+
+/* One run of both counts on x's input: times (ns per k-mer: RMC pass 1, pass 2, MPI) in t[0..2];
+ * 1 when both agree (and, with serial, match the serial count). */
+static int run(kmer_t *x, double *t, int serial)
+{
+    collect_t r = {0}, m = {0};
+    count_rmc(x, t, &r);
+    count_mpi(x, &t[2], &m);
+    sums_t a = global(sums_of(r.p, r.n)), b = global(sums_of(m.p, m.n));
+    int ok = same(x, "RMC against MPI_Alltoallv", a, b) && !x->err;
+    if (serial)
+        ok &= check_serial(x, &r);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    free(r.p);
+    free(m.p);
+    return ok;
+}
+
+static void setup(kmer_t *x)
+{
+    free(x->mine);
+    make_input(x);
+}
+
+#ifdef KMER_TEST
+/* ----------------------------------------------------------------------------- test --- */
+
+int main(void)
+{
+    int provided;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    kmer_t x = {0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &x.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &x.np);
+    if (!ok_st(&x, rmc_init(MPI_COMM_WORLD), "rmc_init"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    /* genome, reads per rank, read length, k, error rate: errors (singletons), k = 32 (the whole
+     * word), a small genome (many repeats), no errors; beyond 2 ranks (more ranks than cores:
+     * every remote operation waits for a descheduled target) a quarter of the reads */
+    const kcfg_t cfgs[] = {{20000, 300, 100, 31, 0.01},
+                           {5000, 200, 80, 32, 0.02},
+                           {300, 100, 50, 15, 0.0}};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+        x.c = cfgs[i];
+        if (x.np > 2)
+            x.c.reads /= 4;
+        setup(&x);
+        double t[3];
+        int r = run(&x, t, 1);
+        if (x.me == 0)
+            printf("test_kmer: genome %zu, %zu reads of %zu per rank, k %d, errors %.2f: %s\n",
+                   x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err, r ? "ok" : "FAILED");
+        ok &= r;
+    }
+    x.err = 0;
+    ok_st(&x, rmc_finalize(), "rmc_finalize");
+    ok &= !x.err;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (x.me == 0)
+        printf("test_kmer: %d ranks: %s\n", x.np, ok ? "PASS" : "FAIL");
+    free(x.mine);
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
+
+#else
+/* ------------------------------------------------------------------------ benchmark --- */
+
+/* Takes --genome G --reads R --len L --k K --err E out of argv. 0, or 1 after a usage error. */
+static int parse_own(int *argc, char **argv, kcfg_t *c)
+{
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        int known = !strcmp(a, "--genome") || !strcmp(a, "--reads") || !strcmp(a, "--len") ||
+                    !strcmp(a, "--k") || !strcmp(a, "--err");
+        if (!known) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc) {
+            fprintf(stderr, "bench_kmer: %s needs a value\n", a);
+            return 1;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--genome"))
+            c->genome = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--reads"))
+            c->reads = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--len"))
+            c->len = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--k"))
+            c->k = atoi(v);
+        else
+            c->err = atof(v);
+    }
+    *argc = kept;
+    if (c->k < 1 || c->k > 32 || c->len < (size_t)c->k || c->genome < c->len || !c->reads ||
+        c->err < 0 || c->err >= 1) {
+        fprintf(stderr, "bench_kmer: need 1 <= k <= 32 <= ... k <= len <= genome, reads > 0, "
+                        "0 <= err < 1\n");
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    kmer_t x = {0};
+    x.c = (kcfg_t){1000000, 40000, 100, 31, 0.01};
+    if (parse_own(&argc, argv, &x.c))
+        return 1;
+    bench_opts_t o;
+    int prc = bench_parse(argc, argv, "bench_kmer", 8, 8, &o);
+    if (prc)
+        return prc > 0;
+    if (o.quick)
+        x.c.reads /= 4;
+    if (bench_mpi_start(&argc, &argv, "bench_kmer", &x.me, &x.np, NULL))
+        return 1;
+    if (!ok_st(&x, rmc_init(MPI_COMM_WORLD), "rmc_init"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    setup(&x);
+    char peers[512];
+    snprintf(peers, sizeof(peers),
+             "RMC %s: blocked Bloom filter + HashMapBuffer (pass 1), local count + "
+             "rmc_hashmap_update (pass 2); AMO mode %s | MPI: MPI_Alltoall + MPI_Alltoallv to "
+             "the owners, local sort and count | input: genome %zu, %zu reads of %zu per rank, "
+             "k %d, errors %.3f",
+             rmc_version(), rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
+             x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err);
+    bench_header(&o, "k-mer counting: every k-mer seen twice or more, with its count", peers);
+    double s[3][BENCH_MAX_REPS];
+    for (int r = -1; r < o.reps; r++) {
+        double t[3];
+        if (!run(&x, t, 0))
+            bench_fail("the counts of RMC and MPI_Alltoallv differ");
+        for (int k = 0; r >= 0 && k < 3; k++)
+            s[k][r] = t[k];
+    }
+    char title[200];
+    snprintf(title, sizeof(title), "ns per k-mer (all ranks' k-mers / ranks; slowest rank), "
+             "median of %d reps", o.reps);
+    bench_table_t *t = bench_table_new("kmer", "phase", title);
+    int c_rmc = bench_table_col(t, "RMC", "ns");
+    int c_mpi = bench_table_col(t, "MPI_Alltoallv", "ns");
+    bench_table_ratio(t, "MPI/RMC", c_mpi, c_rmc, BENCH_RATIO_X);
+    double p1 = bench_median(s[0], (size_t)o.reps), p2 = bench_median(s[1], (size_t)o.reps);
+    double m = bench_median(s[2], (size_t)o.reps);
+    int r1 = bench_table_row(t, "pass 1: Bloom filter + buffered inserts", NAN);
+    bench_table_set(t, r1, c_rmc, p1);
+    int r2 = bench_table_row(t, "pass 2: local count + updates", NAN);
+    bench_table_set(t, r2, c_rmc, p2);
+    double sum[BENCH_MAX_REPS];
+    for (int r = 0; r < o.reps; r++)
+        sum[r] = s[0][r] + s[1][r];
+    int r3 = bench_table_row(t, "whole count", NAN);
+    bench_table_set(t, r3, c_rmc, bench_median(sum, (size_t)o.reps));
+    bench_table_set(t, r3, c_mpi, m);
+    bench_table_plot(t, 0, 0, "ns per k-mer");
+    bench_table_note(t, "k-mers per second per rank: RMC %.2f M, MPI %.2f M (whole count)",
+                     1e3 / bench_median(sum, (size_t)o.reps), 1e3 / m);
+    bench_table_note(t, "verified every repetition: RMC's and MPI's results agree (k-mers, "
+                        "total count, mix-sum); tests/mpi/test_kmer checks against a serial count");
+    bench_finish(&o, &t, 1);
+    ok_st(&x, rmc_finalize(), "rmc_finalize");
+    free(x.mine);
+    MPI_Finalize();
+    return 0;
+}
+#endif
