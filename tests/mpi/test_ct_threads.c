@@ -175,5 +175,85 @@ static void test_array_alloc(void **s)
     MPI_CHECK_OK(rmc_array_destroy(arr));
 }
 
+/* The hash map and a Bloom filter: every thread of every rank inserts its own keys (each thread
+ * also the same shared keys: one entry each), updates the shared ones, finds the others' keys
+ * (blocking and non-blocking), and inserts into a filter. Exact contents afterwards. */
+#define HK 16
+typedef struct hm_ctx {
+    rmc_hashmap_h h;
+    rmc_bloom_h f;
+} hm_ctx_t;
+
+static rmc_status_t plus_one(void *value, void *arg)
+{
+    (void)arg;
+    (*(int64_t *)value)++;
+    return RMC_OK;
+}
+
+static void *hashmap_body(void *arg)
+{
+    targ_t *a = arg;
+    hm_ctx_t *c = a->extra;
+    int64_t zero = 0;
+    for (int i = 0; i < HK; i++) {
+        int64_t k = tag(me, a->tid, i), v = k ^ 5, sk = -1 - i;
+        a->ok &= rmc_hashmap_insert(c->h, &k, &v, 0) == RMC_OK;
+        a->ok &= rmc_hashmap_insert(c->h, &sk, &zero, RMC_PROMISE_INSERT) == RMC_OK ||
+                 rmc_hashmap_find(c->h, &sk, &v, 0) == RMC_OK;
+        a->ok &= rmc_bloom_insert(c->f, &k, NULL, 0) == RMC_OK;
+    }
+    return NULL;
+}
+
+static void *hashmap_body2(void *arg)
+{
+    targ_t *a = arg;
+    hm_ctx_t *c = a->extra;
+    rmc_request_h rq[HK];
+    int64_t got[HK], keys[HK];
+    int nx = (me + 1) % np;
+    for (int i = 0; i < HK; i++) {
+        int64_t sk = -1 - i;
+        a->ok &= rmc_hashmap_update(c->h, &sk, plus_one, NULL, 0) == RMC_OK;
+        keys[i] = tag(nx, (a->tid + 1) % NT, i);
+        a->ok &= rmc_hashmap_find_nb(c->h, &keys[i], &got[i], 0, &rq[i]) == RMC_OK;
+        int present = 0;
+        a->ok &= rmc_bloom_find(c->f, &keys[i], &present, 0) == RMC_OK && present;
+    }
+    a->ok &= rmc_wait_all(rq, HK) == RMC_OK;
+    for (int i = 0; i < HK; i++)
+        a->ok &= got[i] == (keys[i] ^ 5);
+    return NULL;
+}
+
+static void test_hashmap_bloom(void **s)
+{
+    (void)s;
+    hm_ctx_t c;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)np * NT * HK * 4 + 64, &rmc_type_i64, &rmc_type_i64,
+                                    &c.h));
+    MPI_CHECK_OK(rmc_bloom_create(RMC_BLOOM_BLOCKED, (size_t)np * NT * HK, 0.01, &rmc_type_i64,
+                                  &c.f));
+    targ_t *a = threadtest_run(hashmap_body, NULL, &c);
+    int ok = threadtest_ok(a);
+    free(a);
+    MPI_CHECK_OK(rmc_barrier());
+    a = threadtest_run(hashmap_body2, NULL, &c);
+    ok &= threadtest_ok(a);
+    free(a);
+    MPI_CHECK_OK(rmc_barrier());
+    size_t n = 0;
+    MPI_CHECK_OK(rmc_hashmap_count(c.h, &n));
+    ok &= n == (size_t)(np * NT * HK + HK);
+    for (int i = 0; i < HK; i++) {
+        int64_t sk = -1 - i, v = -1;
+        ok &= rmc_hashmap_find(c.h, &sk, &v, RMC_PROMISE_FIND) == RMC_OK && v == np * NT;
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_bloom_destroy(c.f));
+    MPI_CHECK_OK(rmc_hashmap_destroy(c.h));
+}
+
 MPITEST_MAIN("ct_threads", cttest_setup, mpitest_teardown_rmc, test_circular, test_checksum,
-             test_array_alloc)
+             test_array_alloc, test_hashmap_bloom)

@@ -1,0 +1,335 @@
+/* bench_rpc: RDMA against RPC (seed 001 ch. 8) on this machine: the primitives' costs (a Table 8.1
+ * analogue) and the attentiveness experiment (Figure 8.x): how an operation's latency grows when
+ * its target computes between polls, one-sided against one active message.
+ *
+ * 2 ranks (more only join the collectives): rank 0 measures, rank 1 is the target. Each cell is
+ * the median over --reps repetitions of the mean of --iters operations (default 4000, --quick
+ * 1000).
+ *
+ * Table "primitives" (rank 1 waits in rmc_barrier, serving RMC's active messages at once), us per
+ * operation:
+ *   put / get 8 B, random       rmc_put / rmc_get of 8 bytes at random 8-byte words of a 1 MiB
+ *                               region part of rank 1.
+ *   CAS / fetch-add, random     rmc_amo_cas_i64 / rmc_amo_fetch_add_i64 at random words.
+ *   CAS / fetch-add, one word   the same on a single word.
+ *   CAS increment, contended    both ranks increment one word by compare-and-swap until theirs
+ *                               succeeds (rank 1 too: contention), per successful increment.
+ *   AM round trip               rmc_am_send of 8 bytes to an empty handler, with an 8-byte reply.
+ *   HashMap insert RDMA / RPC   rmc_hashmap_insert of keys rank 1 owns, forced one-sided
+ *                               (RMC_HASHMAP_RDMA: 2A + W) or as an RPC (RMC_HASHMAP_RPC: one
+ *                               active message); the RPC row only in thread AMO mode.
+ *   HashMap find RDMA / RPC     rmc_hashmap_find of those keys (2A + R against one message).
+ * Table "attentiveness": rank 1 alternates x us of busy work (no RMC call) with one rmc_progress,
+ * x = 0 .. 1000 us; rank 0's hash-map inserts to keys rank 1 owns through each path, us per
+ * insert, and the ratio RDMA/RPC (above 1x RPC is faster). With a progress thread on rank 1
+ * (RMC_PROGRESS_THREAD=1) its active messages are served while it computes. The crossover (the
+ * first x where the faster path changes) is printed under the table.
+ *
+ * Verification: every status; gets return what the puts left; the fetch-adds and the contended
+ * increments sum exactly; the hash map finds every inserted value.
+ */
+#include "config.h"
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include <rmc.h>
+#include <rmc/containers.h>
+#include "bench_util.h"
+
+#define REGION   (1 << 20)
+#define WORDS    (REGION / 8)
+#define H_ECHO   17 /* the benchmark's active-message handler id */
+
+enum { P_PUT, P_GET, P_CASR, P_FAAR, P_CAS1, P_FAA1, P_CASINC, P_AM, P_HINS_D, P_HINS_R,
+       P_HFIND_D, P_HFIND_R, NPRIM };
+static const char *const prim_label[NPRIM] = {
+    "put 8 B, random",       "get 8 B, random",      "CAS, random",
+    "fetch-add, random",     "CAS, one word",        "fetch-add, one word",
+    "CAS increment, contended (per success)",        "AM round trip (8 B, 8 B reply)",
+    "HashMap insert, RDMA",  "HashMap insert, RPC",  "HashMap find, RDMA",
+    "HashMap find, RPC"};
+
+static const double xs[] = {0, 1, 3, 10, 30, 100, 300, 1000};
+#define NX (sizeof(xs) / sizeof(xs[0]))
+
+typedef struct ctx {
+    const bench_opts_t *o;
+    int rank, nranks, rpc; /* rpc: thread AMO mode (the RPC path exists) */
+    long it;
+    char **bases;  /* the region's parts */
+    int64_t *keys; /* keys rank 1 owns */
+    rmc_hashmap_h h;
+} ctx_t;
+
+static void __attribute__((noreturn, cold)) fail_st(rmc_status_t st, const char *what)
+{
+    bench_fail("%s: %s (%s)", what, rmc_status_string(st), rmc_last_error());
+}
+static inline void ck(rmc_status_t st, const char *what)
+{
+    if (__builtin_expect(st != RMC_OK, 0))
+        fail_st(st, what);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                           size_t *rlen, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    if (len != 8 || cap < 8)
+        return RMC_ERR_ARG;
+    memcpy(reply, payload, 8);
+    *rlen = 8;
+    return RMC_OK;
+}
+
+static void spin_us(double us)
+{
+    uint64_t end = bench_now_ns() + (uint64_t)(us * 1e3);
+    while (bench_now_ns() < end)
+        ;
+}
+
+/* The stop flag of rank 1's attentive loop: word 0 of its region part (rank 0 puts 1 there). */
+static volatile int64_t *stop_flag(ctx_t *c)
+{
+    return (volatile int64_t *)(void *)c->bases[c->rank];
+}
+
+/* One primitive row: rank 0's us per operation (rank 1's part: only the contended row). */
+static double prim(ctx_t *c, int p, uint64_t seed)
+{
+    long n = c->it;
+    char *b1 = c->bases[1];
+    uint64_t s = seed;
+    int64_t v = 0, old;
+    ck(rmc_barrier(), "rmc_barrier");
+    if (c->rank == 1 && p == P_CASINC) { /* contention: rank 1 increments too */
+        for (long i = 0; i < n; i++) {
+            int64_t cur = 0;
+            ck(rmc_amo_load_i64(b1 + 8, &cur, 1), "rmc_amo_load_i64");
+            for (;;) {
+                ck(rmc_amo_cas_i64(b1 + 8, cur, cur + 1, &old, 1), "rmc_amo_cas_i64");
+                if (old == cur)
+                    break;
+                cur = old;
+            }
+        }
+    }
+    if (c->rank != 0) {
+        ck(rmc_barrier(), "rmc_barrier");
+        return 0;
+    }
+    uint64_t t0 = bench_now_ns();
+    for (long i = 0; i < n; i++) {
+        char *w = b1 + 64 + 8 * (splitmix(&s) % (WORDS - 8));
+        size_t rlen = 0;
+        switch (p) {
+        case P_PUT:
+            v = (int64_t)i;
+            ck(rmc_put(&v, w, 8, 1), "rmc_put");
+            break;
+        case P_GET:
+            ck(rmc_get(w, &v, 8, 1), "rmc_get");
+            break;
+        case P_CASR:
+            ck(rmc_amo_cas_i64(w, 0, 0, &old, 1), "rmc_amo_cas_i64");
+            break;
+        case P_FAAR:
+            ck(rmc_amo_fetch_add_i64(w, 0, &old, 1), "rmc_amo_fetch_add_i64");
+            break;
+        case P_CAS1:
+            ck(rmc_amo_cas_i64(b1 + 16, 0, 0, &old, 1), "rmc_amo_cas_i64");
+            break;
+        case P_FAA1:
+            ck(rmc_amo_fetch_add_i64(b1 + 24, 1, &old, 1), "rmc_amo_fetch_add_i64");
+            break;
+        case P_CASINC: {
+            int64_t cur = 0;
+            ck(rmc_amo_load_i64(b1 + 8, &cur, 1), "rmc_amo_load_i64");
+            for (;;) {
+                ck(rmc_amo_cas_i64(b1 + 8, cur, cur + 1, &old, 1), "rmc_amo_cas_i64");
+                if (old == cur)
+                    break;
+                cur = old;
+            }
+            break;
+        }
+        case P_AM:
+            v = (int64_t)i;
+            ck(rmc_am_send(1, H_ECHO, &v, 8, &old, 8, &rlen), "rmc_am_send");
+            if (rlen != 8 || old != v)
+                bench_fail("the AM echo returned %lld", (long long)old);
+            break;
+        case P_HINS_D:
+        case P_HINS_R:
+            v = c->keys[i] * 2;
+            ck(rmc_hashmap_insert(c->h, &c->keys[i], &v,
+                                  p == P_HINS_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
+               "rmc_hashmap_insert");
+            break;
+        default:
+            ck(rmc_hashmap_find(c->h, &c->keys[i], &v,
+                                p == P_HFIND_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
+               "rmc_hashmap_find");
+            if (v != c->keys[i] * 2)
+                bench_fail("rmc_hashmap_find returned %lld", (long long)v);
+        }
+    }
+    double us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
+    ck(rmc_barrier(), "rmc_barrier");
+    return us;
+}
+
+/* One attentiveness cell: rank 1 computes x us between polls while rank 0 inserts through `path`;
+ * rank 0's us per insert. */
+static double attentive(ctx_t *c, double x, unsigned path, long n)
+{
+    ck(rmc_barrier(), "rmc_barrier");
+    double us = 0;
+    if (c->rank == 1) {
+        volatile int64_t *f = stop_flag(c);
+        while (!__atomic_load_n(f, __ATOMIC_ACQUIRE)) {
+            spin_us(x);
+            ck(rmc_progress(), "rmc_progress");
+        }
+        *f = 0;
+    } else if (c->rank == 0) {
+        uint64_t t0 = bench_now_ns();
+        for (long i = 0; i < n; i++) {
+            int64_t v = c->keys[i] * 2;
+            ck(rmc_hashmap_insert(c->h, &c->keys[i], &v, path), "rmc_hashmap_insert");
+        }
+        us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
+        int64_t one = 1;
+        ck(rmc_put(&one, c->bases[1], 8, 1), "rmc_put");
+        ck(rmc_fence(1), "rmc_fence");
+    }
+    ck(rmc_barrier(), "rmc_barrier");
+    return us;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts_t o;
+    int prc = bench_parse(argc, argv, "bench_rpc", 8, 8, &o);
+    if (prc)
+        return prc > 0;
+    ctx_t c = {.o = &o};
+    if (bench_mpi_start(&argc, &argv, "bench_rpc", &c.rank, &c.nranks, NULL))
+        return 1;
+    if (c.nranks < 2)
+        bench_fail("bench_rpc needs 2 ranks");
+    ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
+    c.it = bench_iters(&o, 4000);
+    c.rpc = rmc_amo_mode() == RMC_AMO_MODE_THREAD;
+    c.bases = calloc((size_t)c.nranks, sizeof(char *));
+    rmc_region_h reg;
+    ck(rmc_region_alloc(REGION, (void **)c.bases, &reg), "rmc_region_alloc");
+    ck(rmc_am_register(H_ECHO, h_echo, NULL), "rmc_am_register");
+    ck(rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
+       "rmc_hashmap_create");
+    c.keys = bench_alloc((size_t)c.it * sizeof(int64_t));
+    for (long i = 0, k = 1; i < c.it; k++) /* keys rank 1 owns */
+        if (rmc_hashmap_owner(c.h, &k) == 1)
+            c.keys[i++] = k;
+    char peers[512];
+    snprintf(peers, sizeof(peers),
+             "RMC %s: AMO mode %s (%s), rank 1 %s, %s on rank 1", rmc_version(),
+             c.rpc ? "thread" : "mpi", c.rpc ? "RPC rows measured" : "no RPC path: RPC rows empty",
+             rmc_same_node(1) == 1 ? "node-local (shared memory)" : "remote",
+             rmc_progress_thread_active() ? "progress thread" : "no progress thread");
+    bench_header(&o, "RDMA against RPC: primitives and attentiveness (origin rank 0, target 1)",
+                 peers);
+    double ps[NPRIM][BENCH_MAX_REPS];
+    for (int r = -1; r < o.reps; r++)
+        for (int p = 0; p < NPRIM; p++) {
+            int is_rpc = p == P_HINS_R || p == P_HFIND_R;
+            double us = is_rpc && !c.rpc ? NAN : prim(&c, p, 0x1234u + (uint64_t)r);
+            if (r >= 0)
+                ps[p][r] = us;
+        }
+    /* checks: the contended increments and one-word fetch-adds summed exactly */
+    int64_t w8 = 0, w24 = 0;
+    ck(rmc_amo_load_i64(c.bases[1] + 8, &w8, 1), "rmc_amo_load_i64");
+    ck(rmc_amo_load_i64(c.bases[1] + 24, &w24, 1), "rmc_amo_load_i64");
+    if (c.rank == 0 && (w8 != 2 * c.it * (o.reps + 1) || w24 != c.it * (o.reps + 1)))
+        bench_fail("contended increments %lld (want %lld), fetch-adds %lld (want %lld)",
+                   (long long)w8, (long long)(2 * c.it * (o.reps + 1)), (long long)w24,
+                   (long long)(c.it * (o.reps + 1)));
+    /* attentiveness: fewer inserts at large x (each waits up to x) */
+    double as[NX][2][BENCH_MAX_REPS];
+    for (int r = -1; r < o.reps; r++)
+        for (size_t k = 0; k < NX; k++) {
+            long n = xs[k] >= 100 ? c.it / 20 + 1 : xs[k] >= 10 ? c.it / 4 + 1 : c.it;
+            for (int pth = 0; pth < 2; pth++) {
+                double us = pth && !c.rpc ? NAN
+                                          : attentive(&c, xs[k], pth ? RMC_HASHMAP_RPC
+                                                                     : RMC_HASHMAP_RDMA, n);
+                if (r >= 0)
+                    as[k][pth][r] = us;
+            }
+        }
+    bench_table_t *t[2];
+    char title[200];
+    snprintf(title, sizeof(title), "primitives: us per operation, median of %d reps x %ld ops",
+             o.reps, c.it);
+    t[0] = bench_table_new("primitives", "operation", title);
+    int c0 = bench_table_col(t[0], "RMC", "us");
+    bench_table_plot(t[0], 0, 1, "us (log)");
+    for (int p = 0; p < NPRIM; p++)
+        bench_table_set(t[0], bench_table_row(t[0], prim_label[p], NAN), c0,
+                        bench_median(ps[p], (size_t)o.reps));
+    bench_table_note(t[0], "rank 1 waits in rmc_barrier (serving RMC's active messages); HashMap "
+                           "rows: keys rank 1 owns, forced path");
+    snprintf(title, sizeof(title),
+             "attentiveness: rank 1 computes x us between polls; us per hash-map insert of rank 0");
+    t[1] = bench_table_new("attentiveness", "x [us]", title);
+    int cd = bench_table_col(t[1], "RDMA", "us"), cr = bench_table_col(t[1], "RPC", "us");
+    bench_table_ratio(t[1], "RDMA/RPC", cd, cr, BENCH_RATIO_X);
+    bench_table_plot(t[1], 1, 1, "us per insert (log)");
+    int prev = -1;
+    double cross = NAN;
+    for (size_t k = 0; k < NX; k++) {
+        char lab[32];
+        snprintf(lab, sizeof(lab), "%g", xs[k]);
+        int row = bench_table_row(t[1], lab, xs[k] > 0 ? xs[k] : 0.3);
+        double d = bench_median(as[k][0], (size_t)o.reps), rp = bench_median(as[k][1], (size_t)o.reps);
+        bench_table_set(t[1], row, cd, d);
+        bench_table_set(t[1], row, cr, rp);
+        if (!isnan(rp)) {
+            int rpc_faster = rp < d;
+            if (prev >= 0 && rpc_faster != prev && isnan(cross))
+                cross = xs[k];
+            prev = rpc_faster;
+        }
+    }
+    if (!c.rpc)
+        bench_table_note(t[1], "no RPC path in mpi AMO mode (RMC_AMO=thread for it)");
+    else if (isnan(cross))
+        bench_table_note(t[1], "crossover: none in 0 .. 1000 us (%s faster throughout)",
+                         prev ? "RPC" : "RDMA");
+    else
+        bench_table_note(t[1], "crossover: at x = %g us the faster path changes to %s", cross,
+                         prev ? "RPC" : "RDMA");
+    bench_table_note(t[1], "x = 0 plotted at 0.3 (log axis)");
+    bench_finish(&o, t, 2);
+    ck(rmc_hashmap_destroy(c.h), "rmc_hashmap_destroy");
+    ck(rmc_region_free(reg), "rmc_region_free");
+    ck(rmc_finalize(), "rmc_finalize");
+    free(c.keys);
+    free(c.bases);
+    MPI_Finalize();
+    return 0;
+}
