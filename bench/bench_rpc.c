@@ -300,29 +300,33 @@ int main(int argc, char **argv)
     bench_table_ratio(t[1], "RDMA/RPC", cd, cr, BENCH_RATIO_X);
     bench_table_plot(t[1], 1, 1, "us per insert (log)");
     int prev = -1;
-    double cross = NAN;
+    char changes[256] = "";
+    size_t cl = 0;
     for (size_t k = 0; k < NX; k++) {
         char lab[32];
         snprintf(lab, sizeof(lab), "%g", xs[k]);
         int row = bench_table_row(t[1], lab, xs[k] > 0 ? xs[k] : 0.3);
-        double d = bench_median(as[k][0], (size_t)o.reps), rp = bench_median(as[k][1], (size_t)o.reps);
+        double d = bench_median(as[k][0], (size_t)o.reps);
+        double rp = bench_median(as[k][1], (size_t)o.reps);
         bench_table_set(t[1], row, cd, d);
         bench_table_set(t[1], row, cr, rp);
-        if (!isnan(rp)) {
-            int rpc_faster = rp < d;
-            if (prev >= 0 && rpc_faster != prev && isnan(cross))
-                cross = xs[k];
-            prev = rpc_faster;
-        }
+        if (isnan(rp))
+            continue;
+        int rpc_faster = rp < d;
+        if (prev >= 0 && rpc_faster != prev && cl < sizeof(changes))
+            cl += (size_t)snprintf(changes + cl, sizeof(changes) - cl, "%sx = %g us (to %s)",
+                                   cl ? ", " : "", xs[k], rpc_faster ? "RPC" : "RDMA");
+        if (prev < 0)
+            snprintf(lab, sizeof(lab), "%s", rpc_faster ? "RPC" : "RDMA");
+        if (prev < 0)
+            bench_table_note(t[1], "faster at x = 0: %s", lab);
+        prev = rpc_faster;
     }
     if (!c.rpc)
         bench_table_note(t[1], "no RPC path in mpi AMO mode (RMC_AMO=thread for it)");
-    else if (isnan(cross))
-        bench_table_note(t[1], "crossover: none in 0 .. 1000 us (%s faster throughout)",
-                         prev ? "RPC" : "RDMA");
     else
-        bench_table_note(t[1], "crossover: at x = %g us the faster path changes to %s", cross,
-                         prev ? "RPC" : "RDMA");
+        bench_table_note(t[1], "crossovers (the faster path changes): %s",
+                         cl ? changes : "none in 0 .. 1000 us");
     bench_table_note(t[1], "x = 0 plotted at 0.3 (log axis)");
     bench_finish(&o, t, 2);
     ck(rmc_hashmap_destroy(c.h), "rmc_hashmap_destroy");

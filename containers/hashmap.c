@@ -1333,6 +1333,9 @@ struct rmc_hashmap_buffer {
     size_t *cnt;               /* [nranks] entries in it */
     char *land;                /* batch entries popped from this rank's queue */
     char *tmp;                 /* one entry being packed */
+    rmc_hashmap_update_fn combine; /* owners: fn(stored, incoming) instead of replacing, or NULL */
+    int only_present;              /* with combine: absent keys are dropped, not inserted */
+    char *uobj, *vin;              /* with combine: the stored and the incoming value (vt->size) */
     unsigned long long dropped; /* entries that did not fit in this rank's table */
 };
 
@@ -1346,7 +1349,9 @@ static void buf_release(rmcc_obj_t *o)
     free(b->q);
     free(b->land);
     free(b->tmp);
-    b->tmp = NULL;
+    free(b->uobj);
+    free(b->vin);
+    b->tmp = b->uobj = b->vin = NULL;
     b->buf = NULL;
     b->cnt = NULL;
     b->q = NULL;
@@ -1360,10 +1365,11 @@ static rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const char *fn
 }
 
 /* The owner inserts a packed entry into its own table (nothing else runs on the map). */
-static rmc_status_t insert_packed(struct rmc_hashmap *h, const char *entry, uint64_t x,
+static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entry, uint64_t x,
                                   const char *fn)
 {
-    const rmc_type_t *t = h->kt;
+    struct rmc_hashmap *h = b->h;
+    const rmc_type_t *t = h->kt, *vt = h->vt;
     hop_t o;
     o.h = h;
     o.kind = K_INSERT;
@@ -1373,17 +1379,42 @@ static rmc_status_t insert_packed(struct rmc_hashmap *h, const char *entry, uint
     o.pk = entry;
     o.key = entry;
     o.fn = fn;
-    if (!t->equal || !t->max_bytes)
-        return local_op(&o);
-    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
-    rmc_status_t st = obj ? rmcc_unpack(t, entry, obj, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "a key");
-    if (st == RMC_OK) {
+    char small[64], *obj = NULL;
+    rmc_status_t st = RMC_OK;
+    if (t->equal && t->max_bytes) { /* the type's equal needs the key as the caller holds it */
+        obj = t->size <= sizeof(small) ? small : malloc(t->size);
+        st = obj ? rmcc_unpack(t, entry, obj, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "a key");
+        if (st != RMC_OK) {
+            if (obj != small)
+                free(obj);
+            return st;
+        }
         o.key = obj;
-        st = local_op(&o);
-        rmc_type_release(t, obj);
     }
-    if (obj != small)
-        free(obj);
+    if (b->combine) { /* combine with the stored value when the key is there */
+        const char *in = entry + (h->voff - 8);
+        if (vt->max_bytes && (st = rmcc_unpack(vt, in, b->vin, fn)) == RMC_OK)
+            in = b->vin;
+        if (st == RMC_OK) {
+            o.kind = K_UPDATE;
+            o.ufn = b->combine;
+            o.uarg = (void *)(uintptr_t)in;
+            o.uobj = b->uobj;
+            st = local_op(&o);
+            if (vt->max_bytes)
+                rmc_type_release(vt, b->vin);
+            if (st == RMC_ERR_NOT_FOUND) {
+                o.kind = K_INSERT;
+                st = b->only_present ? RMC_OK : local_op(&o);
+            }
+        }
+    } else
+        st = local_op(&o);
+    if (obj) {
+        rmc_type_release(t, obj);
+        if (obj != small)
+            free(obj);
+    }
     return st;
 }
 
@@ -1407,7 +1438,7 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
             __builtin_prefetch(t + (x[j] & h->mask) * h->bsz, 1);
         }
         for (size_t j = 0; j < g; j++) {
-            rmc_status_t st = insert_packed(h, e + (i + j) * b->esz, x[j], fn);
+            rmc_status_t st = insert_packed(b, e + (i + j) * b->esz, x[j], fn);
             if (st == RMC_ERR_FULL)
                 b->dropped++;
             else if (st != RMC_OK)
@@ -1506,6 +1537,22 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
         buf_release(&b->obj);
     free(b);
     return st;
+}
+
+rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_update_fn fn,
+                                        int only_present)
+{
+    RMCC_SERIAL();
+    const char *fn_name = __func__;
+    rmc_status_t st = buf_check(b, fn_name);
+    if (st != RMC_OK)
+        return st;
+    size_t vs = b->h->vt->size;
+    if (fn && !b->uobj && (!(b->uobj = malloc(vs)) || !(b->vin = malloc(vs))))
+        return rmcc_fail(RMC_ERR_NOMEM, fn_name, "%zu bytes", 2 * vs);
+    b->combine = fn;
+    b->only_present = fn && only_present;
+    return RMC_OK;
 }
 
 rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, const void *value)

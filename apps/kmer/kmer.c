@@ -12,9 +12,11 @@
  *          whether it was there); a k-mer the filter had seen goes into the hash map with count 0
  *          through a HashMapBuffer (so every k-mer seen twice is in the map, and a singleton only
  *          as a false positive); flush. Pass 2: each rank counts its own k-mers locally (sort) and
- *          adds each distinct one's count to its entry (rmc_hashmap_update, atomic under the
- *          bucket's lock; absent: a singleton everywhere, skipped). The result: the map's entries
- *          with a count >= 2.
+ *          adds each distinct one's count to its entry: batched to the owners through a
+ *          HashMapBuffer whose owners add instead of replacing (rmc_hashmap_buffer_combine;
+ *          absent: a singleton everywhere, dropped), or (--updates, and in the test too) one
+ *          rmc_hashmap_update per distinct k-mer (atomic under the bucket's lock). The result: the
+ *          map's entries with a count >= 2.
  *   MPI    every k-mer to its owner (a hash), MPI_Alltoall of the counts + MPI_Alltoallv, then
  *          each owner sorts and counts: the same result.
  * Verification (every run): both results have the same number of k-mers, total count and 64-bit
@@ -54,6 +56,7 @@ typedef struct sums {
 
 typedef struct kmer {
     int me, np, err;
+    int updates; /* pass 2 through rmc_hashmap_update (else a combining HashMapBuffer) */
     kcfg_t c;
     uint64_t *mine; /* this rank's k-mers (canonical), as read */
     size_t nmine;
@@ -233,12 +236,20 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     kpair_t *loc = bench_alloc((n ? n : 1) * sizeof(kpair_t));
     memcpy(v, x->mine, n * sizeof(uint64_t));
     size_t m = count_sorted(v, n, loc, 1);
-    for (size_t i = 0; i < m && !x->err; i++) {
-        rmc_status_t st = rmc_hashmap_update(h, &loc[i].kmer, add_count, &loc[i].count, 0);
-        if (st != RMC_ERR_NOT_FOUND)
-            ok_st(x, st, "rmc_hashmap_update");
+    if (x->updates) { /* one atomic update per distinct k-mer */
+        for (size_t i = 0; i < m && !x->err; i++) {
+            rmc_status_t st = rmc_hashmap_update(h, &loc[i].kmer, add_count, &loc[i].count, 0);
+            if (st != RMC_ERR_NOT_FOUND)
+                ok_st(x, st, "rmc_hashmap_update");
+        }
+        ok_st(x, rmc_barrier(), "rmc_barrier");
+    } else { /* the counts batched to their owners, who add them (absent: a singleton, dropped) */
+        ok_st(x, rmc_hashmap_buffer_combine(b, add_count, 1), "rmc_hashmap_buffer_combine");
+        for (size_t i = 0; i < m && !x->err; i++)
+            ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].count),
+                  "rmc_hashmap_buffer_insert");
+        ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
     }
-    ok_st(x, rmc_barrier(), "rmc_barrier");
     uint64_t t2 = bench_now_ns();
     double mine[2] = {(double)(t1 - t0) / (double)(total ? total : 1) * x->np,
                       (double)(t2 - t1) / (double)(total ? total : 1) * x->np};
@@ -416,12 +427,16 @@ int main(void)
         if (x.np > 2)
             x.c.reads /= 4;
         setup(&x);
-        double t[3];
-        int r = run(&x, t, 1);
-        if (x.me == 0)
-            printf("test_kmer: genome %zu, %zu reads of %zu per rank, k %d, errors %.2f: %s\n",
-                   x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err, r ? "ok" : "FAILED");
-        ok &= r;
+        for (x.updates = 0; x.updates < 2; x.updates++) {
+            double t[3];
+            int r = run(&x, t, 1);
+            if (x.me == 0)
+                printf("test_kmer: genome %zu, %zu reads of %zu per rank, k %d, errors %.2f, "
+                       "pass 2 by %s: %s\n",
+                       x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err,
+                       x.updates ? "updates" : "combining buffer", r ? "ok" : "FAILED");
+            ok &= r;
+        }
     }
     x.err = 0;
     ok_st(&x, rmc_finalize(), "rmc_finalize");
@@ -437,12 +452,17 @@ int main(void)
 #else
 /* ------------------------------------------------------------------------ benchmark --- */
 
-/* Takes --genome G --reads R --len L --k K --err E out of argv. 0, or 1 after a usage error. */
-static int parse_own(int *argc, char **argv, kcfg_t *c)
+/* Takes --genome G --reads R --len L --k K --err E --updates out of argv. 0, or 1 after a usage
+ * error. */
+static int parse_own(int *argc, char **argv, kcfg_t *c, int *updates)
 {
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--updates")) {
+            *updates = 1;
+            continue;
+        }
         int known = !strcmp(a, "--genome") || !strcmp(a, "--reads") || !strcmp(a, "--len") ||
                     !strcmp(a, "--k") || !strcmp(a, "--err");
         if (!known) {
@@ -479,7 +499,7 @@ int main(int argc, char **argv)
 {
     kmer_t x = {0};
     x.c = (kcfg_t){1000000, 40000, 100, 31, 0.01};
-    if (parse_own(&argc, argv, &x.c))
+    if (parse_own(&argc, argv, &x.c, &x.updates))
         return 1;
     bench_opts_t o;
     int prc = bench_parse(argc, argv, "bench_kmer", 8, 8, &o);
@@ -495,10 +515,11 @@ int main(int argc, char **argv)
     char peers[512];
     snprintf(peers, sizeof(peers),
              "RMC %s: blocked Bloom filter + HashMapBuffer (pass 1), local count + "
-             "rmc_hashmap_update (pass 2); AMO mode %s | MPI: MPI_Alltoall + MPI_Alltoallv to "
+             "%s (pass 2); AMO mode %s | MPI: MPI_Alltoall + MPI_Alltoallv to "
              "the owners, local sort and count | input: genome %zu, %zu reads of %zu per rank, "
              "k %d, errors %.3f",
-             rmc_version(), rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
+             rmc_version(), x.updates ? "rmc_hashmap_update" : "a combining HashMapBuffer",
+             rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
              x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err);
     bench_header(&o, "k-mer counting: every k-mer seen twice or more, with its count", peers);
     double s[3][BENCH_MAX_REPS];
@@ -520,7 +541,10 @@ int main(int argc, char **argv)
     double m = bench_median(s[2], (size_t)o.reps);
     int r1 = bench_table_row(t, "pass 1: Bloom filter + buffered inserts", NAN);
     bench_table_set(t, r1, c_rmc, p1);
-    int r2 = bench_table_row(t, "pass 2: local count + updates", NAN);
+    int r2 = bench_table_row(t,
+                             x.updates ? "pass 2: local count + updates"
+                                       : "pass 2: local count + combining buffer",
+                             NAN);
     bench_table_set(t, r2, c_rmc, p2);
     double sum[BENCH_MAX_REPS];
     for (int r = 0; r < o.reps; r++)

@@ -173,6 +173,15 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
 /* Local (pushes a batch to its owner's queue when it is full): key -> value, as
  * rmc_hashmap_insert, visible after the flush. */
 rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, const void *value);
+/* Local; every rank sets the same before the buffer's first insert (the owners apply it). With fn,
+ * a buffered insert of a key the map holds combines instead of replacing: the owner calls
+ * fn(stored value, incoming value as `arg`), both as the caller holds values, and stores what fn
+ * leaves in the first (e.g. adds counts: the order in which ranks' inserts meet is unspecified, so
+ * fn should be commutative); an absent key is inserted, or dropped when only_present is nonzero
+ * (counts of keys the map does not track). fn NULL: replacing again. fn runs on the owner while
+ * nothing else runs on the map; it must not call RMC. Errors: RMC_ERR_HANDLE, RMC_ERR_NOMEM. */
+rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_update_fn fn,
+                                        int only_present);
 /* Collective. Pushes every batch, and returns when every rank's inserts are in the map. */
 rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b);
 /* Collective. Frees the buffer (entries not flushed are dropped); the map stays. */

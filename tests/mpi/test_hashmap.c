@@ -530,6 +530,51 @@ static void test_buffer(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* A combining buffer: owners add incoming values to stored ones; absent keys dropped
+ * (only_present) or inserted (and then combined with the later ones). */
+static void test_buffer_combine(void **s)
+{
+    (void)s;
+    const int64_t K = 100;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    int ok = 1;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(8 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
+    for (int64_t k = me; k < K; k += np) {
+        int64_t zero = 0;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &zero, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    int64_t sum = (int64_t)np * (np + 1) / 2;
+    for (int only = 1; only >= 0; only--) {
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, only) == RMC_OK);
+        for (int64_t k = 0; k < 2 * K; k++) {
+            int64_t v = me + 1;
+            MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+        }
+        MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+        size_t n = 0;
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(n == (size_t)(only ? K : 2 * K));
+        for (int64_t k = 0; k < 2 * K; k += 3) {
+            int64_t v = -1;
+            rmc_status_t st = rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND);
+            if (k < K)
+                MPITEST_EXPECT(ok, st == RMC_OK && v == (only ? 1 : 2) * sum);
+            else if (only)
+                MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND);
+            else
+                MPITEST_EXPECT(ok, st == RMC_OK && v == sum);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+    }
+    MPI_CHECK_ALL(rmc_hashmap_buffer_combine(NULL, add_arg, 0) == RMC_ERR_HANDLE);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
 /* Bad input: a clear status, nothing changed, nothing hangs. */
 static void test_bad_input(void **s)
 {
@@ -585,4 +630,4 @@ static void test_bad_input(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
              test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
-             test_bad_input)
+             test_buffer_combine, test_bad_input)
