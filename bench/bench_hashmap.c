@@ -18,6 +18,10 @@
  *                              (batches of 256 into queues of 64 K entries).
  *   Bloom insert / find        blocked filter (1 fetch-or / 1 read), sized for the keys at 1%.
  *   Bloom (standard) ...       the unblocked baseline: k fetch-ors / k reads (no BCL number).
+ *   KV insert / read / update / atomic add, RDMA and RPC   the key/value store (rmc/kv.h) with
+ *                              each path forced (RPC rows only in thread AMO mode): insert of new
+ *                              keys, read, update of present keys, rmc_kv_add of 0 (checked: the
+ *                              old value is the inserted one).
  * Peers:
  *   BCL      constant reference numbers measured for BCL (MPI backend) on this machine with 2
  *            ranks, half the keys local (issue 12); NOT measured in this run; BCL has no emulated
@@ -57,7 +61,8 @@ enum {
     R_BFIND,
     R_SINS,
     R_SFIND,
-    NROWS
+    R_KV, /* 8 rows: insert, read, update, add; each RDMA then RPC */
+    NROWS = R_KV + 8
 };
 static const struct {
     const char *label;
@@ -73,6 +78,14 @@ static const struct {
     {"Bloom find", 0.79},
     {"Bloom (standard) insert", NAN},
     {"Bloom (standard) find", NAN},
+    {"KV insert, RDMA", NAN},
+    {"KV insert, RPC", NAN},
+    {"KV read, RDMA", NAN},
+    {"KV read, RPC", NAN},
+    {"KV update, RDMA", NAN},
+    {"KV update, RPC", NAN},
+    {"KV atomic add, RDMA", NAN},
+    {"KV atomic add, RPC", NAN},
 };
 
 typedef struct ctx {
@@ -117,7 +130,8 @@ static inline int64_t val_of(int64_t k)
 /* --------------------------------------------------------------------------- RMC --- */
 
 /* The timed loop of one row: rank 0's us per operation. Between rmc_barriers. */
-static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h b, rmc_bloom_h f)
+static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h b, rmc_bloom_h f,
+                       rmc_kv_h kv)
 {
     long n = c->it;
     rmc_op_counts_t a0, a1;
@@ -154,6 +168,35 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
             v = val_of(k);
             ck(rmc_hashmap_buffer_insert(b, &k, &v), "rmc_hashmap_buffer_insert");
             break;
+        case R_KV:
+        case R_KV + 1:
+            v = val_of(k);
+            ck(rmc_kv_insert(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+               "rmc_kv_insert");
+            break;
+        case R_KV + 2:
+        case R_KV + 3:
+            v = 0;
+            ck(rmc_kv_read(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+               "rmc_kv_read");
+            if (v != val_of(k))
+                bench_fail("rmc_kv_read returned %lld for key %lld", (long long)v, (long long)k);
+            break;
+        case R_KV + 4:
+        case R_KV + 5:
+            v = val_of(k);
+            ck(rmc_kv_update(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+               "rmc_kv_update");
+            break;
+        case R_KV + 6:
+        case R_KV + 7: {
+            int64_t old = -1;
+            ck(rmc_kv_add(kv, &k, 0, &old, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+               "rmc_kv_add");
+            if (old != val_of(k))
+                bench_fail("rmc_kv_add saw %lld for key %lld", (long long)old, (long long)k);
+            break;
+        }
         case R_BINS:
         case R_SINS:
             ck(rmc_bloom_insert(f, &k, NULL, 0), "rmc_bloom_insert");
@@ -194,15 +237,15 @@ static void rmc_rep(ctx_t *c, int r)
     rmc_hashmap_h h;
     ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
     double us[NROWS];
-    us[R_INS] = rmc_loop(c, R_INS, h, NULL, NULL);
+    us[R_INS] = rmc_loop(c, R_INS, h, NULL, NULL, NULL);
     check_count(h, c, "after the inserts");
     for (int row = R_FIND; row <= R_MISSO; row++)
-        us[row] = rmc_loop(c, row, h, NULL, NULL);
+        us[row] = rmc_loop(c, row, h, NULL, NULL, NULL);
     ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
     ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
     rmc_hashmap_buffer_h b;
     ck(rmc_hashmap_buffer_create(h, 65536, 256, &b), "rmc_hashmap_buffer_create");
-    us[R_BUF] = rmc_loop(c, R_BUF, h, b, NULL);
+    us[R_BUF] = rmc_loop(c, R_BUF, h, b, NULL, NULL);
     check_count(h, c, "after the buffer's flush");
     ck(rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
     ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
@@ -211,9 +254,23 @@ static void rmc_rep(ctx_t *c, int r)
         ck(rmc_bloom_create(k ? RMC_BLOOM_STANDARD : RMC_BLOOM_BLOCKED,
                             (size_t)c->it * (size_t)c->nranks, 0.01, &rmc_type_i64, &f),
            "rmc_bloom_create");
-        us[k ? R_SINS : R_BINS] = rmc_loop(c, k ? R_SINS : R_BINS, NULL, NULL, f);
-        us[k ? R_SFIND : R_BFIND] = rmc_loop(c, k ? R_SFIND : R_BFIND, NULL, NULL, f);
+        us[k ? R_SINS : R_BINS] = rmc_loop(c, k ? R_SINS : R_BINS, NULL, NULL, f, NULL);
+        us[k ? R_SFIND : R_BFIND] = rmc_loop(c, k ? R_SFIND : R_BFIND, NULL, NULL, f, NULL);
         ck(rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    }
+    /* the key/value store: each operation through each path (RPC: thread AMO mode only); a
+     * fresh store per path, rows in the order insert, read, update, add */
+    for (int p = 0; p < 2; p++) {
+        int rpc_ok = rmc_amo_mode() == RMC_AMO_MODE_THREAD;
+        for (int op = 0; op < 4; op++)
+            us[R_KV + 2 * op + p] = NAN;
+        if (p && !rpc_ok)
+            continue;
+        rmc_kv_h kv;
+        ck(rmc_kv_create(cap, &rmc_type_i64, &rmc_type_i64, 0, &kv), "rmc_kv_create");
+        for (int op = 0; op < 4; op++)
+            us[R_KV + 2 * op + p] = rmc_loop(c, R_KV + 2 * op + p, NULL, NULL, NULL, kv);
+        ck(rmc_kv_destroy(kv), "rmc_kv_destroy");
     }
     for (int row = 0; r >= 0 && row < NROWS; row++)
         c->s[row][0][r] = us[row];

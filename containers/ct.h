@@ -79,6 +79,7 @@ struct rmcc_obj {
 #define RMCC_MAGIC_HASHMAP 0x48415348u /* "HASH" */
 #define RMCC_MAGIC_BLOOM 0x424c4f4fu /* "BLOO" */
 #define RMCC_MAGIC_HMBUF 0x484d4255u /* "HMBU" */
+#define RMCC_MAGIC_KV 0x4b565354u /* "KVST" */
 #define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
 
 /* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up). */

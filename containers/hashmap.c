@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rmc/hashmap.h>
+#include <rmc/kv.h>
 #include <rmc/queue.h>
 #include <rmc/progress.h>
 #include "ct.h"
@@ -56,11 +57,15 @@ struct rmc_hashmap {
     rmcc_parts_t pt;     /* each rank's table */
     uint64_t *peers;     /* [nranks] each rank's handle (its address there): RPCs name the map */
     unsigned path;       /* this rank's default: 0 (choose), RMC_HASHMAP_RDMA or RMC_HASHMAP_RPC */
+    /* this rank's counts (the store's counters; atomics: RPCs may run on the progress thread) */
+    unsigned long long n_inserts, n_exists, n_collisions;
 };
 
 static uint64_t next_id;
 
-enum { K_INSERT, K_FIND, K_ERASE, K_UPDATE };
+/* Operation kinds: the map's; then the key/value store's, which run as K_INSERT (insert only a new
+ * key) or K_UPDATE (a function of the store's) one-sided, and as themselves in an RPC. */
+enum { K_INSERT, K_FIND, K_ERASE, K_UPDATE, K_INSERT_NEW, K_REPLACE, K_ADD };
 
 static inline size_t up8(size_t n)
 {
@@ -171,6 +176,9 @@ typedef struct hop {
     rmc_status_t result;
     rmc_request_h r;
     int rpc;             /* through the owner's active message (P_RPC) */
+    int rkind;           /* the kind an RPC carries (a store's kind, or kind) */
+    int newonly;         /* insert: a present key is RMC_ERR_EXISTS, not replaced */
+    int64_t delta;       /* K_ADD's RPC: the addend; the old value comes back in *(int64 *)out */
     unsigned rpc_tries;  /* RPCs told to retry so far */
     rmc_status_t rst;    /* the RPC's status */
     char *pay;           /* its payload (hm_rpc_t, then the packed key or entry) */
@@ -190,6 +198,13 @@ typedef struct hm_rpc {
     uint32_t promise, pad;
 } hm_rpc_t;
 #define HM_REPLY_HDR 8
+static size_t rpc_body(const struct rmc_hashmap *h, int kind);
+static size_t rpc_reply(const struct rmc_hashmap *h, int kind);
+
+static inline void count(unsigned long long *c)
+{
+    __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
 
 static inline char *bucket(const hop_t *o, size_t slot)
 {
@@ -280,10 +295,10 @@ static rmc_status_t advance(hop_t *o, int *done)
             o->rlen = 0;
             if (o->nb)
                 o->rst = rmc_am_send_nb(o->owner, rmcc.rpc_id, o->pay, o->plen, o->land,
-                                        HM_REPLY_HDR + h->vslot, &o->rlen, &o->r);
+                                        HM_REPLY_HDR + rpc_reply(h, o->rkind), &o->rlen, &o->r);
             else
                 o->rst = rmc_am_send(o->owner, rmcc.rpc_id, o->pay, o->plen, o->land,
-                                     HM_REPLY_HDR + h->vslot, &o->rlen);
+                                     HM_REPLY_HDR + rpc_reply(h, o->rkind), &o->rlen);
             break;
         case P_RPCED: {
             if (o->rst != RMC_OK)
@@ -298,9 +313,12 @@ static rmc_status_t advance(hop_t *o, int *done)
                     WAIT_THEN(P_RPC);
                 break;
             }
-            if (out == RMC_OK && o->kind == K_FIND)
+            if (out == RMC_OK && o->rkind == K_FIND)
                 return *done = 1, rmcc_unpack(h->vt, o->land + HM_REPLY_HDR, o->out, o->fn);
-            if (out != RMC_OK && out != RMC_ERR_NOT_FOUND && out != RMC_ERR_FULL)
+            if (out == RMC_OK && o->rkind == K_ADD && o->out)
+                memcpy(o->out, o->land + HM_REPLY_HDR, 8);
+            if (out != RMC_OK && out != RMC_ERR_NOT_FOUND && out != RMC_ERR_FULL &&
+                out != RMC_ERR_EXISTS)
                 return *done = 1, rmcc_fail(RMC_ERR_INTERNAL, o->fn,
                                             "rank %d answered an RPC with %d", o->owner, (int)out);
             return *done = 1, (rmc_status_t)out;
@@ -356,6 +374,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     o->state = P_CAND; /* a tombstone to reuse, unless the key is further on */
                     st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
                 } else {
+                    count(&h->n_collisions);
                     o->i++;
                     o->state = P_PROBE;
                 }
@@ -396,8 +415,21 @@ static rmc_status_t advance(hop_t *o, int *done)
             break;
         case P_KEYED:
             if (!key_eq(h->kt, o->land + 8, o->pk, o->key)) {
+                if (o->kind == K_INSERT)
+                    count(&h->n_collisions);
                 o->i++;
                 o->state = P_PROBE;
+                break;
+            }
+            if (o->kind == K_INSERT && o->newonly) { /* present: nothing to do but give back */
+                count(&h->n_exists);
+                o->result = RMC_ERR_EXISTS;
+                o->state = P_FINISH;
+                if (o->cand >= 0) {
+                    char *c = bucket(o, (size_t)o->cand);
+                    o->cand = -1;
+                    st = op_add(o, c, HS_DELETED - HS_RESERVED);
+                }
                 break;
             }
             o->state = P_LOCKED;
@@ -414,6 +446,8 @@ static rmc_status_t advance(hop_t *o, int *done)
                 o->result = RMC_OK;
                 o->state = P_FINISH;
                 st = op_add(o, o->b, HS_DELETED - HS_RESERVED);
+            } else if (o->rkind == K_REPLACE) { /* the new value is packed already */
+                o->state = P_WRITEV;
             } else {
                 o->state = P_UREAD;
                 st = op_get(o, h->voff, h->vslot);
@@ -432,6 +466,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             break;
         }
         case P_WRITE:
+            count(&h->n_inserts);
             o->result = RMC_OK;
             o->state = P_FINISH;
             if ((st = op_put(o, 8, h->bsz - 8)) == RMC_OK)
@@ -535,8 +570,14 @@ static rmc_status_t local_op(hop_t *o)
         }
         if (!key_eq(h->kt, b + 8, o->pk, o->key))
             continue;
+        if (o->rkind == K_REPLACE) {
+            memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
+            return RMC_OK;
+        }
         switch (o->kind) {
         case K_INSERT:
+            if (o->newonly)
+                return RMC_ERR_EXISTS;
             memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
             return RMC_OK;
         case K_FIND:
@@ -575,12 +616,13 @@ static rmc_status_t local_op(hop_t *o)
  * nothing, and the origin sends it again. e: the packed key (find, erase) or entry (insert); key:
  * the key as the caller holds it, for a type's equal function. */
 static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint64_t x,
-                        const char *e, const void *key, char *value_out)
+                        const char *e, const void *key, char *value_out, int64_t delta)
 {
     char *t = h->pt.ltab[rmcc.rank];
     const rmc_type_t *kt = h->kt;
     long cand = -1;
-    int reuse = kind == K_INSERT && promise && !(promise & RMC_PROMISE_ERASE);
+    int ins = kind == K_INSERT || kind == K_INSERT_NEW;
+    int reuse = ins && promise && !(promise & RMC_PROMISE_ERASE);
     int32_t out;
     for (size_t i = 0; i < h->per;) {
         size_t slot = probe_slot(h, x & h->mask, i);
@@ -592,7 +634,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             goto give_back;
         }
         if (s == HS_FREE) {
-            if (kind != K_INSERT) {
+            if (!ins) {
                 out = RMC_ERR_NOT_FOUND;
                 goto give_back;
             }
@@ -604,6 +646,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                 continue; /* changed meanwhile: look again */
             memcpy(b + 8, e, h->bsz - 8);
             __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+            count(&h->n_inserts);
             return RMC_OK;
         }
         if (s == HS_DELETED) {
@@ -613,6 +656,8 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                     continue;
                 cand = (long)slot;
             }
+            if (ins)
+                count(&h->n_collisions);
             i++;
             continue;
         }
@@ -631,8 +676,15 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             continue;
         }
         if (!key_eq(kt, b + 8, e, key)) {
+            if (ins)
+                count(&h->n_collisions);
             i++;
             continue;
+        }
+        if (kind == K_INSERT_NEW) {
+            count(&h->n_exists);
+            out = RMC_ERR_EXISTS;
+            goto give_back;
         }
         int64_t ready = HS_READY;
         if (!__atomic_compare_exchange_n(sw, &ready, HS_RESERVED, 0, __ATOMIC_ACQ_REL,
@@ -640,26 +692,51 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             out = RMC_ERR_RETRY; /* readers in, or it changed */
             goto give_back;
         }
-        if (kind == K_INSERT) {
+        if (kind == K_ADD) {
+            int64_t v;
+            memcpy(&v, b + h->voff, 8);
+            memcpy(value_out, &v, 8);
+            v = (int64_t)((uint64_t)v + (uint64_t)delta);
+            memcpy(b + h->voff, &v, 8);
+        } else if (kind != K_ERASE) /* insert (replace), K_REPLACE */
             memcpy(b + h->voff, e + (h->voff - 8), h->vslot);
-            __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
-        } else
-            __atomic_fetch_add(sw, HS_DELETED - HS_RESERVED, __ATOMIC_RELEASE);
+        __atomic_fetch_add(sw, (kind == K_ERASE ? HS_DELETED : HS_READY) - HS_RESERVED,
+                           __ATOMIC_RELEASE);
         out = RMC_OK;
         goto give_back;
     }
-    if (kind == K_INSERT && cand >= 0) {
+    if (ins && cand >= 0) {
         char *b = t + (size_t)cand * h->bsz;
         memcpy(b + 8, e, h->bsz - 8);
         __atomic_fetch_add((int64_t *)(void *)b, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+        count(&h->n_inserts);
         return RMC_OK;
     }
-    return kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
+    return ins ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
 give_back:
     if (cand >= 0)
         __atomic_fetch_add((int64_t *)(void *)(t + (size_t)cand * h->bsz),
                            HS_DELETED - HS_RESERVED, __ATOMIC_RELEASE);
     return out;
+}
+
+/* The payload bytes after the header of an RPC of `kind`, and the reply bytes after its outcome. */
+static size_t rpc_body(const struct rmc_hashmap *h, int kind)
+{
+    switch (kind) {
+    case K_INSERT:
+    case K_INSERT_NEW:
+    case K_REPLACE:
+        return h->bsz - 8; /* the packed entry */
+    case K_ADD:
+        return h->kslot + 8; /* the packed key, the addend */
+    default:
+        return h->kslot;
+    }
+}
+static size_t rpc_reply(const struct rmc_hashmap *h, int kind)
+{
+    return kind == K_FIND ? h->vslot : kind == K_ADD ? 8 : 0;
 }
 
 rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
@@ -673,10 +750,13 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
     if (!h || h->obj.magic != RMCC_MAGIC_HASHMAP)
         return RMC_ERR_HANDLE;
     const char *e = (const char *)payload + sizeof(hd);
-    size_t need = hd.kind == K_INSERT ? h->bsz - 8 : h->kslot;
-    if ((hd.kind != K_INSERT && hd.kind != K_FIND && hd.kind != K_ERASE) ||
-        len != sizeof(hd) + need || reply_cap < HM_REPLY_HDR + (hd.kind == K_FIND ? h->vslot : 0))
+    int kind = (int)hd.kind;
+    if (kind == K_UPDATE || kind < K_INSERT || kind > K_ADD ||
+        len != sizeof(hd) + rpc_body(h, kind) || reply_cap < HM_REPLY_HDR + rpc_reply(h, kind))
         return RMC_ERR_ARG;
+    int64_t delta = 0;
+    if (kind == K_ADD)
+        memcpy(&delta, e + h->kslot, 8);
     const rmc_type_t *kt = h->kt;
     char small[64], *obj = NULL;
     const void *key = e;
@@ -692,7 +772,7 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
         key = obj;
     }
     char *r = reply;
-    int32_t out = serve_op(h, (int)hd.kind, hd.promise, hd.hash, e, key, r + HM_REPLY_HDR);
+    int32_t out = serve_op(h, kind, hd.promise, hd.hash, e, key, r + HM_REPLY_HDR, delta);
     if (obj) {
         rmc_type_release(kt, obj);
         if (obj != small)
@@ -700,7 +780,7 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
     }
     memcpy(r, &out, 4);
     memset(r + 4, 0, 4);
-    *reply_len = HM_REPLY_HDR + (out == RMC_OK && hd.kind == K_FIND ? h->vslot : 0);
+    *reply_len = HM_REPLY_HDR + (out == RMC_OK ? rpc_reply(h, kind) : 0);
     return RMC_OK;
 }
 
@@ -743,11 +823,15 @@ static rmc_status_t choose_path(const struct rmc_hashmap *h, int kind, unsigned 
 static void rpc_payload(hop_t *o)
 {
     struct rmc_hashmap *h = o->h;
-    hm_rpc_t hd = {RMCC_RPC_HASHMAP, (uint32_t)o->kind, h->peers[o->owner],
+    hm_rpc_t hd = {RMCC_RPC_HASHMAP, (uint32_t)o->rkind, h->peers[o->owner],
                    key_hash(h->kt, o->key, o->pk), o->promise & HM_PROMISES, 0};
     memcpy(o->pay, &hd, sizeof(hd));
-    size_t n = o->kind == K_INSERT ? h->bsz - 8 : h->kslot;
-    memcpy(o->pay + sizeof(hd), o->kind == K_INSERT ? o->kv : o->pk, n);
+    size_t n = rpc_body(h, o->rkind);
+    if (o->rkind == K_ADD) {
+        memcpy(o->pay + sizeof(hd), o->pk, h->kslot);
+        memcpy(o->pay + sizeof(hd) + h->kslot, &o->delta, 8);
+    } else
+        memcpy(o->pay + sizeof(hd), n == rpc_body(h, K_FIND) ? o->pk : o->kv, n);
     o->plen = sizeof(hd) + n;
     o->state = P_RPC;
 }
@@ -782,6 +866,9 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->pay = (char *)o->uobj + up8(h->vt->size);
     o->rpc = 0;
     o->rpc_tries = 0;
+    o->rkind = kind;
+    o->newonly = 0;
+    o->delta = 0;
     rmc_status_t st;
     if (kind == K_INSERT) {
         if ((st = rmcc_pack(h->kt, key, o->kv, fn)) != RMC_OK ||
@@ -818,19 +905,33 @@ static rmc_status_t nb_step(void *state, int *done)
 static rmc_status_t arg_check(struct rmc_hashmap *h, int kind, const void *key, const void *need,
                               unsigned promise, const char *fn)
 {
-    static const char *const what[] = {"value", "value", "", "update function"};
+    static const char *const what[] = {"value", "value", "", "update function",
+                                       "value", "value", ""};
     rmc_status_t st = check(h, fn);
     if (st != RMC_OK)
         return st;
     if (!key)
         return rmcc_fail(RMC_ERR_ARG, fn, "NULL key");
-    if (!need && kind != K_ERASE)
+    if (!need && kind != K_ERASE && kind != K_ADD)
         return rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", what[kind]);
     if ((promise & ~(unsigned)HM_KNOWN) || (promise & HM_PATHS) == HM_PATHS)
         return rmcc_fail(RMC_ERR_ARG, fn,
                          "promise 0x%x: a hash map knows INSERT, FIND, ERASE and LOCAL, and one of "
                          "RMC_HASHMAP_RDMA / _RPC",
                          promise);
+    return RMC_OK;
+}
+
+/* K_ADD one-sided: the value (an int64) gets the delta, *out the value before. */
+static rmc_status_t add_fn(void *value, void *arg)
+{
+    hop_t *o = arg;
+    int64_t v;
+    memcpy(&v, value, 8);
+    if (o->out)
+        memcpy(o->out, &v, 8);
+    v = (int64_t)((uint64_t)v + (uint64_t)o->delta);
+    memcpy(value, &v, 8);
     return RMC_OK;
 }
 
@@ -848,6 +949,15 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     rmc_status_t st = arg_check(h, kind, key, need, promise, fn);
     if (st != RMC_OK)
         return st;
+    /* a store's kind: what it carries as an RPC, and how it runs one-sided */
+    int rkind = kind, pack_kind = kind;
+    if (kind == K_INSERT_NEW)
+        kind = pack_kind = K_INSERT;
+    else if (kind == K_REPLACE) {
+        kind = K_UPDATE;
+        pack_kind = K_INSERT; /* the new value packed beside the key */
+    } else if (kind == K_ADD)
+        kind = pack_kind = K_UPDATE;
     size_t bytes = op_bytes(h);
     hop_t *o;
     _Alignas(16) char small[sizeof(hop_t) + 512];
@@ -856,12 +966,20 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
             return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for an operation", bytes);
     } else
         o = (hop_t *)(void *)small;
-    if ((st = op_init(o, h, kind, key, value, o->mem, fn)) != RMC_OK)
+    if ((st = op_init(o, h, pack_kind, key, value, o->mem, fn)) != RMC_OK)
         goto out;
+    o->kind = kind;
+    o->rkind = rkind;
+    o->newonly = rkind == K_INSERT_NEW;
     o->promise = promise & HM_PROMISES;
     o->out = out;
     o->ufn = ufn;
     o->uarg = uarg;
+    if (rkind == K_ADD) { /* one-sided: an update adding the delta; *out = the old value */
+        o->delta = *(const int64_t *)value;
+        o->ufn = add_fn;
+        o->uarg = o;
+    }
     if (promise & RMC_PROMISE_LOCAL) {
         if (o->owner != rmcc.rank)
             st = rmcc_fail(RMC_ERR_ARG, fn,
@@ -871,7 +989,7 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
             st = local_op(o);
         goto out;
     }
-    if ((st = choose_path(h, kind, promise, o->owner, &o->rpc, fn)) != RMC_OK)
+    if ((st = choose_path(h, rkind, promise, o->owner, &o->rpc, fn)) != RMC_OK)
         goto out;
     if (o->rpc)
         rpc_payload(o);
@@ -1379,6 +1497,8 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
     o.pk = entry;
     o.key = entry;
     o.fn = fn;
+    o.rkind = K_INSERT;
+    o.newonly = 0;
     char small[64], *obj = NULL;
     rmc_status_t st = RMC_OK;
     if (t->equal && t->max_bytes) { /* the type's equal needs the key as the caller holds it */
@@ -1627,4 +1747,156 @@ rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b)
     }
     rmcc_obj_kill(&b->obj);
     return st;
+}
+
+/* --------------------------------------------------------- key/value store (PDHT) --- */
+
+struct rmc_kv {
+    rmcc_obj_t obj;
+    uint64_t id;
+    struct rmc_hashmap *h;
+    unsigned path;
+};
+
+static rmc_status_t kv_check(const struct rmc_kv *kv, const char *fn)
+{
+    rmc_status_t st = rmcc_obj_check(kv ? &kv->obj : NULL, RMCC_MAGIC_KV, "key/value store", fn);
+    return st == RMC_OK ? check(kv->h, fn) : st;
+}
+
+/* The call's flags with the store's path unless the call forces one. */
+static unsigned kv_flags(const struct rmc_kv *kv, unsigned flags)
+{
+    return flags & HM_PATHS ? flags : flags | kv->path;
+}
+
+rmc_status_t rmc_kv_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
+                           unsigned path, rmc_kv_h *kvp)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    if (kvp)
+        *kvp = NULL;
+    RMCC_CHECK_UP(fn);
+    rmc_status_t st = RMC_OK;
+    if (!kvp)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
+    else if (path != 0 && path != RMC_HASHMAP_RDMA && path != RMC_HASHMAP_RPC)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "path 0x%x (0, RMC_HASHMAP_RDMA or RMC_HASHMAP_RPC)", path);
+    else if (path == RMC_HASHMAP_RPC && rmc_amo_mode() != RMC_AMO_MODE_THREAD)
+        st = rmcc_fail(RMC_ERR_UNSUPPORTED, fn, "the RPC path needs RMC_AMO=thread");
+    uint64_t args[2] = {path, next_id};
+    if ((st = rmcc_coll_begin(fn, args, 2, st)) != RMC_OK)
+        return st;
+    struct rmc_kv *kv = calloc(1, sizeof(*kv));
+    st = rmcc_agree(kv ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "store handle"));
+    rmc_hashmap_h h = NULL;
+    if (st == RMC_OK)
+        st = rmc_hashmap_create(capacity, key, value, &h);
+    if (st != RMC_OK) {
+        free(kv);
+        return st;
+    }
+    kv->id = next_id++;
+    kv->h = h;
+    kv->path = path;
+    rmcc_obj_add(&kv->obj, RMCC_MAGIC_KV, NULL);
+    *kvp = kv;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_kv_destroy(rmc_kv_h kv)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = kv_check(kv, fn);
+    uint64_t arg = st == RMC_OK ? kv->id : ~0ull;
+    if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
+        return st;
+    st = rmc_hashmap_destroy(kv->h);
+    rmcc_obj_kill(&kv->obj);
+    return st;
+}
+
+rmc_status_t rmc_kv_insert(rmc_kv_h kv, const void *key, const void *value, unsigned flags)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = kv_check(kv, __func__);
+    return st != RMC_OK ? st
+                        : hm_op(kv->h, K_INSERT_NEW, key, value, NULL, NULL, NULL,
+                                kv_flags(kv, flags), NULL, __func__);
+}
+
+rmc_status_t rmc_kv_read(rmc_kv_h kv, const void *key, void *value, unsigned flags)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = kv_check(kv, __func__);
+    return st != RMC_OK ? st
+                        : hm_op(kv->h, K_FIND, key, NULL, value, NULL, NULL, kv_flags(kv, flags),
+                                NULL, __func__);
+}
+
+rmc_status_t rmc_kv_update(rmc_kv_h kv, const void *key, const void *value, unsigned flags)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = kv_check(kv, __func__);
+    return st != RMC_OK ? st
+                        : hm_op(kv->h, K_REPLACE, key, value, NULL, NULL, NULL,
+                                kv_flags(kv, flags), NULL, __func__);
+}
+
+rmc_status_t rmc_kv_add(rmc_kv_h kv, const void *key, int64_t delta, int64_t *old, unsigned flags)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = kv_check(kv, fn);
+    if (st != RMC_OK)
+        return st;
+    const rmc_type_t *vt = kv->h->vt;
+    if (vt->max_bytes || vt->size != 8)
+        return rmcc_fail(RMC_ERR_TYPE, fn,
+                         "an atomic update needs an 8-byte byte-copied value type (not %s)",
+                         vt->name);
+    return hm_op(kv->h, K_ADD, key, &delta, old, NULL, NULL, kv_flags(kv, flags), NULL, fn);
+}
+
+rmc_status_t rmc_kv_local_foreach(rmc_kv_h kv, rmc_hashmap_visit_fn visit, void *arg,
+                                  int *stopped)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = kv_check(kv, __func__);
+    return st != RMC_OK ? st : rmc_hashmap_local_foreach(kv->h, visit, arg, stopped);
+}
+
+rmc_status_t rmc_kv_counters(rmc_kv_h kv, rmc_kv_counters_t *c)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = kv_check(kv, fn);
+    if (st == RMC_OK && !c)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL counters");
+    uint64_t arg = st == RMC_OK ? kv->id : ~0ull;
+    if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
+        return st;
+    size_t n = 0;
+    if ((st = rmc_hashmap_count(kv->h, &n)) != RMC_OK) /* also completes every operation */
+        return st;
+    struct rmc_hashmap *h = kv->h;
+    unsigned long long mine[3] = {__atomic_load_n(&h->n_inserts, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&h->n_exists, __ATOMIC_RELAXED),
+                                  __atomic_load_n(&h->n_collisions, __ATOMIC_RELAXED)},
+                       all[3];
+    MPI_Request rq;
+    if (MPI_Iallreduce(mine, all, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, rmcc.comm, &rq) !=
+        MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed");
+    if ((st = rmc_wait_mpi(&rq)) != RMC_OK)
+        return st;
+    *c = (rmc_kv_counters_t){n, all[0], all[1], all[2]};
+    return RMC_OK;
+}
+
+rmc_hashmap_h rmc_kv_map(rmc_kv_h kv)
+{
+    return kv_check(kv, __func__) == RMC_OK ? kv->h : NULL;
 }

@@ -9,4 +9,5 @@
 #include <rmc/queue.h>
 #include <rmc/hashmap.h>
 #include <rmc/bloom.h>
+#include <rmc/kv.h>
 #endif

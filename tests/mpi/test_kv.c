@@ -1,0 +1,137 @@
+/* The key/value store (PDHT): insert of new keys only (concurrent inserts of one key from every
+ * rank: exactly one wins), read, update of present keys, atomic updates summing exactly, local
+ * iteration, the global counters, both paths (RDMA and, in thread AMO mode, RPC) and both mixed on
+ * the same keys at once, and bad input. Both AMO and node modes, with progress threads. */
+#include "cttest.h"
+
+static const rmc_type_t *i64 = &rmc_type_i64;
+
+/* The paths a run can take: one-sided always, RPC in thread AMO mode. */
+static int npaths(void)
+{
+    return rmc_amo_mode() == RMC_AMO_MODE_THREAD ? 2 : 1;
+}
+static unsigned path_of(int p)
+{
+    return p ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA;
+}
+
+static int visit(const void *key, const void *value, void *arg)
+{
+    int64_t *acc = arg, k, v;
+    memcpy(&k, key, 8);
+    memcpy(&v, value, 8);
+    acc[0]++;
+    acc[1] += v;
+    return 0;
+}
+
+/* Every rank inserts the same keys (exactly one wins each), then everyone adds to every key
+ * (sums exact), updates its own share and reads everything back. In each path, and with ranks on
+ * different paths at once (odd ranks RPC, even ones RDMA: round 2). */
+static void test_store(void **s)
+{
+    (void)s;
+    const int64_t K = np > 2 ? 24 : 96;
+    int rounds = npaths() == 2 ? 3 : 1; /* RDMA; RPC; the two mixed (thread AMO mode) */
+    for (int round = 0; round < rounds; round++) {
+        unsigned path = round < npaths() ? path_of(round) : path_of(me % 2);
+        rmc_kv_h kv;
+        MPI_CHECK_OK(rmc_kv_create((size_t)(4 * K), i64, i64, 0, &kv));
+        int ok = 1, won = 0;
+        for (int64_t j = 0; j < K; j++) {
+            int64_t k = (j * 5 + me) % K, v = 1000 + me;
+            rmc_status_t st = rmc_kv_insert(kv, &k, &v, path);
+            MPITEST_EXPECT(ok, st == RMC_OK || st == RMC_ERR_EXISTS);
+            won += st == RMC_OK;
+        }
+        int all_won = 0;
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_Allreduce(&won, &all_won, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_CHECK_ALL(ok && all_won == K);
+        rmc_kv_counters_t c;
+        MPI_CHECK_OK(rmc_kv_counters(kv, &c));
+        MPI_CHECK_ALL(c.entries == (unsigned long long)K && c.inserts == (unsigned long long)K &&
+                      c.exists == (unsigned long long)(K * (np - 1)));
+        /* the winner's value is one of the ranks'; then every rank adds me + 1 to every key (so a
+         * read meanwhile sees the winner's value plus some of the adds) */
+        int64_t sum = (int64_t)np * (np + 1) / 2;
+        for (int64_t j = 0; j < K; j++) {
+            int64_t k = (j * 7 + me) % K, v = -1, old = -1;
+            MPITEST_EXPECT(ok, rmc_kv_read(kv, &k, &v, path) == RMC_OK && v >= 1000 &&
+                                   v < 1000 + np + sum);
+            MPITEST_EXPECT(ok, rmc_kv_add(kv, &k, me + 1, &old, path) == RMC_OK && old >= 1000);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        for (int64_t k = 0; k < K; k++) {
+            int64_t v = -1;
+            MPITEST_EXPECT(ok, rmc_kv_read(kv, &k, &v, path) == RMC_OK && v >= 1000 + sum &&
+                                   v < 1000 + np + sum);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        /* each rank sets its share of the keys; absent keys are not inserted by an update */
+        for (int64_t k = me; k < K; k += np) {
+            int64_t v = -k, absent = K + k;
+            MPITEST_EXPECT(ok, rmc_kv_update(kv, &k, &v, path) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_kv_update(kv, &absent, &v, path) == RMC_ERR_NOT_FOUND);
+            MPITEST_EXPECT(ok, rmc_kv_add(kv, &absent, 1, NULL, path) == RMC_ERR_NOT_FOUND);
+            MPITEST_EXPECT(ok, rmc_kv_read(kv, &absent, &v, path) == RMC_ERR_NOT_FOUND);
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        int64_t acc[2] = {0, 0}, tot[2];
+        MPITEST_EXPECT(ok, rmc_kv_local_foreach(kv, visit, acc, NULL) == RMC_OK);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_Allreduce(acc, tot, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPITEST_EXPECT(ok, tot[0] == K && tot[1] == -(K * (K - 1) / 2));
+        MPI_CHECK_OK(rmc_kv_counters(kv, &c));
+        MPI_CHECK_ALL(ok && c.entries == (unsigned long long)K);
+        MPI_CHECK_ALL(rmc_kv_map(kv) != NULL && rmc_hashmap_capacity(rmc_kv_map(kv)) >= (size_t)(4 * K));
+        MPI_CHECK_OK(rmc_kv_destroy(kv));
+    }
+}
+
+/* A store whose default path is RPC (thread AMO mode) or RDMA; bad input. */
+static void test_paths_bad(void **s)
+{
+    (void)s;
+    rmc_kv_h kv = NULL, bad = NULL;
+    static const rmc_type_t str = RMC_TYPE_STRING(16);
+    int ok = 1;
+    unsigned dflt = npaths() == 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA;
+    MPI_CHECK_OK(rmc_kv_create(64, &str, i64, dflt, &kv));
+    char *key = "abc", *longkey = "a key far longer than sixteen bytes";
+    int64_t v = 5, w = 0;
+    MPITEST_EXPECT(ok, me != 0 || rmc_kv_insert(kv, &key, &v, 0) == RMC_OK);
+    MPI_CHECK_OK(rmc_barrier());
+    MPITEST_EXPECT(ok, rmc_kv_insert(kv, &key, &v, 0) == RMC_ERR_EXISTS);
+    MPITEST_EXPECT(ok, rmc_kv_read(kv, &key, &w, 0) == RMC_OK && w == 5);
+    MPITEST_EXPECT(ok, rmc_kv_insert(kv, &longkey, &v, 0) == RMC_ERR_TOO_BIG);
+    MPITEST_EXPECT(ok, rmc_kv_insert(kv, NULL, &v, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_kv_insert(kv, &key, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_kv_read(kv, &key, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_kv_insert(kv, &key, &v, RMC_PROMISE_PUSH) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_kv_counters(kv, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_kv_read(NULL, &key, &w, 0) == RMC_ERR_HANDLE);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_kv_destroy(kv));
+    MPITEST_EXPECT(ok, rmc_kv_read(kv, &key, &w, 0) == RMC_ERR_HANDLE && rmc_kv_map(kv) == NULL);
+    MPI_CHECK_ALL(ok && rmc_kv_destroy(kv) == RMC_ERR_HANDLE);
+    /* a value type an atomic update cannot add to */
+    MPI_CHECK_OK(rmc_kv_create(64, i64, &str, 0, &kv));
+    int64_t k = 1;
+    char *sv = "x";
+    MPITEST_EXPECT(ok, me != 0 || rmc_kv_insert(kv, &k, &sv, 0) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_kv_add(kv, &k, 1, NULL, 0) == RMC_ERR_TYPE);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_kv_destroy(kv));
+    MPI_CHECK_ALL(rmc_kv_create(64, i64, i64, 7, &bad) == RMC_ERR_ARG && bad == NULL);
+    if (npaths() == 1)
+        MPI_CHECK_ALL(rmc_kv_create(64, i64, i64, RMC_HASHMAP_RPC, &bad) == RMC_ERR_UNSUPPORTED);
+    MPI_CHECK_ALL(rmc_kv_create(64, i64, me ? &str : i64, 0, &bad) ==
+                  (np > 1 ? RMC_ERR_TYPE : RMC_OK));
+    if (np == 1)
+        rmc_kv_destroy(bad);
+}
+
+MPITEST_MAIN("kv", cttest_setup, mpitest_teardown_rmc, test_store, test_paths_bad)
