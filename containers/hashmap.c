@@ -566,6 +566,7 @@ static rmc_status_t local_op(hop_t *o)
             }
             memcpy(b + 8, o->kv, h->bsz - 8);
             __atomic_store_n(sw, HS_READY, __ATOMIC_RELEASE);
+            count(&h->n_inserts);
             return RMC_OK;
         }
         if (!key_eq(h->kt, b + 8, o->pk, o->key))
@@ -576,8 +577,10 @@ static rmc_status_t local_op(hop_t *o)
         }
         switch (o->kind) {
         case K_INSERT:
-            if (o->newonly)
+            if (o->newonly) {
+                count(&h->n_exists);
                 return RMC_ERR_EXISTS;
+            }
             memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
             return RMC_OK;
         case K_FIND:
@@ -602,6 +605,7 @@ static rmc_status_t local_op(hop_t *o)
         char *b = t + (size_t)cand * h->bsz;
         memcpy(b + 8, o->kv, h->bsz - 8);
         __atomic_store_n((int64_t *)(void *)b, HS_READY, __ATOMIC_RELEASE);
+        count(&h->n_inserts);
         return RMC_OK;
     }
     return o->kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
