@@ -155,20 +155,6 @@ static void same_mpi(ctx_t *c, int to, int from)
 
 /* ------------------------------------------------------------------------- checks --- */
 
-static void __attribute__((noreturn, cold)) fail_st(rmc_status_t st, const char *what)
-{
-    bench_fail("%s: %s (%s)", what, rmc_status_string(st), rmc_last_error());
-}
-static inline void ck(rmc_status_t st, const char *what)
-{
-    if (__builtin_expect(st != RMC_OK, 0))
-        fail_st(st, what);
-}
-static inline void mck(int rc, const char *what)
-{
-    if (__builtin_expect(rc != MPI_SUCCESS, 0))
-        bench_fail("%s failed (MPI error %d)", what, rc);
-}
 static inline void want(const char *what, int64_t got, int64_t expect)
 {
     if (__builtin_expect(got != expect, 0))
@@ -181,9 +167,9 @@ static inline void want(const char *what, int64_t got, int64_t expect)
 static void barrier(int mpi)
 {
     if (mpi)
-        mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        bench_mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     else
-        ck(rmc_barrier(), "rmc_barrier");
+        bench_ck(rmc_barrier(), "rmc_barrier");
 }
 
 static double us_since(uint64_t t0, long n)
@@ -210,7 +196,7 @@ typedef struct meas {
 static void count(meas_t *m, int p, const rmc_op_counts_t *before)
 {
     rmc_op_counts_t a;
-    ck(rmc_op_counts(&a), "rmc_op_counts");
+    bench_ck(rmc_op_counts(&a), "rmc_op_counts");
     m->n[p].atomics += a.atomics - before->atomics;
     m->n[p].writes += a.writes - before->writes;
     m->n[p].reads += a.reads - before->reads;
@@ -233,7 +219,7 @@ static void measure(ctx_t *c, meas_t *m)
     long ops = 0;
     memset(m->n, 0, sizeof(m->n));
     if (verbose)
-        ck(rmc_op_counts_enable(1), "rmc_op_counts_enable");
+        bench_ck(rmc_op_counts_enable(1), "rmc_op_counts_enable");
     for (int r = -1; r < c->o->reps; r++) { /* r = -1: warm-up */
         long n = r < 0 ? c->it / 8 + 1 : c->it;
         int64_t base = (int64_t)(r + 1) * c->it;
@@ -241,7 +227,7 @@ static void measure(ctx_t *c, meas_t *m)
             rmc_op_counts_t before = {0};
             barrier(m->mpi);
             if (verbose)
-                ck(rmc_op_counts(&before), "rmc_op_counts");
+                bench_ck(rmc_op_counts(&before), "rmc_op_counts");
             double us = m->fn(c, m->arg, p, base, n);
             if (verbose)
                 count(m, p, &before);
@@ -252,7 +238,7 @@ static void measure(ctx_t *c, meas_t *m)
     }
     barrier(m->mpi);
     if (verbose) {
-        ck(rmc_op_counts_enable(0), "rmc_op_counts_enable");
+        bench_ck(rmc_op_counts_enable(0), "rmc_op_counts_enable");
         print_counts(m, ops);
     }
     for (int p = 0; p < m->nphases; p++)
@@ -277,12 +263,12 @@ static double queue_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
     if (phase == 0) {
         for (long i = 0; i < n; i++) {
             int64_t v = base + i;
-            ck(rmc_queue_push(r->q, &v, r->promise[0]), "rmc_queue_push");
+            bench_ck(rmc_queue_push(r->q, &v, r->promise[0]), "rmc_queue_push");
         }
     } else {
         for (long i = 0; i < n; i++) {
             int64_t v = -1;
-            ck(rmc_queue_pop(r->q, &v, r->promise[1]), "rmc_queue_pop");
+            bench_ck(rmc_queue_pop(r->q, &v, r->promise[1]), "rmc_queue_pop");
             want("rmc_queue_pop", v, base + i);
         }
     }
@@ -300,18 +286,18 @@ static double contended_phase(ctx_t *c, const void *arg, int phase, int64_t base
         for (long i = 0; i < n; i++) {
             int64_t v = base + i;
             while ((st = rmc_queue_push(q, &v, 0)) == RMC_ERR_FULL)
-                ck(rmc_progress(), "rmc_progress");
-            ck(st, "rmc_queue_push (while rank 1 pops)");
+                bench_ck(rmc_progress(), "rmc_progress");
+            bench_ck(st, "rmc_queue_push (while rank 1 pops)");
         }
         return us_since(t0, n);
     }
     for (long i = 0; c->rank == 1 && i < n;) {
         int64_t v = -1;
         if ((st = rmc_queue_pop(q, &v, 0)) == RMC_ERR_EMPTY) {
-            ck(rmc_progress(), "rmc_progress");
+            bench_ck(rmc_progress(), "rmc_progress");
             continue;
         }
-        ck(st, "rmc_queue_pop (while rank 0 pushes)");
+        bench_ck(st, "rmc_queue_pop (while rank 0 pushes)");
         want("rmc_queue_pop (while rank 0 pushes)", v, base + i++);
     }
     return 0;
@@ -345,7 +331,7 @@ static const qspec_t qspecs[] = {
 static void queue_rows(ctx_t *c, const qspec_t *s)
 {
     qrun_t r = {.promise = {s->promise[0], s->promise[1]}};
-    ck(rmc_queue_create(s->kind, s->host, (size_t)c->it, &rmc_type_i64, &r.q), "rmc_queue_create");
+    bench_ck(rmc_queue_create(s->kind, s->host, (size_t)c->it, &rmc_type_i64, &r.q), "rmc_queue_create");
     meas_t m = {.fn = s->contended ? contended_phase : queue_phase,
                 .arg = &r,
                 .nphases = s->contended ? 1 : 2,
@@ -353,7 +339,7 @@ static void queue_rows(ctx_t *c, const qspec_t *s)
                 .row = {s->row[0], s->row[1]},
                 .col = c->c_rmc};
     measure(c, &m);
-    ck(rmc_queue_destroy(r.q), "rmc_queue_destroy");
+    bench_ck(rmc_queue_destroy(r.q), "rmc_queue_destroy");
 }
 
 /* -------------------------------------------------------------------------- arrays --- */
@@ -372,9 +358,9 @@ static inline int64_t array_op(ctx_t *c, const arun_t *r, int get, long j, int64
     if (r->mpi)
         return mpi_rma(c, !get, 1, W_SLOTS + 8 * (MPI_Aint)j, v);
     if (get)
-        ck(rmc_array_get(r->a, r->first + (size_t)j, &v), "rmc_array_get");
+        bench_ck(rmc_array_get(r->a, r->first + (size_t)j, &v), "rmc_array_get");
     else
-        ck(rmc_array_put(r->a, r->first + (size_t)j, &v), "rmc_array_put");
+        bench_ck(rmc_array_put(r->a, r->first + (size_t)j, &v), "rmc_array_put");
     return v;
 }
 
@@ -395,7 +381,7 @@ static void check_owner_part(const arun_t *r, int64_t base, long n)
 {
     size_t first = 0, count = 0;
     void *slots = NULL;
-    ck(rmc_array_local(r->a, &first, &count, &slots), "rmc_array_local");
+    bench_ck(rmc_array_local(r->a, &first, &count, &slots), "rmc_array_local");
     if (r->first < first || r->first + ARR_N > first + count)
         bench_fail("rank 1 holds elements [%zu, %zu), not the %d measured", first, first + count,
                    ARR_N);
@@ -438,7 +424,7 @@ static void array_rows(ctx_t *c, int host, int mpi, int row_get, int row_put, in
     arun_t r = {.first = host == RMC_ARRAY_BLOCK ? ARR_N : 0, .mpi = mpi};
     size_t n = host == RMC_ARRAY_BLOCK ? (size_t)ARR_N * (size_t)nranks : ARR_N;
     if (!mpi) {
-        ck(rmc_array_create(n, &rmc_type_i64, host, &r.a), "rmc_array_create");
+        bench_ck(rmc_array_create(n, &rmc_type_i64, host, &r.a), "rmc_array_create");
         if (rmc_array_owner(r.a, r.first) != 1 || rmc_array_owner(r.a, r.first + ARR_N - 1) != 1)
             bench_fail("array elements %zu..%zu are not rank 1's", r.first, r.first + ARR_N - 1);
     }
@@ -453,7 +439,7 @@ static void array_rows(ctx_t *c, int host, int mpi, int row_get, int row_put, in
                 .mpi = mpi};
     measure(c, &m);
     if (!mpi)
-        ck(rmc_array_destroy(r.a), "rmc_array_destroy");
+        bench_ck(rmc_array_destroy(r.a), "rmc_array_destroy");
 }
 
 /* ----------------------------------------------------------------------- allocator --- */
@@ -461,7 +447,7 @@ static void array_rows(ctx_t *c, int host, int mpi, int row_get, int row_put, in
 static size_t seg_in_use(void)
 {
     rmc_segment_info_t s;
-    ck(rmc_segment_info(&s), "rmc_segment_info");
+    bench_ck(rmc_segment_info(&s), "rmc_segment_info");
     return s.in_use;
 }
 
@@ -474,8 +460,8 @@ static void alloc_check(size_t bytes)
     unsigned char *p[K];
     size_t used = seg_in_use(), got = 0;
     for (int k = 0; k < K; k++) {
-        ck(rmc_alloc(bytes, &g[k]), "rmc_alloc");
-        ck(rmc_alloc_size(g[k], &got), "rmc_alloc_size");
+        bench_ck(rmc_alloc(bytes, &g[k]), "rmc_alloc");
+        bench_ck(rmc_alloc_size(g[k], &got), "rmc_alloc_size");
         p[k] = rmc_gptr_local(g[k]);
         if (g[k].rank != 0 || !p[k] || (uintptr_t)p[k] % 16 || got < bytes)
             bench_fail("rmc_alloc(%zu): rank %d, address %p, %zu bytes usable", bytes,
@@ -487,7 +473,7 @@ static void alloc_check(size_t bytes)
     for (int k = 0; k < K; k++) {
         for (size_t i = 0; i < bytes; i++)
             want("rmc_alloc blocks overlap: a byte", p[k][i], k + 1);
-        ck(rmc_free(g[k]), "rmc_free");
+        bench_ck(rmc_free(g[k]), "rmc_free");
     }
     want("segment bytes in use after freeing every block", (int64_t)seg_in_use(), (int64_t)used);
 }
@@ -502,8 +488,8 @@ static double alloc_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
     uint64_t t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         rmc_gptr_t g;
-        ck(rmc_alloc(bytes, &g), "rmc_alloc");
-        ck(rmc_free(g), "rmc_free");
+        bench_ck(rmc_alloc(bytes, &g), "rmc_alloc");
+        bench_ck(rmc_free(g), "rmc_free");
     }
     double us = us_since(t0, n);
     want("segment bytes in use after the alloc+free pairs", (int64_t)seg_in_use(), (int64_t)used);
@@ -536,11 +522,11 @@ static double gptr_phase(ctx_t *c, const void *arg, int phase, int64_t base, lon
     uint64_t t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
         int64_t v = base + i;
-        ck(rmc_gptr_put(rmc_gptr_add(g, 8 * (i % ARR_N)), &v, 8), "rmc_gptr_put");
+        bench_ck(rmc_gptr_put(rmc_gptr_add(g, 8 * (i % ARR_N)), &v, 8), "rmc_gptr_put");
     }
     double us = us_since(t0, n);
     int64_t back = -1;
-    ck(rmc_gptr_get(&back, rmc_gptr_add(g, 8 * ((n - 1) % ARR_N)), 8), "rmc_gptr_get");
+    bench_ck(rmc_gptr_get(&back, rmc_gptr_add(g, 8 * ((n - 1) % ARR_N)), 8), "rmc_gptr_get");
     want("the last value put", back, base + n - 1);
     return us;
 }
@@ -553,16 +539,16 @@ static void growth_rows(ctx_t *c)
     rmc_gptr_t g[2] = {RMC_GPTR_NULL, RMC_GPTR_NULL}, big = RMC_GPTR_NULL;
     if (c->rank == 1) {
         rmc_segment_info_t a, b;
-        ck(rmc_alloc(8 * ARR_N, &g[0]), "rmc_alloc");
-        ck(rmc_segment_info(&a), "rmc_segment_info");
-        ck(rmc_alloc(a.committed - a.in_use + ((size_t)1 << 20), &big), "rmc_alloc");
-        ck(rmc_alloc(8 * ARR_N, &g[1]), "rmc_alloc");
-        ck(rmc_segment_info(&b), "rmc_segment_info");
+        bench_ck(rmc_alloc(8 * ARR_N, &g[0]), "rmc_alloc");
+        bench_ck(rmc_segment_info(&a), "rmc_segment_info");
+        bench_ck(rmc_alloc(a.committed - a.in_use + ((size_t)1 << 20), &big), "rmc_alloc");
+        bench_ck(rmc_alloc(8 * ARR_N, &g[1]), "rmc_alloc");
+        bench_ck(rmc_segment_info(&b), "rmc_segment_info");
         if (b.grows <= a.grows || g[1].off < a.committed)
             bench_fail("the segment did not grow (%llu -> %llu growth steps)", a.grows, b.grows);
     }
-    ck(rmc_barrier(), "rmc_barrier");
-    mck(MPI_Bcast(g, sizeof g, MPI_BYTE, 1, MPI_COMM_WORLD), "MPI_Bcast");
+    bench_ck(rmc_barrier(), "rmc_barrier");
+    bench_mck(MPI_Bcast(g, sizeof g, MPI_BYTE, 1, MPI_COMM_WORLD), "MPI_Bcast");
     for (int k = 0; k < 2; k++) {
         meas_t m = {.fn = gptr_phase,
                     .arg = &g[k],
@@ -573,9 +559,9 @@ static void growth_rows(ctx_t *c)
         measure(c, &m);
     }
     if (c->rank == 1) {
-        ck(rmc_free(g[0]), "rmc_free");
-        ck(rmc_free(g[1]), "rmc_free");
-        ck(rmc_free(big), "rmc_free");
+        bench_ck(rmc_free(g[0]), "rmc_free");
+        bench_ck(rmc_free(g[1]), "rmc_free");
+        bench_ck(rmc_free(big), "rmc_free");
     }
 }
 
@@ -589,9 +575,9 @@ typedef struct mrun {
 static int64_t mpi_fetch_inc(ctx_t *c, int target, MPI_Aint disp)
 {
     int64_t one = 1, old = -1;
-    mck(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, disp, MPI_SUM, c->win),
+    bench_mck(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, target, disp, MPI_SUM, c->win),
         "MPI_Fetch_and_op");
-    mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
+    bench_mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
     return old;
 }
 
@@ -599,9 +585,9 @@ static int64_t mpi_fetch_inc(ctx_t *c, int target, MPI_Aint disp)
 static void mpi_mark(ctx_t *c, int target, MPI_Aint disp, int64_t pos)
 {
     int64_t cmp = pos, next = pos + 1, old = -1;
-    mck(MPI_Compare_and_swap(&next, &cmp, &old, MPI_INT64_T, target, disp, c->win),
+    bench_mck(MPI_Compare_and_swap(&next, &cmp, &old, MPI_INT64_T, target, disp, c->win),
         "MPI_Compare_and_swap");
-    mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
+    bench_mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
     want("MPI_Compare_and_swap", old, pos);
 }
 
@@ -609,10 +595,10 @@ static void mpi_mark(ctx_t *c, int target, MPI_Aint disp, int64_t pos)
 static int64_t mpi_rma(ctx_t *c, int push, int target, MPI_Aint disp, int64_t v)
 {
     if (push)
-        mck(MPI_Put(&v, 1, MPI_INT64_T, target, disp, 1, MPI_INT64_T, c->win), "MPI_Put");
+        bench_mck(MPI_Put(&v, 1, MPI_INT64_T, target, disp, 1, MPI_INT64_T, c->win), "MPI_Put");
     else
-        mck(MPI_Get(&v, 1, MPI_INT64_T, target, disp, 1, MPI_INT64_T, c->win), "MPI_Get");
-    mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
+        bench_mck(MPI_Get(&v, 1, MPI_INT64_T, target, disp, 1, MPI_INT64_T, c->win), "MPI_Get");
+    bench_mck(MPI_Win_flush(target, c->win), "MPI_Win_flush");
     return v;
 }
 
@@ -655,12 +641,12 @@ static void mpi_window(ctx_t *c)
 {
     size_t slots = c->it > ARR_N ? (size_t)c->it : ARR_N;
     size_t bytes = (W_SLOTS + 8 * slots + 63) & ~(size_t)63; /* MPICH 4.0.2: a multiple of 64 */
-    mck(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c->wbase, &c->win),
+    bench_mck(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c->wbase, &c->win),
         "MPI_Win_allocate");
     memset(c->wbase, 0, bytes);
-    mck(MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win), "MPI_Win_lock_all");
-    mck(MPI_Win_sync(c->win), "MPI_Win_sync");
-    mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    bench_mck(MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win), "MPI_Win_lock_all");
+    bench_mck(MPI_Win_sync(c->win), "MPI_Win_sync");
+    bench_mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
 /* ---------------------------------------------------------------------------- main --- */
@@ -744,7 +730,7 @@ int main(int argc, char **argv)
     int nranks = 0;
     if (bench_mpi_start(&argc, &argv, "bench_containers", &c.rank, &nranks, NULL))
         return 1;
-    ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
+    bench_ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
     c.it = bench_iters(&o, 50000);
     mpi_window(&c);
     header(&o);
@@ -752,9 +738,9 @@ int main(int argc, char **argv)
     c.t[1] = make_table(&c, 1);
     run_rows(&c, nranks);
     bench_finish(&o, c.t, 2);
-    mck(MPI_Win_unlock_all(c.win), "MPI_Win_unlock_all");
-    mck(MPI_Win_free(&c.win), "MPI_Win_free");
-    ck(rmc_finalize(), "rmc_finalize");
+    bench_mck(MPI_Win_unlock_all(c.win), "MPI_Win_unlock_all");
+    bench_mck(MPI_Win_free(&c.win), "MPI_Win_free");
+    bench_ck(rmc_finalize(), "rmc_finalize");
     MPI_Finalize();
     return 0;
 }

@@ -99,20 +99,6 @@ typedef struct ctx {
     rmc_op_counts_t n[NROWS];
 } ctx_t;
 
-static void __attribute__((noreturn, cold)) fail_st(rmc_status_t st, const char *what)
-{
-    bench_fail("%s: %s (%s)", what, rmc_status_string(st), rmc_last_error());
-}
-static inline void ck(rmc_status_t st, const char *what)
-{
-    if (__builtin_expect(st != RMC_OK, 0))
-        fail_st(st, what);
-}
-static inline void mck(int rc, const char *what)
-{
-    if (__builtin_expect(rc != MPI_SUCCESS, 0))
-        bench_fail("%s failed (MPI error %d)", what, rc);
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -136,8 +122,8 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
     long n = c->it;
     rmc_op_counts_t a0, a1;
     if (c->o->verbose)
-        ck(rmc_op_counts(&a0), "rmc_op_counts");
-    ck(rmc_barrier(), "rmc_barrier");
+        bench_ck(rmc_op_counts(&a0), "rmc_op_counts");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     uint64_t t0 = bench_now_ns();
     int64_t v;
     int present;
@@ -147,12 +133,12 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
         switch (row) {
         case R_INS:
             v = val_of(k);
-            ck(rmc_hashmap_insert(h, &k, &v, 0), "rmc_hashmap_insert");
+            bench_ck(rmc_hashmap_insert(h, &k, &v, 0), "rmc_hashmap_insert");
             break;
         case R_FIND:
         case R_FINDO:
             v = 0;
-            ck(rmc_hashmap_find(h, &k, &v, row == R_FINDO ? RMC_PROMISE_FIND : 0),
+            bench_ck(rmc_hashmap_find(h, &k, &v, row == R_FINDO ? RMC_PROMISE_FIND : 0),
                "rmc_hashmap_find");
             if (v != val_of(k))
                 bench_fail("rmc_hashmap_find returned %lld for key %lld", (long long)v,
@@ -162,22 +148,22 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
         case R_MISSO:
             st = rmc_hashmap_find(h, &c->miss[i], &v, row == R_MISSO ? RMC_PROMISE_FIND : 0);
             if (st != RMC_ERR_NOT_FOUND)
-                fail_st(st, "rmc_hashmap_find of a missing key");
+                bench_fail_status(st, "rmc_hashmap_find of a missing key");
             break;
         case R_BUF:
             v = val_of(k);
-            ck(rmc_hashmap_buffer_insert(b, &k, &v), "rmc_hashmap_buffer_insert");
+            bench_ck(rmc_hashmap_buffer_insert(b, &k, &v), "rmc_hashmap_buffer_insert");
             break;
         case R_KV:
         case R_KV + 1:
             v = val_of(k);
-            ck(rmc_kv_insert(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+            bench_ck(rmc_kv_insert(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
                "rmc_kv_insert");
             break;
         case R_KV + 2:
         case R_KV + 3:
             v = 0;
-            ck(rmc_kv_read(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+            bench_ck(rmc_kv_read(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
                "rmc_kv_read");
             if (v != val_of(k))
                 bench_fail("rmc_kv_read returned %lld for key %lld", (long long)v, (long long)k);
@@ -185,13 +171,13 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
         case R_KV + 4:
         case R_KV + 5:
             v = val_of(k);
-            ck(rmc_kv_update(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+            bench_ck(rmc_kv_update(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
                "rmc_kv_update");
             break;
         case R_KV + 6:
         case R_KV + 7: {
             int64_t old = -1;
-            ck(rmc_kv_add(kv, &k, 0, &old, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+            bench_ck(rmc_kv_add(kv, &k, 0, &old, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
                "rmc_kv_add");
             if (old != val_of(k))
                 bench_fail("rmc_kv_add saw %lld for key %lld", (long long)old, (long long)k);
@@ -199,32 +185,32 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
         }
         case R_BINS:
         case R_SINS:
-            ck(rmc_bloom_insert(f, &k, NULL, 0), "rmc_bloom_insert");
+            bench_ck(rmc_bloom_insert(f, &k, NULL, 0), "rmc_bloom_insert");
             break;
         default:
             present = 0;
-            ck(rmc_bloom_find(f, &k, &present, 0), "rmc_bloom_find");
+            bench_ck(rmc_bloom_find(f, &k, &present, 0), "rmc_bloom_find");
             if (!present)
                 bench_fail("rmc_bloom_find: an inserted key is absent");
         }
     }
     if (row == R_BUF)
-        ck(rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+        bench_ck(rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
     double us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
     if (c->o->verbose) {
-        ck(rmc_op_counts(&a1), "rmc_op_counts");
+        bench_ck(rmc_op_counts(&a1), "rmc_op_counts");
         c->n[row].atomics += a1.atomics - a0.atomics;
         c->n[row].reads += a1.reads - a0.reads;
         c->n[row].writes += a1.writes - a0.writes;
     }
-    ck(rmc_barrier(), "rmc_barrier");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     return us;
 }
 
 static void check_count(rmc_hashmap_h h, ctx_t *c, const char *what)
 {
     size_t n = 0;
-    ck(rmc_hashmap_count(h, &n), "rmc_hashmap_count");
+    bench_ck(rmc_hashmap_count(h, &n), "rmc_hashmap_count");
     if (n != (size_t)c->it * (size_t)c->nranks)
         bench_fail("%s: the map holds %zu entries, expected %zu", what, n,
                    (size_t)c->it * (size_t)c->nranks);
@@ -235,28 +221,28 @@ static void rmc_rep(ctx_t *c, int r)
 {
     size_t cap = 4 * (size_t)c->it * (size_t)c->nranks;
     rmc_hashmap_h h;
-    ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
+    bench_ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
     double us[NROWS];
     us[R_INS] = rmc_loop(c, R_INS, h, NULL, NULL, NULL);
     check_count(h, c, "after the inserts");
     for (int row = R_FIND; row <= R_MISSO; row++)
         us[row] = rmc_loop(c, row, h, NULL, NULL, NULL);
-    ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
-    ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
+    bench_ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
+    bench_ck(rmc_hashmap_create(cap, &rmc_type_i64, &rmc_type_i64, &h), "rmc_hashmap_create");
     rmc_hashmap_buffer_h b;
-    ck(rmc_hashmap_buffer_create(h, 65536, 256, &b), "rmc_hashmap_buffer_create");
+    bench_ck(rmc_hashmap_buffer_create(h, 65536, 256, &b), "rmc_hashmap_buffer_create");
     us[R_BUF] = rmc_loop(c, R_BUF, h, b, NULL, NULL);
     check_count(h, c, "after the buffer's flush");
-    ck(rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
-    ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
+    bench_ck(rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
+    bench_ck(rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
     for (int k = 0; k < 2; k++) {
         rmc_bloom_h f;
-        ck(rmc_bloom_create(k ? RMC_BLOOM_STANDARD : RMC_BLOOM_BLOCKED,
+        bench_ck(rmc_bloom_create(k ? RMC_BLOOM_STANDARD : RMC_BLOOM_BLOCKED,
                             (size_t)c->it * (size_t)c->nranks, 0.01, &rmc_type_i64, &f),
            "rmc_bloom_create");
         us[k ? R_SINS : R_BINS] = rmc_loop(c, k ? R_SINS : R_BINS, NULL, NULL, f, NULL);
         us[k ? R_SFIND : R_BFIND] = rmc_loop(c, k ? R_SFIND : R_BFIND, NULL, NULL, f, NULL);
-        ck(rmc_bloom_destroy(f), "rmc_bloom_destroy");
+        bench_ck(rmc_bloom_destroy(f), "rmc_bloom_destroy");
     }
     /* the key/value store: each operation through each path (RPC: thread AMO mode only); a
      * fresh store per path, rows in the order insert, read, update, add */
@@ -267,10 +253,10 @@ static void rmc_rep(ctx_t *c, int r)
         if (p && !rpc_ok)
             continue;
         rmc_kv_h kv;
-        ck(rmc_kv_create(cap, &rmc_type_i64, &rmc_type_i64, 0, &kv), "rmc_kv_create");
+        bench_ck(rmc_kv_create(cap, &rmc_type_i64, &rmc_type_i64, 0, &kv), "rmc_kv_create");
         for (int op = 0; op < 4; op++)
             us[R_KV + 2 * op + p] = rmc_loop(c, R_KV + 2 * op + p, NULL, NULL, NULL, kv);
-        ck(rmc_kv_destroy(kv), "rmc_kv_destroy");
+        bench_ck(rmc_kv_destroy(kv), "rmc_kv_destroy");
     }
     for (int row = 0; r >= 0 && row < NROWS; row++)
         c->s[row][0][r] = us[row];
@@ -301,13 +287,13 @@ static void mpi_rep(ctx_t *c, mwin_t *w, int r)
     double us[NROWS];
     for (int row = 0; row < NROWS; row++)
         us[row] = NAN;
-    mck(MPI_Win_sync(w->win), "MPI_Win_sync");
+    bench_mck(MPI_Win_sync(w->win), "MPI_Win_sync");
     memset(w->base, 0, w->per * BSZ);
-    mck(MPI_Win_sync(w->win), "MPI_Win_sync");
+    bench_mck(MPI_Win_sync(w->win), "MPI_Win_sync");
     static const int rows[] = {R_INS, R_FIND, R_FINDO, R_BINS, R_BFIND};
     for (size_t q = 0; q < sizeof(rows) / sizeof(rows[0]); q++) {
         int row = rows[q];
-        mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        bench_mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         uint64_t t0 = bench_now_ns();
         for (long i = 0; i < n; i++) {
             int64_t k = c->keys[i], kv[3], one = 1, m1 = -4, four = 4, old = 0, zero = 0;
@@ -318,44 +304,44 @@ static void mpi_rep(ctx_t *c, mwin_t *w, int r)
             case R_INS:
                 kv[0] = k;
                 kv[1] = val_of(k);
-                mck(MPI_Compare_and_swap(&one, &zero, &old, MPI_INT64_T, owner, d, w->win),
+                bench_mck(MPI_Compare_and_swap(&one, &zero, &old, MPI_INT64_T, owner, d, w->win),
                     "MPI_Compare_and_swap");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                mck(MPI_Put(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Put");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                mck(MPI_Accumulate(&one, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Put(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Put");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Accumulate(&one, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
                                    w->win),
                     "MPI_Accumulate");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 break;
             case R_FIND:
-                mck(MPI_Fetch_and_op(&four, &old, MPI_INT64_T, owner, d, MPI_SUM, w->win),
+                bench_mck(MPI_Fetch_and_op(&four, &old, MPI_INT64_T, owner, d, MPI_SUM, w->win),
                     "MPI_Fetch_and_op");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                mck(MPI_Get(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Get");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                mck(MPI_Accumulate(&m1, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Get(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Get");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Accumulate(&m1, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
                                    w->win),
                     "MPI_Accumulate");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 break;
             case R_FINDO:
-                mck(MPI_Get(kv, 3, MPI_INT64_T, owner, d, 3, MPI_INT64_T, w->win), "MPI_Get");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Get(kv, 3, MPI_INT64_T, owner, d, 3, MPI_INT64_T, w->win), "MPI_Get");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 break;
             case R_BINS:
-                mck(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, owner, d, MPI_BOR, w->win),
+                bench_mck(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, owner, d, MPI_BOR, w->win),
                     "MPI_Fetch_and_op");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 break;
             default:
-                mck(MPI_Get(kv, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, w->win), "MPI_Get");
-                mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
+                bench_mck(MPI_Get(kv, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, w->win), "MPI_Get");
+                bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
             }
         }
         us[row] = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
     }
-    mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    bench_mck(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     for (int row = 0; r >= 0 && row < NROWS; row++)
         c->s[row][1][r] = us[row];
 }
@@ -372,7 +358,7 @@ int main(int argc, char **argv)
     c->o = &o;
     if (bench_mpi_start(&argc, &argv, "bench_hashmap", &c->rank, &c->nranks, NULL))
         return 1;
-    ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
+    bench_ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
     c->it = bench_iters(&o, 20000);
     c->keys = bench_alloc((size_t)c->it * sizeof(int64_t));
     c->miss = bench_alloc((size_t)c->it * sizeof(int64_t));
@@ -388,10 +374,10 @@ int main(int argc, char **argv)
     size_t share = 4 * (size_t)c->it;
     for (w.per = 1; w.per < share; w.per <<= 1)
         ;
-    mck(MPI_Win_allocate((MPI_Aint)(w.per * BSZ), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w.base,
+    bench_mck(MPI_Win_allocate((MPI_Aint)(w.per * BSZ), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w.base,
                          &w.win),
         "MPI_Win_allocate");
-    mck(MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win), "MPI_Win_lock_all");
+    bench_mck(MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win), "MPI_Win_lock_all");
     char peers[1024];
     snprintf(peers, sizeof(peers),
              "RMC %s containers: AMO mode %s, %s, rank 1 %s | BCL: constant reference, MPI "
@@ -403,13 +389,13 @@ int main(int argc, char **argv)
     bench_header(&o, "hash map, HashMapBuffer, Bloom filters; every rank at once, random keys",
                  peers);
     if (o.verbose)
-        ck(rmc_op_counts_enable(1), "rmc_op_counts_enable");
+        bench_ck(rmc_op_counts_enable(1), "rmc_op_counts_enable");
     for (int r = -1; r < o.reps; r++) {
         rmc_rep(c, r);
         mpi_rep(c, &w, r);
     }
     if (o.verbose) {
-        ck(rmc_op_counts_enable(0), "rmc_op_counts_enable");
+        bench_ck(rmc_op_counts_enable(0), "rmc_op_counts_enable");
         double ops = (double)c->it * (o.reps + 1);
         for (int row = 0; row < NROWS; row++)
             bench_printf("# %s (rank 0): %.2f atomics, %.2f writes, %.2f reads per call\n",
@@ -460,9 +446,9 @@ int main(int argc, char **argv)
                                    "its own operations, as in RMC's rows");
     }
     bench_finish(&o, t, 2);
-    mck(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
-    mck(MPI_Win_free(&w.win), "MPI_Win_free");
-    ck(rmc_finalize(), "rmc_finalize");
+    bench_mck(MPI_Win_unlock_all(w.win), "MPI_Win_unlock_all");
+    bench_mck(MPI_Win_free(&w.win), "MPI_Win_free");
+    bench_ck(rmc_finalize(), "rmc_finalize");
     free(c->keys);
     free(c->miss);
     free(c);

@@ -64,15 +64,6 @@ typedef struct ctx {
     rmc_hashmap_h h;
 } ctx_t;
 
-static void __attribute__((noreturn, cold)) fail_st(rmc_status_t st, const char *what)
-{
-    bench_fail("%s: %s (%s)", what, rmc_status_string(st), rmc_last_error());
-}
-static inline void ck(rmc_status_t st, const char *what)
-{
-    if (__builtin_expect(st != RMC_OK, 0))
-        fail_st(st, what);
-}
 
 static uint64_t splitmix(uint64_t *s)
 {
@@ -107,6 +98,19 @@ static volatile int64_t *stop_flag(ctx_t *c)
     return (volatile int64_t *)(void *)c->bases[c->rank];
 }
 
+/* Increments the int64 at w on rank 1 by compare-and-swap, retrying until this rank's wins. */
+static void cas_increment(char *w)
+{
+    int64_t cur = 0, old;
+    bench_ck(rmc_amo_load_i64(w, &cur, 1), "rmc_amo_load_i64");
+    for (;;) {
+        bench_ck(rmc_amo_cas_i64(w, cur, cur + 1, &old, 1), "rmc_amo_cas_i64");
+        if (old == cur)
+            return;
+        cur = old;
+    }
+}
+
 /* One primitive row: rank 0's us per operation (rank 1's part: only the contended row). */
 static double prim(ctx_t *c, int p, uint64_t seed)
 {
@@ -114,21 +118,13 @@ static double prim(ctx_t *c, int p, uint64_t seed)
     char *b1 = c->bases[1];
     uint64_t s = seed;
     int64_t v = 0, old;
-    ck(rmc_barrier(), "rmc_barrier");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     if (c->rank == 1 && p == P_CASINC) { /* contention: rank 1 increments too */
-        for (long i = 0; i < n; i++) {
-            int64_t cur = 0;
-            ck(rmc_amo_load_i64(b1 + 8, &cur, 1), "rmc_amo_load_i64");
-            for (;;) {
-                ck(rmc_amo_cas_i64(b1 + 8, cur, cur + 1, &old, 1), "rmc_amo_cas_i64");
-                if (old == cur)
-                    break;
-                cur = old;
-            }
-        }
+        for (long i = 0; i < n; i++)
+            cas_increment(b1 + 8);
     }
     if (c->rank != 0) {
-        ck(rmc_barrier(), "rmc_barrier");
+        bench_ck(rmc_barrier(), "rmc_barrier");
         return 0;
     }
     uint64_t t0 = bench_now_ns();
@@ -138,49 +134,41 @@ static double prim(ctx_t *c, int p, uint64_t seed)
         switch (p) {
         case P_PUT:
             v = (int64_t)i;
-            ck(rmc_put(&v, w, 8, 1), "rmc_put");
+            bench_ck(rmc_put(&v, w, 8, 1), "rmc_put");
             break;
         case P_GET:
-            ck(rmc_get(w, &v, 8, 1), "rmc_get");
+            bench_ck(rmc_get(w, &v, 8, 1), "rmc_get");
             break;
         case P_CASR:
-            ck(rmc_amo_cas_i64(w, 0, 0, &old, 1), "rmc_amo_cas_i64");
+            bench_ck(rmc_amo_cas_i64(w, 0, 0, &old, 1), "rmc_amo_cas_i64");
             break;
         case P_FAAR:
-            ck(rmc_amo_fetch_add_i64(w, 0, &old, 1), "rmc_amo_fetch_add_i64");
+            bench_ck(rmc_amo_fetch_add_i64(w, 0, &old, 1), "rmc_amo_fetch_add_i64");
             break;
         case P_CAS1:
-            ck(rmc_amo_cas_i64(b1 + 16, 0, 0, &old, 1), "rmc_amo_cas_i64");
+            bench_ck(rmc_amo_cas_i64(b1 + 16, 0, 0, &old, 1), "rmc_amo_cas_i64");
             break;
         case P_FAA1:
-            ck(rmc_amo_fetch_add_i64(b1 + 24, 1, &old, 1), "rmc_amo_fetch_add_i64");
+            bench_ck(rmc_amo_fetch_add_i64(b1 + 24, 1, &old, 1), "rmc_amo_fetch_add_i64");
             break;
-        case P_CASINC: {
-            int64_t cur = 0;
-            ck(rmc_amo_load_i64(b1 + 8, &cur, 1), "rmc_amo_load_i64");
-            for (;;) {
-                ck(rmc_amo_cas_i64(b1 + 8, cur, cur + 1, &old, 1), "rmc_amo_cas_i64");
-                if (old == cur)
-                    break;
-                cur = old;
-            }
+        case P_CASINC:
+            cas_increment(b1 + 8);
             break;
-        }
         case P_AM:
             v = (int64_t)i;
-            ck(rmc_am_send(1, H_ECHO, &v, 8, &old, 8, &rlen), "rmc_am_send");
+            bench_ck(rmc_am_send(1, H_ECHO, &v, 8, &old, 8, &rlen), "rmc_am_send");
             if (rlen != 8 || old != v)
                 bench_fail("the AM echo returned %lld", (long long)old);
             break;
         case P_HINS_D:
         case P_HINS_R:
             v = c->keys[i] * 2;
-            ck(rmc_hashmap_insert(c->h, &c->keys[i], &v,
+            bench_ck(rmc_hashmap_insert(c->h, &c->keys[i], &v,
                                   p == P_HINS_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
                "rmc_hashmap_insert");
             break;
         default:
-            ck(rmc_hashmap_find(c->h, &c->keys[i], &v,
+            bench_ck(rmc_hashmap_find(c->h, &c->keys[i], &v,
                                 p == P_HFIND_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
                "rmc_hashmap_find");
             if (v != c->keys[i] * 2)
@@ -188,7 +176,7 @@ static double prim(ctx_t *c, int p, uint64_t seed)
         }
     }
     double us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
-    ck(rmc_barrier(), "rmc_barrier");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     return us;
 }
 
@@ -196,27 +184,27 @@ static double prim(ctx_t *c, int p, uint64_t seed)
  * rank 0's us per insert. */
 static double attentive(ctx_t *c, double x, unsigned path, long n)
 {
-    ck(rmc_barrier(), "rmc_barrier");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     double us = 0;
     if (c->rank == 1) {
         volatile int64_t *f = stop_flag(c);
         while (!__atomic_load_n(f, __ATOMIC_ACQUIRE)) {
             spin_us(x);
-            ck(rmc_progress(), "rmc_progress");
+            bench_ck(rmc_progress(), "rmc_progress");
         }
         *f = 0;
     } else if (c->rank == 0) {
         uint64_t t0 = bench_now_ns();
         for (long i = 0; i < n; i++) {
             int64_t v = c->keys[i] * 2;
-            ck(rmc_hashmap_insert(c->h, &c->keys[i], &v, path), "rmc_hashmap_insert");
+            bench_ck(rmc_hashmap_insert(c->h, &c->keys[i], &v, path), "rmc_hashmap_insert");
         }
         us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
         int64_t one = 1;
-        ck(rmc_put(&one, c->bases[1], 8, 1), "rmc_put");
-        ck(rmc_fence(1), "rmc_fence");
+        bench_ck(rmc_put(&one, c->bases[1], 8, 1), "rmc_put");
+        bench_ck(rmc_fence(1), "rmc_fence");
     }
-    ck(rmc_barrier(), "rmc_barrier");
+    bench_ck(rmc_barrier(), "rmc_barrier");
     return us;
 }
 
@@ -231,14 +219,14 @@ int main(int argc, char **argv)
         return 1;
     if (c.nranks < 2)
         bench_fail("bench_rpc needs 2 ranks");
-    ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
+    bench_ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
     c.it = bench_iters(&o, 4000);
     c.rpc = rmc_amo_mode() == RMC_AMO_MODE_THREAD;
     c.bases = calloc((size_t)c.nranks, sizeof(char *));
     rmc_region_h reg;
-    ck(rmc_region_alloc(REGION, (void **)c.bases, &reg), "rmc_region_alloc");
-    ck(rmc_am_register(H_ECHO, h_echo, NULL), "rmc_am_register");
-    ck(rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
+    bench_ck(rmc_region_alloc(REGION, (void **)c.bases, &reg), "rmc_region_alloc");
+    bench_ck(rmc_am_register(H_ECHO, h_echo, NULL), "rmc_am_register");
+    bench_ck(rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
        "rmc_hashmap_create");
     c.keys = bench_alloc((size_t)c.it * sizeof(int64_t));
     for (long i = 0, k = 1; i < c.it; k++) /* keys rank 1 owns */
@@ -262,8 +250,8 @@ int main(int argc, char **argv)
         }
     /* checks: the contended increments and one-word fetch-adds summed exactly */
     int64_t w8 = 0, w24 = 0;
-    ck(rmc_amo_load_i64(c.bases[1] + 8, &w8, 1), "rmc_amo_load_i64");
-    ck(rmc_amo_load_i64(c.bases[1] + 24, &w24, 1), "rmc_amo_load_i64");
+    bench_ck(rmc_amo_load_i64(c.bases[1] + 8, &w8, 1), "rmc_amo_load_i64");
+    bench_ck(rmc_amo_load_i64(c.bases[1] + 24, &w24, 1), "rmc_amo_load_i64");
     if (c.rank == 0 && (w8 != 2 * c.it * (o.reps + 1) || w24 != c.it * (o.reps + 1)))
         bench_fail("contended increments %lld (want %lld), fetch-adds %lld (want %lld)",
                    (long long)w8, (long long)(2 * c.it * (o.reps + 1)), (long long)w24,
@@ -329,9 +317,9 @@ int main(int argc, char **argv)
                          cl ? changes : "none in 0 .. 1000 us");
     bench_table_note(t[1], "x = 0 plotted at 0.3 (log axis)");
     bench_finish(&o, t, 2);
-    ck(rmc_hashmap_destroy(c.h), "rmc_hashmap_destroy");
-    ck(rmc_region_free(reg), "rmc_region_free");
-    ck(rmc_finalize(), "rmc_finalize");
+    bench_ck(rmc_hashmap_destroy(c.h), "rmc_hashmap_destroy");
+    bench_ck(rmc_region_free(reg), "rmc_region_free");
+    bench_ck(rmc_finalize(), "rmc_finalize");
     free(c.keys);
     free(c.bases);
     MPI_Finalize();

@@ -132,6 +132,11 @@ void bench_fail(const char *fmt, ...)
     exit(2);
 }
 
+void bench_fail_status(int status, const char *what)
+{
+    bench_fail("%s: %s (%s)", what, rmc_status_string((rmc_status_t)status), rmc_last_error());
+}
+
 static void *xcalloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz ? sz : 1);

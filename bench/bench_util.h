@@ -124,6 +124,21 @@ void *bench_alloc(size_t n);
 /* Prints "bench FAIL: ..." to stderr (any rank) and calls MPI_Abort (exit(2) without MPI). Use it
  * when a correctness check fails, so a benchmark never reports speed for wrong results. */
 void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* bench_fail for a failed RMC call: "what: <status text> (<rmc_last_error>)". status is an
+ * rmc_status_t (an int here: this header needs no RMC header). */
+void bench_fail_status(int status, const char *what) __attribute__((noreturn, cold));
+/* Checks of a call's result: an RMC status (bench_fail_status unless RMC_OK) and an MPI return
+ * code (bench_fail unless MPI_SUCCESS, which is 0). */
+static inline void bench_ck(int status, const char *what)
+{
+    if (__builtin_expect(status != 0, 0))
+        bench_fail_status(status, what);
+}
+static inline void bench_mck(int rc, const char *what)
+{
+    if (__builtin_expect(rc != 0, 0))
+        bench_fail("%s failed (MPI error %d)", what, rc);
+}
 
 /* ------------------------------------------------------------------------- table --- */
 

@@ -99,6 +99,44 @@ static inline int owner_of(uint64_t hash)
     return (int)(((hash >> 32) * (uint64_t)rmcc.nranks) >> 32);
 }
 
+/* The key in packed slot `pk` as the caller holds it (what a type's own hash or equal function
+ * takes), into *objp: built in `small` (KEY_SMALL bytes) when it fits, else malloc'd (*objp NULL
+ * and the status when that fails). With fn, a failure is recorded for rmc_last_error under fn's
+ * name; without, it is quiet (a comparison or an owner's RPC handler). Release with key_obj_drop.
+ */
+#define KEY_SMALL 64
+static rmc_status_t key_obj(const rmc_type_t *t, const char *pk, char *small, const char *fn,
+                            void **objp)
+{
+    char *obj = t->size <= KEY_SMALL ? small : malloc(t->size);
+    *objp = NULL;
+    if (!obj)
+        return fn ? rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a key", t->size) : RMC_ERR_NOMEM;
+    rmc_status_t st;
+    if (fn)
+        st = rmcc_unpack(t, pk, obj, fn);
+    else {
+        uint32_t len;
+        memcpy(&len, pk, 4);
+        st = !t->max_bytes ? (memcpy(obj, pk, t->size), RMC_OK)
+             : len > t->max_bytes ? RMC_ERR_INTERNAL
+                                  : t->deserialize(pk + 4, len, obj);
+    }
+    if (st == RMC_OK)
+        *objp = obj;
+    else if (obj != small)
+        free(obj);
+    return st;
+}
+static void key_obj_drop(const rmc_type_t *t, void *obj, char *small)
+{
+    if (!obj)
+        return;
+    rmc_type_release(t, obj);
+    if (obj != small)
+        free(obj);
+}
+
 /* Does the packed key in `slot` equal the caller's key (packed: pk)? */
 static int key_eq(const rmc_type_t *t, const char *slot, const char *pk, const void *key)
 {
@@ -112,18 +150,10 @@ static int key_eq(const rmc_type_t *t, const char *slot, const char *pk, const v
     }
     if (!t->max_bytes)
         return t->equal(slot, key) != 0;
-    uint32_t len;
-    memcpy(&len, slot, 4);
-    if (len > t->max_bytes)
-        return 0;
-    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
-    int eq = 0;
-    if (obj && t->deserialize(slot + 4, len, obj) == RMC_OK) {
-        eq = t->equal(obj, key) != 0;
-        rmc_type_release(t, obj);
-    }
-    if (obj != small)
-        free(obj);
+    char small[KEY_SMALL];
+    void *obj;
+    int eq = key_obj(t, slot, small, NULL, &obj) == RMC_OK && t->equal(obj, key) != 0;
+    key_obj_drop(t, obj, small);
     return eq;
 }
 
@@ -762,26 +792,13 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
     if (kind == K_ADD)
         memcpy(&delta, e + h->kslot, 8);
     const rmc_type_t *kt = h->kt;
-    char small[64], *obj = NULL;
-    const void *key = e;
-    if (kt->equal && kt->max_bytes) { /* the type's equal needs the key as the caller holds it */
-        obj = kt->size <= sizeof(small) ? small : malloc(kt->size);
-        uint32_t klen;
-        memcpy(&klen, e, 4);
-        if (!obj || klen > kt->max_bytes || kt->deserialize(e + 4, klen, obj) != RMC_OK) {
-            if (obj != small)
-                free(obj);
-            return RMC_ERR_NOMEM;
-        }
-        key = obj;
-    }
+    char small[KEY_SMALL];
+    void *obj = NULL;
+    if (kt->equal && kt->max_bytes && key_obj(kt, e, small, NULL, &obj) != RMC_OK)
+        return RMC_ERR_NOMEM; /* the type's equal needs the key as the caller holds it */
     char *r = reply;
-    int32_t out = serve_op(h, kind, hd.promise, hd.hash, e, key, r + HM_REPLY_HDR, delta);
-    if (obj) {
-        rmc_type_release(kt, obj);
-        if (obj != small)
-            free(obj);
-    }
+    int32_t out = serve_op(h, kind, hd.promise, hd.hash, e, obj ? obj : e, r + HM_REPLY_HDR, delta);
+    key_obj_drop(kt, obj, small);
     memcpy(r, &out, 4);
     memset(r + 4, 0, 4);
     *reply_len = HM_REPLY_HDR + (out == RMC_OK ? rpc_reply(h, kind) : 0);
@@ -1229,15 +1246,11 @@ static uint64_t packed_hash(const struct rmc_hashmap *h, const char *pk, int *ok
     *ok = 1;
     if (!t->hash)
         return key_hash(t, pk, pk);
-    char small[64], *obj = t->size <= sizeof(small) ? small : malloc(t->size);
-    uint64_t x = 0;
-    if (obj && rmcc_unpack(t, pk, obj, "rmc_hashmap") == RMC_OK) {
-        x = key_hash(t, obj, pk);
-        rmc_type_release(t, obj);
-    } else
-        *ok = 0;
-    if (obj != small)
-        free(obj);
+    char small[KEY_SMALL];
+    void *obj;
+    *ok = key_obj(t, pk, small, "rmc_hashmap", &obj) == RMC_OK;
+    uint64_t x = *ok ? key_hash(t, obj, pk) : 0;
+    key_obj_drop(t, obj, small);
     return x;
 }
 
@@ -1503,16 +1516,12 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
     o.fn = fn;
     o.rkind = K_INSERT;
     o.newonly = 0;
-    char small[64], *obj = NULL;
+    char small[KEY_SMALL];
+    void *obj = NULL;
     rmc_status_t st = RMC_OK;
     if (t->equal && t->max_bytes) { /* the type's equal needs the key as the caller holds it */
-        obj = t->size <= sizeof(small) ? small : malloc(t->size);
-        st = obj ? rmcc_unpack(t, entry, obj, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "a key");
-        if (st != RMC_OK) {
-            if (obj != small)
-                free(obj);
+        if ((st = key_obj(t, entry, small, fn, &obj)) != RMC_OK)
             return st;
-        }
         o.key = obj;
     }
     if (b->combine) { /* combine with the stored value when the key is there */
@@ -1534,11 +1543,7 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
         }
     } else
         st = local_op(&o);
-    if (obj) {
-        rmc_type_release(t, obj);
-        if (obj != small)
-            free(obj);
-    }
+    key_obj_drop(t, obj, small);
     return st;
 }
 
