@@ -331,7 +331,8 @@ static const qspec_t qspecs[] = {
 static void queue_rows(ctx_t *c, const qspec_t *s)
 {
     qrun_t r = {.promise = {s->promise[0], s->promise[1]}};
-    bench_ck(rmc_queue_create(s->kind, s->host, (size_t)c->it, &rmc_type_i64, &r.q), "rmc_queue_create");
+    bench_ck(rmc_queue_create(s->kind, s->host, (size_t)c->it, &rmc_type_i64, &r.q),
+             "rmc_queue_create");
     meas_t m = {.fn = s->contended ? contended_phase : queue_phase,
                 .arg = &r,
                 .nphases = s->contended ? 1 : 2,
@@ -641,7 +642,8 @@ static void mpi_window(ctx_t *c)
 {
     size_t slots = c->it > ARR_N ? (size_t)c->it : ARR_N;
     size_t bytes = (W_SLOTS + 8 * slots + 63) & ~(size_t)63; /* MPICH 4.0.2: a multiple of 64 */
-    bench_mck(MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c->wbase, &c->win),
+    bench_mck(
+        MPI_Win_allocate((MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &c->wbase, &c->win),
         "MPI_Win_allocate");
     memset(c->wbase, 0, bytes);
     bench_mck(MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win), "MPI_Win_lock_all");

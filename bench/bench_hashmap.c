@@ -37,7 +37,8 @@
  *
  * Verification (bench_fail on a wrong value): every status; finds return the value inserted for
  * the key, misses RMC_ERR_NOT_FOUND; the map's count after the inserts and after the buffer's
- * flush is every rank's keys; every Bloom find of an inserted key says present. --verbose prints RMC's remote operations per call (rmc_op_counts).
+ * flush is every rank's keys; every Bloom find of an inserted key says present. --verbose prints
+ * RMC's remote operations per call (rmc_op_counts).
  */
 #include "config.h"
 #include <math.h>
@@ -99,15 +100,6 @@ typedef struct ctx {
     rmc_op_counts_t n[NROWS];
 } ctx_t;
 
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static inline int64_t val_of(int64_t k)
 {
     return k * 3 + 1;
@@ -157,28 +149,31 @@ static double rmc_loop(ctx_t *c, int row, rmc_hashmap_h h, rmc_hashmap_buffer_h 
         case R_KV:
         case R_KV + 1:
             v = val_of(k);
-            bench_ck(rmc_kv_insert(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
-               "rmc_kv_insert");
+            bench_ck(
+                rmc_kv_insert(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+                "rmc_kv_insert");
             break;
         case R_KV + 2:
         case R_KV + 3:
             v = 0;
             bench_ck(rmc_kv_read(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
-               "rmc_kv_read");
+                     "rmc_kv_read");
             if (v != val_of(k))
                 bench_fail("rmc_kv_read returned %lld for key %lld", (long long)v, (long long)k);
             break;
         case R_KV + 4:
         case R_KV + 5:
             v = val_of(k);
-            bench_ck(rmc_kv_update(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
-               "rmc_kv_update");
+            bench_ck(
+                rmc_kv_update(kv, &k, &v, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+                "rmc_kv_update");
             break;
         case R_KV + 6:
         case R_KV + 7: {
             int64_t old = -1;
-            bench_ck(rmc_kv_add(kv, &k, 0, &old, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
-               "rmc_kv_add");
+            bench_ck(
+                rmc_kv_add(kv, &k, 0, &old, (row - R_KV) % 2 ? RMC_HASHMAP_RPC : RMC_HASHMAP_RDMA),
+                "rmc_kv_add");
             if (old != val_of(k))
                 bench_fail("rmc_kv_add saw %lld for key %lld", (long long)old, (long long)k);
             break;
@@ -305,20 +300,22 @@ static void mpi_rep(ctx_t *c, mwin_t *w, int r)
                 kv[0] = k;
                 kv[1] = val_of(k);
                 bench_mck(MPI_Compare_and_swap(&one, &zero, &old, MPI_INT64_T, owner, d, w->win),
-                    "MPI_Compare_and_swap");
+                          "MPI_Compare_and_swap");
                 bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                bench_mck(MPI_Put(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Put");
+                bench_mck(MPI_Put(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win),
+                          "MPI_Put");
                 bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                bench_mck(MPI_Accumulate(&one, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
-                                   w->win),
+                bench_mck(
+                    MPI_Accumulate(&one, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM, w->win),
                     "MPI_Accumulate");
                 bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 break;
             case R_FIND:
                 bench_mck(MPI_Fetch_and_op(&four, &old, MPI_INT64_T, owner, d, MPI_SUM, w->win),
-                    "MPI_Fetch_and_op");
+                          "MPI_Fetch_and_op");
                 bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
-                bench_mck(MPI_Get(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win), "MPI_Get");
+                bench_mck(MPI_Get(kv, 2, MPI_INT64_T, owner, d + 8, 2, MPI_INT64_T, w->win),
+                          "MPI_Get");
                 bench_mck(MPI_Win_flush(owner, w->win), "MPI_Win_flush");
                 bench_mck(MPI_Accumulate(&m1, 1, MPI_INT64_T, owner, d, 1, MPI_INT64_T, MPI_SUM,
                                    w->win),
@@ -364,8 +361,8 @@ int main(int argc, char **argv)
     c->miss = bench_alloc((size_t)c->it * sizeof(int64_t));
     uint64_t seed = 0x1234u + (uint64_t)c->rank * 7919u;
     for (long i = 0; i < c->it; i++) { /* distinct: the rank in the top bits */
-        c->keys[i] = (int64_t)(((uint64_t)c->rank << 48) | (splitmix(&seed) >> 17));
-        c->miss[i] = (int64_t)(((uint64_t)(c->rank + c->nranks) << 48) | (splitmix(&seed) >> 17));
+        c->keys[i] = (int64_t)(((uint64_t)c->rank << 48) | (bench_splitmix64(&seed) >> 17));
+        c->miss[i] = (int64_t)(((uint64_t)(c->rank + c->nranks) << 48) | (bench_splitmix64(&seed) >> 17));
     }
     for (long i = 1; i < c->it; i++) /* keys must be distinct for the count checks */
         if (c->keys[i] == c->keys[i - 1])

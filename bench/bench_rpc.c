@@ -64,15 +64,6 @@ typedef struct ctx {
     rmc_hashmap_h h;
 } ctx_t;
 
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
                            size_t *rlen, void *arg)
 {
@@ -129,7 +120,7 @@ static double prim(ctx_t *c, int p, uint64_t seed)
     }
     uint64_t t0 = bench_now_ns();
     for (long i = 0; i < n; i++) {
-        char *w = b1 + 64 + 8 * (splitmix(&s) % (WORDS - 8));
+        char *w = b1 + 64 + 8 * (bench_splitmix64(&s) % (WORDS - 8));
         size_t rlen = 0;
         switch (p) {
         case P_PUT:
@@ -226,8 +217,9 @@ int main(int argc, char **argv)
     rmc_region_h reg;
     bench_ck(rmc_region_alloc(REGION, (void **)c.bases, &reg), "rmc_region_alloc");
     bench_ck(rmc_am_register(H_ECHO, h_echo, NULL), "rmc_am_register");
-    bench_ck(rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
-       "rmc_hashmap_create");
+    bench_ck(
+        rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
+        "rmc_hashmap_create");
     c.keys = bench_alloc((size_t)c.it * sizeof(int64_t));
     for (long i = 0, k = 1; i < c.it; k++) /* keys rank 1 owns */
         if (rmc_hashmap_owner(c.h, &k) == 1)

@@ -124,6 +124,15 @@ void *bench_alloc(size_t n);
 /* Prints "bench FAIL: ..." to stderr (any rank) and calls MPI_Abort (exit(2) without MPI). Use it
  * when a correctness check fails, so a benchmark never reports speed for wrong results. */
 void bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* splitmix64: the next of a seeded sequence of well-mixed 64-bit values (state advances). */
+static inline uint64_t bench_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* bench_fail for a failed RMC call: "what: <status text> (<rmc_last_error>)". status is an
  * rmc_status_t (an int here: this header needs no RMC header). */
 void bench_fail_status(int status, const char *what) __attribute__((noreturn, cold));

@@ -12,14 +12,14 @@
  *            (promise INSERT / FIND without ERASE, or LOCAL) takes the first tombstone of the key's
  *            probe sequence, holding it while it checks the rest of the sequence for the key.
  * Locking a READY bucket is a compare-and-swap READY (no readers) -> RESERVED; writers release
- * with an add (RESERVED -> READY +1, -> DELETED +2), which leaves the readers' counts alone. Readers
- * come in with a fetch-and-add of READER (its old value tells the state) and leave with an add of
- * -READER.
+ * with an add (RESERVED -> READY +1, -> DELETED +2), which leaves the readers' counts alone.
+ * Readers come in with a fetch-and-add of READER (its old value tells the state) and leave with an
+ * add of -READER.
  *
  * Why tombstones are reused only without concurrent erases: an insert of K that passed a bucket
  * holding X could meet K's other inserter putting K into that same bucket after X's erase, behind
- * it: two entries for K. Without erases running, a tombstone stays one, and the inserters of one key
- * meet at the first tombstone of its sequence (whoever holds it makes the other wait there).
+ * it: two entries for K. Without erases running, a tombstone stays one, and the inserters of one
+ * key meet at the first tombstone of its sequence (whoever holds it makes the other wait there).
  * Holding a tombstone while waiting for another bucket could deadlock two inserters of different
  * keys whose sequences cross: an insert that meets a reserved bucket while it holds one gives it
  * back and starts over (after two restarts it inserts without reuse). */

@@ -63,18 +63,11 @@ typedef struct kmer {
     size_t nmine;
 } kmer_t;
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static uint64_t mix(uint64_t x)
 {
     uint64_t s = x;
-    return splitmix(&s);
+    return bench_splitmix64(&s);
 }
 
 static int ok_st(kmer_t *x, rmc_status_t st, const char *what)
@@ -104,7 +97,7 @@ static void make_input(kmer_t *x)
     unsigned char *g = bench_alloc(c->genome);
     uint64_t s = 0x5eed;
     for (size_t i = 0; i < c->genome; i++)
-        g[i] = (unsigned char)(splitmix(&s) & 3);
+        g[i] = (unsigned char)(bench_splitmix64(&s) & 3);
     size_t per = c->len - (size_t)c->k + 1;
     x->mine = bench_alloc(c->reads * per * sizeof(uint64_t));
     x->nmine = 0;
@@ -113,11 +106,11 @@ static void make_input(kmer_t *x)
     unsigned char *read = bench_alloc(c->len);
     uint64_t thresh = (uint64_t)(c->err * 18446744073709551615.0);
     for (size_t r = 0; r < c->reads; r++) {
-        size_t at = (size_t)(splitmix(&rs) % (c->genome - c->len + 1));
+        size_t at = (size_t)(bench_splitmix64(&rs) % (c->genome - c->len + 1));
         for (size_t i = 0; i < c->len; i++) {
             unsigned char b = g[at + i];
-            if (c->err > 0 && splitmix(&rs) < thresh)
-                b = (unsigned char)((b + 1 + splitmix(&rs) % 3) & 3); /* another base */
+            if (c->err > 0 && bench_splitmix64(&rs) < thresh)
+                b = (unsigned char)((b + 1 + bench_splitmix64(&rs) % 3) & 3); /* another base */
             read[i] = b;
         }
         uint64_t v = 0;
