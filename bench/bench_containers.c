@@ -138,6 +138,8 @@ typedef struct ctx {
     char *wbase;
     bench_table_t *t[2]; /* queues; arrays and allocator (from row R_TABLE2 on) */
     int c_rmc, c_mpi;    /* their columns (the same in both) */
+    int c_rdma;          /* queues: RMC forced one-sided, where the RPC path is the choice */
+    int rpc_choice;      /* rank 0's operations on rank 1's queues go as RPCs (the same on all) */
 } ctx_t;
 #define R_TABLE2 R_AGET
 
@@ -278,14 +280,15 @@ static double queue_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
 /* Rank 0 pushes while rank 1 pops until it has every value (in order: one pusher). */
 static double contended_phase(ctx_t *c, const void *arg, int phase, int64_t base, long n)
 {
-    rmc_queue_h q = ((const qrun_t *)arg)->q;
+    const qrun_t *r = arg;
+    rmc_queue_h q = r->q;
     rmc_status_t st;
     (void)phase;
     if (c->rank == 0) {
         uint64_t t0 = bench_now_ns();
         for (long i = 0; i < n; i++) {
             int64_t v = base + i;
-            while ((st = rmc_queue_push(q, &v, 0)) == RMC_ERR_FULL)
+            while ((st = rmc_queue_push(q, &v, r->promise[0])) == RMC_ERR_FULL)
                 bench_ck(rmc_progress(), "rmc_progress");
             bench_ck(st, "rmc_queue_push (while rank 1 pops)");
         }
@@ -293,7 +296,7 @@ static double contended_phase(ctx_t *c, const void *arg, int phase, int64_t base
     }
     for (long i = 0; c->rank == 1 && i < n;) {
         int64_t v = -1;
-        if ((st = rmc_queue_pop(q, &v, 0)) == RMC_ERR_EMPTY) {
+        if ((st = rmc_queue_pop(q, &v, r->promise[1])) == RMC_ERR_EMPTY) {
             bench_ck(rmc_progress(), "rmc_progress");
             continue;
         }
@@ -340,6 +343,15 @@ static void queue_rows(ctx_t *c, const qspec_t *s)
                 .row = {s->row[0], s->row[1]},
                 .col = c->c_rmc};
     measure(c, &m);
+    /* where the RPC path is the choice (a host on another node, thread AMO mode), the one-sided
+     * protocol forced beside it */
+    if (c->rpc_choice && s->host == 1) {
+        for (int p = 0; p < 2; p++)
+            r.promise[p] |= RMC_PATH_RDMA;
+        m.col = c->c_rdma;
+        m.name = NULL;
+        measure(c, &m);
+    }
     bench_ck(rmc_queue_destroy(r.q), "rmc_queue_destroy");
 }
 
@@ -686,6 +698,8 @@ static bench_table_t *make_table(ctx_t *c, int k)
     c->c_rmc = bench_table_col(t, "RMC", "us");
     int c_bcl = bench_table_col(t, "BCL", "us");
     c->c_mpi = bench_table_col(t, "MPI RMA", "us");
+    if (!k)
+        c->c_rdma = bench_table_col(t, "RMC one-sided", "us");
     bench_table_ratio(t, "BCL/RMC", c_bcl, c->c_rmc, BENCH_RATIO_X);
     bench_table_ratio(t, "MPI/RMC", c->c_mpi, c->c_rmc, BENCH_RATIO_X);
     bench_table_plot(t, 0, 1, "us (log)");
@@ -693,6 +707,10 @@ static bench_table_t *make_table(ctx_t *c, int k)
         bench_table_set(t, bench_table_row(t, rowdef[r].label, NAN), c_bcl, rowdef[r].bcl);
     bench_table_note(t, "rank 0 measures, rank 1 hosts; ratios: peer time / RMC time (above 1x "
                         "RMC is faster)");
+    if (!k)
+        bench_table_note(t, "RMC: the path each operation chooses (RPC to a host on another node "
+                            "in thread AMO mode, else one-sided); RMC one-sided: RMC_PATH_RDMA "
+                            "forced, measured only where RPC is the choice");
     bench_table_note(t, "BCL: constant reference numbers measured for BCL (MPI backend) on this "
                         "machine, 2 ranks, real node mode (BCL has no emulated mode); NOT "
                         "measured in this run, the same in every node mode");
@@ -734,6 +752,8 @@ int main(int argc, char **argv)
         return 1;
     bench_ck(rmc_init(MPI_COMM_WORLD), "rmc_init");
     c.it = bench_iters(&o, 50000);
+    c.rpc_choice = rmc_amo_mode() == RMC_AMO_MODE_THREAD && rmc_same_node(1) != 1;
+    bench_mck(MPI_Bcast(&c.rpc_choice, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
     mpi_window(&c);
     header(&o);
     c.t[0] = make_table(&c, 0);

@@ -19,14 +19,20 @@
  *                               (RMC_HASHMAP_RDMA: 2A + W) or as an RPC (RMC_HASHMAP_RPC: one
  *                               active message); the RPC row only in thread AMO mode.
  *   HashMap find RDMA / RPC     rmc_hashmap_find of those keys (2A + R against one message).
+ *   CircularQueue push / pop RDMA / RPC   rmc_queue_push / _pop of one int64 on a CIRCULAR queue
+ *                               rank 1 hosts, fully atomic, forced one-sided (2A + W, 2A + R) or
+ *                               as an RPC (one active message each).
  * Table "attentiveness": rank 1 alternates x us of busy work (no RMC call) with one rmc_progress,
- * x = 0 .. 1000 us; rank 0's hash-map inserts to keys rank 1 owns through each path, us per
- * insert, and the ratio RDMA/RPC (above 1x RPC is faster). With a progress thread on rank 1
- * (RMC_PROGRESS_THREAD=1) its active messages are served while it computes. The crossover (the
- * first x where the faster path changes) is printed under the table.
+ * x = 0 .. 1000 us; rank 0's hash-map inserts to keys rank 1 owns, and its pushes to rank 1's
+ * CircularQueue, through each path, us per operation, and the ratios RDMA/RPC (above 1x RPC is
+ * faster). With a progress thread on rank 1 (RMC_PROGRESS_THREAD=1) its active messages are
+ * served while it computes. The crossovers (the x where the faster path changes) are printed under
+ * the table.
  *
  * Verification: every status; gets return what the puts left; the fetch-adds and the contended
- * increments sum exactly; the hash map finds every inserted value.
+ * increments sum exactly; the hash map finds every inserted value; the queue's pops return the
+ * pushed values in order, and after every attentiveness cell the host finds exactly the values
+ * pushed in it.
  */
 #include "config.h"
 #include <math.h>
@@ -44,13 +50,20 @@
 #define H_ECHO   17 /* the benchmark's active-message handler id */
 
 enum { P_PUT, P_GET, P_CASR, P_FAAR, P_CAS1, P_FAA1, P_CASINC, P_AM, P_HINS_D, P_HINS_R,
-       P_HFIND_D, P_HFIND_R, NPRIM };
+       P_HFIND_D, P_HFIND_R, P_QPUSH_D, P_QPUSH_R, P_QPOP_D, P_QPOP_R, NPRIM };
 static const char *const prim_label[NPRIM] = {
     "put 8 B, random",       "get 8 B, random",      "CAS, random",
     "fetch-add, random",     "CAS, one word",        "fetch-add, one word",
     "CAS increment, contended (per success)",        "AM round trip (8 B, 8 B reply)",
     "HashMap insert, RDMA",  "HashMap insert, RPC",  "HashMap find, RDMA",
-    "HashMap find, RPC"};
+    "HashMap find, RPC",     "CircularQueue push, RDMA", "CircularQueue push, RPC",
+    "CircularQueue pop, RDMA", "CircularQueue pop, RPC"};
+
+/* Rows of the RPC path (measured in thread AMO mode only). */
+static int rpc_row(int p)
+{
+    return p == P_HINS_R || p == P_HFIND_R || p == P_QPUSH_R || p == P_QPOP_R;
+}
 
 static const double xs[] = {0, 1, 3, 10, 30, 100, 300, 1000};
 #define NX (sizeof(xs) / sizeof(xs[0]))
@@ -62,6 +75,7 @@ typedef struct ctx {
     char **bases;  /* the region's parts */
     int64_t *keys; /* keys rank 1 owns */
     rmc_hashmap_h h;
+    rmc_queue_h q; /* CIRCULAR, hosted by rank 1, room for 2 x --iters */
 } ctx_t;
 
 static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
@@ -158,12 +172,25 @@ static double prim(ctx_t *c, int p, uint64_t seed)
                                   p == P_HINS_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
                "rmc_hashmap_insert");
             break;
-        default:
+        case P_HFIND_D:
+        case P_HFIND_R:
             bench_ck(rmc_hashmap_find(c->h, &c->keys[i], &v,
                                 p == P_HFIND_D ? RMC_HASHMAP_RDMA : RMC_HASHMAP_RPC),
                "rmc_hashmap_find");
             if (v != c->keys[i] * 2)
                 bench_fail("rmc_hashmap_find returned %lld", (long long)v);
+            break;
+        case P_QPUSH_D:
+        case P_QPUSH_R:
+            v = (int64_t)i;
+            bench_ck(rmc_queue_push(c->q, &v, p == P_QPUSH_D ? RMC_PATH_RDMA : RMC_PATH_RPC),
+                     "rmc_queue_push");
+            break;
+        default:
+            bench_ck(rmc_queue_pop(c->q, &v, p == P_QPOP_D ? RMC_PATH_RDMA : RMC_PATH_RPC),
+                     "rmc_queue_pop");
+            if (v != (int64_t)i)
+                bench_fail("rmc_queue_pop returned %lld, pushed %ld", (long long)v, i);
         }
     }
     double us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
@@ -171,9 +198,25 @@ static double prim(ctx_t *c, int p, uint64_t seed)
     return us;
 }
 
-/* One attentiveness cell: rank 1 computes x us between polls while rank 0 inserts through `path`;
- * rank 0's us per insert. */
-static double attentive(ctx_t *c, double x, unsigned path, long n)
+/* The host takes the n values 0 .. n-1 just pushed out of its queue, in place, checking them. */
+static void drain(ctx_t *c, long n)
+{
+    const void *r1, *r2;
+    size_t n1, n2;
+    bench_ck(rmc_queue_local_peek(c->q, &r1, &n1, &r2, &n2), "rmc_queue_local_peek");
+    if ((long)(n1 + n2) != n)
+        bench_fail("the queue holds %zu values after %ld pushes", n1 + n2, n);
+    for (size_t i = 0; i < n1 + n2; i++) {
+        int64_t v = i < n1 ? ((const int64_t *)r1)[i] : ((const int64_t *)r2)[i - n1];
+        if (v != (int64_t)i)
+            bench_fail("the queue's value %zu is %lld", i, (long long)v);
+    }
+    bench_ck(rmc_queue_local_discard(c->q, n1 + n2), "rmc_queue_local_discard");
+}
+
+/* One attentiveness cell: rank 1 computes x us between polls while rank 0 inserts (op 0) or pushes
+ * to rank 1's queue (op 1) through `path`; rank 0's us per operation. */
+static double attentive(ctx_t *c, double x, int op, unsigned path, long n)
 {
     bench_ck(rmc_barrier(), "rmc_barrier");
     double us = 0;
@@ -187,8 +230,11 @@ static double attentive(ctx_t *c, double x, unsigned path, long n)
     } else if (c->rank == 0) {
         uint64_t t0 = bench_now_ns();
         for (long i = 0; i < n; i++) {
-            int64_t v = c->keys[i] * 2;
-            bench_ck(rmc_hashmap_insert(c->h, &c->keys[i], &v, path), "rmc_hashmap_insert");
+            int64_t v = op ? (int64_t)i : c->keys[i] * 2;
+            if (op)
+                bench_ck(rmc_queue_push(c->q, &v, path), "rmc_queue_push");
+            else
+                bench_ck(rmc_hashmap_insert(c->h, &c->keys[i], &v, path), "rmc_hashmap_insert");
         }
         us = (double)(bench_now_ns() - t0) * 1e-3 / (double)n;
         int64_t one = 1;
@@ -196,7 +242,31 @@ static double attentive(ctx_t *c, double x, unsigned path, long n)
         bench_ck(rmc_fence(1), "rmc_fence");
     }
     bench_ck(rmc_barrier(), "rmc_barrier");
+    if (op && c->rank == 1)
+        drain(c, n);
     return us;
+}
+
+/* Notes under the attentiveness table: which path is faster at x = 0 for operation `what`
+ * (columns j, j+1 of as: RDMA, RPC), and every x where that changes. */
+static void crossovers(bench_table_t *t, const char *what, double as[][4][BENCH_MAX_REPS], int j,
+                       int reps)
+{
+    int prev = -1;
+    char changes[256] = "";
+    size_t cl = 0;
+    for (size_t k = 0; k < NX; k++) {
+        double d = bench_median(as[k][j], (size_t)reps), rp = bench_median(as[k][j + 1], (size_t)reps);
+        int rpc_faster = rp < d;
+        if (prev < 0)
+            bench_table_note(t, "%s: faster at x = 0: %s", what, rpc_faster ? "RPC" : "RDMA");
+        else if (rpc_faster != prev && cl < sizeof(changes))
+            cl += (size_t)snprintf(changes + cl, sizeof(changes) - cl, "%sx = %g us (to %s)",
+                                   cl ? ", " : "", xs[k], rpc_faster ? "RPC" : "RDMA");
+        prev = rpc_faster;
+    }
+    bench_table_note(t, "%s: crossovers (the faster path changes): %s", what,
+                     cl ? changes : "none in 0 .. 1000 us");
 }
 
 int main(int argc, char **argv)
@@ -220,6 +290,8 @@ int main(int argc, char **argv)
     bench_ck(
         rmc_hashmap_create((size_t)c.nranks * 8 * (size_t)c.it, &rmc_type_i64, &rmc_type_i64, &c.h),
         "rmc_hashmap_create");
+    bench_ck(rmc_queue_create(RMC_QUEUE_CIRCULAR, 1, 2 * (size_t)c.it, &rmc_type_i64, &c.q),
+             "rmc_queue_create");
     c.keys = bench_alloc((size_t)c.it * sizeof(int64_t));
     for (long i = 0, k = 1; i < c.it; k++) /* keys rank 1 owns */
         if (rmc_hashmap_owner(c.h, &k) == 1)
@@ -235,8 +307,7 @@ int main(int argc, char **argv)
     double ps[NPRIM][BENCH_MAX_REPS];
     for (int r = -1; r < o.reps; r++)
         for (int p = 0; p < NPRIM; p++) {
-            int is_rpc = p == P_HINS_R || p == P_HFIND_R;
-            double us = is_rpc && !c.rpc ? NAN : prim(&c, p, 0x1234u + (uint64_t)r);
+            double us = rpc_row(p) && !c.rpc ? NAN : prim(&c, p, 0x1234u + (uint64_t)r);
             if (r >= 0)
                 ps[p][r] = us;
         }
@@ -249,16 +320,18 @@ int main(int argc, char **argv)
                    (long long)w8, (long long)(2 * c.it * (o.reps + 1)), (long long)w24,
                    (long long)(c.it * (o.reps + 1)));
     /* attentiveness: fewer inserts at large x (each waits up to x) */
-    double as[NX][2][BENCH_MAX_REPS];
+    double as[NX][4][BENCH_MAX_REPS]; /* insert RDMA, RPC; push RDMA, RPC */
     for (int r = -1; r < o.reps; r++)
         for (size_t k = 0; k < NX; k++) {
             long n = xs[k] >= 100 ? c.it / 20 + 1 : xs[k] >= 10 ? c.it / 4 + 1 : c.it;
-            for (int pth = 0; pth < 2; pth++) {
-                double us = pth && !c.rpc ? NAN
-                                          : attentive(&c, xs[k], pth ? RMC_HASHMAP_RPC
-                                                                     : RMC_HASHMAP_RDMA, n);
+            for (int j = 0; j < 4; j++) {
+                int pth = j & 1;
+                double us = pth && !c.rpc
+                                ? NAN
+                                : attentive(&c, xs[k], j >> 1, pth ? RMC_PATH_RPC : RMC_PATH_RDMA,
+                                            n);
                 if (r >= 0)
-                    as[k][pth][r] = us;
+                    as[k][j][r] = us;
             }
         }
     bench_table_t *t[2];
@@ -274,42 +347,30 @@ int main(int argc, char **argv)
     bench_table_note(t[0], "rank 1 waits in rmc_barrier (serving RMC's active messages); HashMap "
                            "rows: keys rank 1 owns, forced path");
     snprintf(title, sizeof(title),
-             "attentiveness: rank 1 computes x us between polls; us per hash-map insert of rank 0");
+             "attentiveness: rank 1 computes x us between polls; us per operation of rank 0");
     t[1] = bench_table_new("attentiveness", "x [us]", title);
-    int cd = bench_table_col(t[1], "RDMA", "us"), cr = bench_table_col(t[1], "RPC", "us");
-    bench_table_ratio(t[1], "RDMA/RPC", cd, cr, BENCH_RATIO_X);
-    bench_table_plot(t[1], 1, 1, "us per insert (log)");
-    int prev = -1;
-    char changes[256] = "";
-    size_t cl = 0;
+    static const char *const acol[4] = {"insert RDMA", "insert RPC", "push RDMA", "push RPC"};
+    int ac[4];
+    for (int j = 0; j < 4; j++)
+        ac[j] = bench_table_col(t[1], acol[j], "us");
+    bench_table_ratio(t[1], "insert RDMA/RPC", ac[0], ac[1], BENCH_RATIO_X);
+    bench_table_ratio(t[1], "push RDMA/RPC", ac[2], ac[3], BENCH_RATIO_X);
+    bench_table_plot(t[1], 1, 1, "us per operation (log)");
     for (size_t k = 0; k < NX; k++) {
         char lab[32];
         snprintf(lab, sizeof(lab), "%g", xs[k]);
         int row = bench_table_row(t[1], lab, xs[k] > 0 ? xs[k] : 0.3);
-        double d = bench_median(as[k][0], (size_t)o.reps);
-        double rp = bench_median(as[k][1], (size_t)o.reps);
-        bench_table_set(t[1], row, cd, d);
-        bench_table_set(t[1], row, cr, rp);
-        if (isnan(rp))
-            continue;
-        int rpc_faster = rp < d;
-        if (prev >= 0 && rpc_faster != prev && cl < sizeof(changes))
-            cl += (size_t)snprintf(changes + cl, sizeof(changes) - cl, "%sx = %g us (to %s)",
-                                   cl ? ", " : "", xs[k], rpc_faster ? "RPC" : "RDMA");
-        if (prev < 0)
-            snprintf(lab, sizeof(lab), "%s", rpc_faster ? "RPC" : "RDMA");
-        if (prev < 0)
-            bench_table_note(t[1], "faster at x = 0: %s", lab);
-        prev = rpc_faster;
+        for (int j = 0; j < 4; j++)
+            bench_table_set(t[1], row, ac[j], bench_median(as[k][j], (size_t)o.reps));
     }
     if (!c.rpc)
         bench_table_note(t[1], "no RPC path in mpi AMO mode (RMC_AMO=thread for it)");
-    else
-        bench_table_note(t[1], "crossovers (the faster path changes): %s",
-                         cl ? changes : "none in 0 .. 1000 us");
+    for (int op = 0; c.rpc && op < 2; op++)
+        crossovers(t[1], op ? "push" : "insert", as, op * 2, o.reps);
     bench_table_note(t[1], "x = 0 plotted at 0.3 (log axis)");
     bench_finish(&o, t, 2);
     bench_ck(rmc_hashmap_destroy(c.h), "rmc_hashmap_destroy");
+    bench_ck(rmc_queue_destroy(c.q), "rmc_queue_destroy");
     bench_ck(rmc_region_free(reg), "rmc_region_free");
     bench_ck(rmc_finalize(), "rmc_finalize");
     free(c.keys);

@@ -279,6 +279,8 @@ rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *r
         memcpy(&family, payload, 4);
     if (family == RMCC_RPC_HASHMAP)
         return rmcc_hashmap_serve(payload, len, reply, reply_cap, reply_len);
+    if (family == RMCC_RPC_QUEUE)
+        return rmcc_queue_serve(payload, len, reply, reply_cap, reply_len);
     return RMC_ERR_ARG;
 }
 

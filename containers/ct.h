@@ -178,12 +178,16 @@ rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char 
 
 /* The containers' active-message handler (registered by the layer's init under rmcc.rpc_id): the
  * payload starts with a uint32 naming the container family, the rest is that family's. */
-enum { RMCC_RPC_HASHMAP = 1 };
+enum { RMCC_RPC_HASHMAP = 1, RMCC_RPC_QUEUE = 2 };
 rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *reply,
                             size_t reply_cap, size_t *reply_len, void *arg);
 /* The hash map's part (hashmap.c). */
 rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
                                 size_t *reply_len);
+
+/* The queues' part (queue/rpc.c). */
+rmc_status_t rmcc_queue_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
+                              size_t *reply_len);
 
 /* ----------------------------------------------------------------------- allocation --- */
 

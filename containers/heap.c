@@ -118,7 +118,7 @@ static rmc_status_t grow(rmcc_heap_t *h, size_t end)
     }
     if (st != RMC_OK)
         return RMC_ERR_NOMEM;
-    h->committed = want;
+    __atomic_store_n(&h->committed, want, __ATOMIC_RELEASE); /* read by the queues' RPCs */
     h->grows++;
     return RMC_OK;
 }

@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rmc/progress.h>
 #include "queue_impl.h"
 
 enum {
@@ -39,6 +40,8 @@ enum {
     S_MOVED,
     S_MARK,
     S_MARKED,
+    S_RPC,    /* send the operation to the host (rpc.c) */
+    S_RPCED,  /* its reply is in */
     S_DONE
 };
 
@@ -54,7 +57,14 @@ typedef struct qop {
     rmc_request_h r[2];
     unsigned spins;
     const char *fn;
-    char mem[]; /* _nb: the operation's own slots */
+    /* the RPC path: the payload (header, then a push's slots), the reply (a pop's: in `rep`, its
+     * slots then at `land`; a push's: in rh) */
+    char *pay, *rep;
+    size_t plen, rcap, rlen;
+    unsigned tries;     /* RPCs told to retry */
+    rmc_status_t rst;   /* the last RPC's status */
+    char rh[QR_REPLY_HDR];
+    char mem[]; /* _nb: the operation's own slots (with the RPC's header and reply before them) */
 } qop_t;
 
 static inline int ctr_res(const qop_t *o)
@@ -212,7 +222,10 @@ static rmc_status_t advance(qop_t *o, int *done)
         for (int k = 0; o->nb && k < 2; k++) /* outstanding requests first (_nb only) */
             if (o->r[k]) {
                 int fin = 0;
-                if ((st = rmc_test(&o->r[k], &fin)) != RMC_OK)
+                st = rmc_test(&o->r[k], &fin);
+                if (o->state == S_RPCED) /* an RPC's status is the handler's */
+                    o->rst = st, st = RMC_OK;
+                if (st != RMC_OK)
                     return *done = 1, st;
                 if (!fin)
                     return RMC_OK;
@@ -284,6 +297,40 @@ static rmc_status_t advance(qop_t *o, int *done)
                 return RMC_OK;
             pause_round(&o->spins);
             break;
+        case S_RPC:
+            o->state = S_RPCED;
+            o->rlen = 0;
+            o->rst = o->nb ? rmc_am_send_nb(q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap,
+                                            &o->rlen, &o->r[0])
+                           : rmc_am_send(q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap,
+                                         &o->rlen);
+            break;
+        case S_RPCED: {
+            int32_t out = RMC_ERR_INTERNAL;
+            if (o->rst != RMC_OK)
+                return *done = 1, o->rst;
+            if (o->rlen >= QR_REPLY_HDR)
+                memcpy(&out, o->rep, 4);
+            if (out == RMC_ERR_RETRY) { /* another operation in flight at the host */
+                if (++o->tries >= RMCC_QRPC_TRIES) {
+                    o->state = S_RESERVE; /* one-sided, from the start */
+                    break;
+                }
+                o->state = S_RPC;
+                if (o->nb)
+                    return RMC_OK;
+                pause_round(&o->spins);
+                break;
+            }
+            if (out == RMC_OK && !o->push && o->rlen != QR_REPLY_HDR + o->n * q->slot)
+                out = RMC_ERR_INTERNAL;
+            if (out != RMC_OK && out != RMC_ERR_FULL && out != RMC_ERR_EMPTY)
+                return *done = 1, rmcc_fail(RMC_ERR_INTERNAL, o->fn,
+                                            "the host (rank %d) answered an RPC with %d (%zu "
+                                            "bytes)",
+                                            q->host, (int)out, o->rlen);
+            return *done = 1, (rmc_status_t)out; /* a pop's slots are at land */
+        }
         case S_DONE:
             *done = 1;
             return RMC_OK;
@@ -401,6 +448,55 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
 
 /* ------------------------------------------------------------------------ entry points --- */
 
+/* Which path an operation of n elements takes (*rpc: 1 for RPC): forced by the promise's path
+ * flag or q's default (op_check refused what cannot be), else RPC for a host on another node in
+ * thread AMO mode when the elements fit in one active message. */
+static rmc_status_t choose_path(const struct rmc_queue *q, int push, size_t n, unsigned promise,
+                                int *rpc, const char *fn)
+{
+    unsigned force = promise & (RMC_PATH_RDMA | RMC_PATH_RPC) ? promise & (RMC_PATH_RDMA |
+                                                                           RMC_PATH_RPC)
+                                                              : q->path;
+    size_t bytes = n * q->slot, max = rmc_am_max_payload();
+    int fits = push ? rmcc_qrpc_header() + bytes <= max : QR_REPLY_HDR + bytes <= max;
+    *rpc = 0;
+    if (force == RMC_PATH_RDMA || (promise & RMC_PROMISE_LOCAL))
+        return RMC_OK;
+    if (force == RMC_PATH_RPC) {
+        if (!fits)
+            return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                             "%zu elements (%zu bytes) do not fit in an active message "
+                             "(RMC_AM_MAX_PAYLOAD %zu): no RPC path for them",
+                             n, bytes, max);
+        *rpc = 1;
+        return RMC_OK;
+    }
+    *rpc = fits && rmc_amo_mode() == RMC_AMO_MODE_THREAD && rmc_same_node(q->host) != 1;
+    return RMC_OK;
+}
+
+/* Sets up o (its slots at buf, of hdr + QR_REPLY_HDR + n slots) for the RPC path: the header
+ * and the slots after it form a push's payload; a pop's reply lands after the header, its slots
+ * then at `land`. A push's slots are packed at o->src already (or are copied there next). */
+static void rpc_setup(qop_t *o, char *buf, int op)
+{
+    size_t hdr = rmcc_qrpc_header(), bytes = o->n * o->q->slot;
+    rmcc_qrpc_fill(o->q, op, o->n, o->promise, buf);
+    o->pay = buf;
+    o->plen = hdr + (o->push ? bytes : 0);
+    o->rep = o->push ? o->rh : buf + hdr;
+    o->rcap = QR_REPLY_HDR + (o->push ? 0 : bytes);
+    o->src = buf + hdr;
+    o->land = buf + hdr + QR_REPLY_HDR;
+    o->state = S_RPC;
+}
+
+/* Bytes before an operation's slots in a buffer that may carry its RPC. */
+static size_t rpc_room(int rpc)
+{
+    return rpc ? rmcc_qrpc_header() + QR_REPLY_HDR : 0;
+}
+
 rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *out, size_t n,
                            unsigned promise, rmc_request_h *req, const char *fn)
 {
@@ -424,8 +520,12 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         }
         return st;
     }
+    int rpc;
+    if ((st = choose_path(q, push, n, promise, &rpc, fn)) != RMC_OK)
+        return st;
+    size_t room = rpc_room(rpc);
     if (req) { /* _nb: the operation owns a copy of its slots */
-        qop_t *o = malloc(sizeof(*o) + bytes);
+        qop_t *o = malloc(sizeof(*o) + room + bytes);
         if (!o)
             return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a non-blocking operation", bytes);
         *o = (qop_t){.q = q,
@@ -437,9 +537,11 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
                      .out = out,
                      .src = o->mem,
                      .land = o->mem};
+        if (rpc)
+            rpc_setup(o, o->mem, push ? QR_PUSH : QR_POP);
         if (push && q->direct)
-            memcpy(o->mem, in, bytes);
-        else if (push && (st = rmcc_pack_n(q->type, in, n, o->mem, q->slot, fn)) != RMC_OK) {
+            memcpy((char *)o->src, in, bytes);
+        else if (push && (st = rmcc_pack_n(q->type, in, n, (char *)o->src, q->slot, fn)) != RMC_OK) {
             free(o);
             return st;
         }
@@ -449,7 +551,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
             free(o);
             return st;
         }
-        /* start it: the reserve is issued now */
+        /* start it: the reserve (or the RPC) is issued now */
         st = rmc_test(req, &done);
         return st;
     }
@@ -465,26 +567,72 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
     o.r[0] = o.r[1] = RMC_REQUEST_NULL;
     o.spins = 0;
     o.fn = fn;
-    int direct = q->direct;
+    o.tries = 0;
+    int direct = q->direct && !rpc;
     char *own = NULL, *buf;
     if (direct) {
         o.src = in;
         o.land = out;
     } else {
-        if ((st = op_scratch(q, bytes, &own, &buf, fn)) != RMC_OK)
+        if ((st = op_scratch(q, room + bytes, &own, &buf, fn)) != RMC_OK)
             return st;
-        if (push && (st = rmcc_pack_n(q->type, in, n, buf, q->slot, fn)) != RMC_OK) {
+        o.src = o.land = buf;
+        if (rpc)
+            rpc_setup(&o, buf, push ? QR_PUSH : QR_POP);
+        if (push && q->direct)
+            memcpy((char *)o.src, in, bytes);
+        else if (push && (st = rmcc_pack_n(q->type, in, n, (char *)o.src, q->slot, fn)) != RMC_OK) {
             free(own);
             return st;
         }
-        o.src = buf;
-        o.land = buf;
     }
-    st = run(&o);
-    if (st == RMC_OK && !push && !direct)
-        st = unpack(&o, out);
+    int done;
+    st = rpc ? advance(&o, &done) : run(&o);
+    if (st == RMC_OK && !push && !direct) {
+        if (q->direct)
+            memcpy(out, o.land, bytes);
+        else
+            st = unpack(&o, out);
+    }
     free(own);
     return st;
+}
+
+/* pop_upto through an RPC: RMC_ERR_RETRY when the host kept answering retry (the caller goes
+ * one-sided). `buf` has room for the header, the reply header and max slots. */
+static rmc_status_t pop_upto_rpc(qop_t *o, char *buf, size_t max)
+{
+    o->n = max;
+    rpc_setup(o, buf, QR_POP_UPTO);
+    for (;;) {
+        o->rlen = 0;
+        rmc_status_t st = rmc_am_send(o->q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap,
+                                      &o->rlen);
+        if (st != RMC_OK)
+            return st;
+        int32_t out = RMC_ERR_INTERNAL;
+        uint32_t cnt = 0;
+        if (o->rlen >= QR_REPLY_HDR) {
+            memcpy(&out, o->rep, 4);
+            memcpy(&cnt, o->rep + 4, 4);
+        }
+        if (out == RMC_OK && (cnt == 0 || cnt > max ||
+                              o->rlen != QR_REPLY_HDR + (size_t)cnt * o->q->slot))
+            out = RMC_ERR_INTERNAL;
+        if (out == RMC_OK) {
+            o->n = cnt;
+            return RMC_OK;
+        }
+        if (out == RMC_ERR_EMPTY)
+            return out;
+        if (out != RMC_ERR_RETRY)
+            return rmcc_fail(RMC_ERR_INTERNAL, o->fn,
+                             "the host (rank %d) answered an RPC with %d (%zu bytes)", o->q->host,
+                             (int)out, o->rlen);
+        if (++o->tries >= RMCC_QRPC_TRIES)
+            return RMC_ERR_RETRY;
+        pause_round(&o->spins);
+    }
 }
 
 rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, size_t *got,
@@ -505,9 +653,27 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
             *got = k;
         return st;
     }
-    char *own = NULL, *buf = NULL;
-    if (!q->direct && (st = op_scratch(q, max * q->slot, &own, &buf, fn)) != RMC_OK)
+    int rpc;
+    if ((st = choose_path(q, 0, max, promise, &rpc, fn)) != RMC_OK)
         return st;
+    char *own = NULL, *buf = NULL;
+    if ((rpc || !q->direct) &&
+        (st = op_scratch(q, rpc_room(rpc) + max * q->slot, &own, &buf, fn)) != RMC_OK)
+        return st;
+    if (rpc) {
+        st = pop_upto_rpc(&o, buf, max);
+        if (st != RMC_ERR_RETRY) {
+            if (st == RMC_OK && q->direct)
+                memcpy(out, o.land, o.n * q->slot);
+            else if (st == RMC_OK)
+                st = unpack(&o, out);
+            if (st == RMC_OK)
+                *got = o.n;
+            free(own);
+            return st;
+        }
+        o.n = 0; /* one-sided from here, into the same buffer */
+    }
     /* reserve with compare-and-swap: the count depends on what is there */
     if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK) {
         free(own);
@@ -535,12 +701,14 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
         free(own);
         return st;
     }
-    int direct = q->direct;
-    o.land = direct ? out : buf;
+    int direct = q->direct && !rpc;
+    o.land = direct ? out : rpc ? o.land : buf;
     o.state = S_MOVE;
     int done;
     st = advance(&o, &done);
-    if (st == RMC_OK && !direct)
+    if (st == RMC_OK && !direct && q->direct)
+        memcpy(out, o.land, o.n * q->slot);
+    else if (st == RMC_OK && !direct)
         st = unpack(&o, out);
     if (st == RMC_OK)
         *got = o.n;

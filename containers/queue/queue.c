@@ -269,6 +269,39 @@ rmc_status_t rmc_queue_size(rmc_queue_h q, size_t *n)
 
 /* ------------------------------------------------------------------------- operations --- */
 
+#define PATHS (RMC_PATH_RDMA | RMC_PATH_RPC)
+
+/* A path forced by an operation's promise (or made a default: promise 0) is possible. */
+static rmc_status_t path_check(unsigned path, unsigned promise, const char *fn)
+{
+    if (path == PATHS)
+        return rmcc_fail(RMC_ERR_ARG, fn, "both RMC_PATH_RDMA and RMC_PATH_RPC");
+    if (path == RMC_PATH_RPC && (promise & RMC_PROMISE_LOCAL))
+        return rmcc_fail(RMC_ERR_ARG, fn, "RMC_PATH_RPC with RMC_PROMISE_LOCAL (the host's loads "
+                                          "and stores)");
+    if (path == RMC_PATH_RPC && rmc_amo_mode() != RMC_AMO_MODE_THREAD)
+        return rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
+                         "the RPC path needs RMC_AMO=thread (with MPI atomics the host's CPU "
+                         "atomics are not atomic with other ranks' one-sided ones)");
+    return RMC_OK;
+}
+
+rmc_status_t rmc_queue_set_path(rmc_queue_h q, unsigned path)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = check(q, fn);
+    if (st == RMC_OK && path != 0 && path != RMC_PATH_RDMA && path != RMC_PATH_RPC)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "path 0x%x (0: chosen per operation, RMC_PATH_RDMA, "
+                                        "RMC_PATH_RPC)",
+                       path);
+    if (st == RMC_OK && path)
+        st = path_check(path, 0, fn);
+    if (st == RMC_OK)
+        q->path = path;
+    return st;
+}
+
 /* Checks shared by every push and pop. */
 static rmc_status_t op_check(const struct rmc_queue *q, const void *elems, size_t n,
                              unsigned promise, int push, const char *fn)
@@ -283,14 +316,18 @@ static rmc_status_t op_check(const struct rmc_queue *q, const void *elems, size_
     if (RMCC_UNLIKELY(n > q->cap))
         return rmcc_fail(RMC_ERR_TOO_BIG, fn, "%zu elements, more than the capacity %zu", n,
                          q->cap);
-    unsigned known = RMC_PROMISE_PUSH | RMC_PROMISE_POP | RMC_PROMISE_LOCAL;
+    unsigned known = RMC_PROMISE_PUSH | RMC_PROMISE_POP | RMC_PROMISE_LOCAL | PATHS;
     if (RMCC_UNLIKELY(promise & ~known))
-        return rmcc_fail(RMC_ERR_ARG, fn, "promise 0x%x: a queue knows PUSH, POP and LOCAL",
+        return rmcc_fail(RMC_ERR_ARG, fn,
+                         "promise 0x%x: a queue knows PUSH, POP and LOCAL (and the paths "
+                         "RMC_PATH_RDMA / _RPC)",
                          promise);
     if (RMCC_UNLIKELY((promise & RMC_PROMISE_LOCAL) && q->host != rmcc.rank))
         return rmcc_fail(RMC_ERR_ARG, fn,
                          "RMC_PROMISE_LOCAL on rank %d: the queue is hosted by rank %d", rmcc.rank,
                          q->host);
+    if (RMCC_UNLIKELY(promise & PATHS))
+        return path_check(promise & PATHS, promise, fn);
     (void)push;
     return RMC_OK;
 }

@@ -33,6 +33,7 @@ struct rmc_queue {
     int64_t seen[QC_N];         /* the latest value seen of each counter (they only grow) */
     char *buf;                  /* scratch for packed slots of blocking operations */
     size_t bufcap;
+    unsigned path;              /* this rank's default: 0 (chosen), RMC_PATH_RDMA or RMC_PATH_RPC */
 };
 
 /* The slot of position pos: pos % cap with a multiplication (a 64-bit division costs tens of
@@ -68,6 +69,15 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
                            unsigned promise, rmc_request_h *req, const char *fn);
 rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, size_t *got,
                                  unsigned promise, const char *fn);
+
+/* The RPC path (rpc.c): operations, the reply's header (outcome, count), the RPCs told to retry
+ * before an operation goes one-sided. */
+enum { QR_PUSH = 1, QR_POP = 2, QR_POP_UPTO = 3 };
+#define QR_REPLY_HDR   8
+#define RMCC_QRPC_TRIES 16
+/* The bytes of an RPC's header, and the header of operation `op` of n elements on q. */
+size_t rmcc_qrpc_header(void);
+void rmcc_qrpc_fill(const struct rmc_queue *q, int op, size_t n, unsigned promise, void *hdr);
 
 /* The checksum of a CHECKSUM slot: its element bytes and its position (so an entry of an earlier
  * round, or a torn one, never checks); never 0 (zeroed memory never checks). */

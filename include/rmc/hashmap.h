@@ -76,8 +76,8 @@ typedef struct rmc_hashmap *rmc_hashmap_h;
  * The choice: RPC for inserts, fully atomic finds and erases whose owner is on another node, in
  * thread AMO mode (there each one-sided atomic is an active message too, a round trip each); RDMA
  * otherwise (node-local owners: CPU atomics on shared memory; find-only finds: one read). */
-#define RMC_HASHMAP_RDMA (1u << 16)
-#define RMC_HASHMAP_RPC  (1u << 17)
+#define RMC_HASHMAP_RDMA RMC_PATH_RDMA /* rmc/promise.h */
+#define RMC_HASHMAP_RPC  RMC_PATH_RPC
 
 /* Collective. A hash map with room for at least `capacity` (>= 1) entries of key type `key` and
  * value type `value`: every rank hosts a table of the next power of two at or above

@@ -26,6 +26,19 @@ typedef enum rmc_promise {
     RMC_PROMISE_LOCAL = 1u << 4
 } rmc_promise_t;
 
+/* Paths (seed 001 ch. 8), ORed into an operation's `promise` to force one (containers that have
+ * both: queues, hash maps, key/value stores; each also takes a per-handle default):
+ *  RMC_PATH_RDMA  the one-sided protocol: the data's owner takes no part.
+ *  RMC_PATH_RPC   one active message to the owner, which runs the operation on its memory with
+ *                 CPU atomics and answers: one round trip for the whole operation, served by the
+ *                 owner's progress thread or inside its RMC calls. Needs RMC_AMO=thread (with MPI
+ *                 atomics the owner's CPU atomics would not be atomic with other ranks' one-sided
+ *                 ones): RMC_ERR_UNSUPPORTED otherwise.
+ * Without either, each operation chooses: RPC for owners on other nodes in thread AMO mode (where
+ * every one-sided atomic is an active message too, a round trip each), RDMA otherwise. */
+#define RMC_PATH_RDMA (1u << 16)
+#define RMC_PATH_RPC  (1u << 17)
+
 #ifdef __cplusplus
 }
 #endif

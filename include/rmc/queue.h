@@ -1,7 +1,9 @@
 /* RMC containers: distributed queues (seed 000 §5.1, seed 001 ch. 5).
  *
  * A queue is hosted by one rank (its ring of slots and counters live in the host's segment) and
- * used by every rank with one-sided operations: the host's CPU takes no part. Three protocols:
+ * used by every rank with one-sided operations, in which the host's CPU takes no part, or (the RPC
+ * path, below: a host on another node in thread AMO mode) as one active message the host serves.
+ * Three protocols:
  *
  *  RMC_QUEUE_CIRCULAR  concurrent pushes and pops from every rank. push = 2A + W (reserve slots,
  *                      write, mark them ready in order), pop = 2A + R. Promises: RMC_PROMISE_PUSH
@@ -114,6 +116,20 @@ rmc_status_t rmc_queue_migrate(rmc_queue_h q, int new_host);
 rmc_status_t rmc_queue_local_peek(rmc_queue_h q, const void **run1, size_t *n1, const void **run2,
                                   size_t *n2);
 rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n);
+
+/* Paths (rmc/promise.h): RMC_PATH_RDMA / RMC_PATH_RPC ORed into a push's or pop's `promise`
+ * force one; rmc_queue_set_path makes one (or 0: chosen per operation) this rank's default for q.
+ * The RPC path sends the operation to the host in one active message: the host reserves with
+ * compare-and-swap against the bound, copies the elements in or out and marks them, with CPU
+ * atomics, and answers (a pop's elements come back in the reply): one round trip, no R, W or A;
+ * where the one-sided protocol would wait for another operation the host answers "retry" and the
+ * origin asks again (after 16, one-sided). Chosen for hosts on other nodes in thread AMO mode
+ * when the elements fit in an active message (rmc_am_max_payload); one-sided otherwise. Both
+ * paths mix on one queue and keep every promise and status above. Errors: RMC_ERR_HANDLE,
+ * RMC_ERR_ARG (both paths, or an unknown value), RMC_ERR_UNSUPPORTED (RPC without RMC_AMO=thread),
+ * and, for an operation forced to RPC, RMC_ERR_TOO_BIG (its elements do not fit in an active
+ * message) and RMC_ERR_ARG (with RMC_PROMISE_LOCAL). */
+rmc_status_t rmc_queue_set_path(rmc_queue_h q, unsigned path);
 
 /* Local: the host, capacity, kind and type. */
 int rmc_queue_host(rmc_queue_h q);

@@ -1,12 +1,22 @@
 /* The three queues: order, full and empty, vector operations across the wrap, exact multisets under
  * all-rank contention (with the ring much smaller than the traffic: pushes meet full, pops empty),
  * promise variants and their costs in remote operations (rmc_op_counts), variable-length elements,
- * non-blocking forms, the host's local operations, resize while full and migration. Runs in both
- * AMO modes and node modes (MPI_TESTS_AMO). */
+ * non-blocking forms, the host's local operations, resize while full and migration; each through
+ * the path chosen, the one-sided one forced and, in thread AMO mode, the RPC one forced, and both
+ * at once on one queue. Runs in both AMO modes and node modes (MPI_TESTS_AMO). */
 #include "cttest.h"
+#include <rmc/progress.h>
 
 static const rmc_queue_kind_t kinds[3] = {RMC_QUEUE_CIRCULAR, RMC_QUEUE_FAST, RMC_QUEUE_CHECKSUM};
 static const char *kname[3] = {"circular", "fast", "checksum"};
+
+/* The paths to test: chosen per operation, one-sided, and RPC (thread AMO mode only). */
+static int npaths(void)
+{
+    return rmc_amo_mode() == RMC_AMO_MODE_THREAD ? 3 : 2;
+}
+static const unsigned paths[3] = {0, RMC_PATH_RDMA, RMC_PATH_RPC};
+static const char *pname[3] = {"chosen", "rdma", "rpc"};
 
 static int64_t tag(int rank, int64_t i)
 {
@@ -18,38 +28,47 @@ static int64_t tag(int rank, int64_t i)
 static void test_order_full_empty(void **s)
 {
     (void)s;
+    for (int pi = 0; pi < npaths(); pi++)
     for (int k = 0; k < 3; k++) {
+        const unsigned P = paths[pi];
         rmc_queue_h q;
         int host = np - 1, ok = 1;
         MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 5, &rmc_type_i64, &q));
         if (me == 0) {
             int64_t v[3] = {7, 8, 9}, x;
             for (int64_t i = 0; i < 5; i++)
-                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, 0) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_push(q, &v[0], 0) == RMC_ERR_FULL);
-            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, 0) == RMC_ERR_FULL);
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, P) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &v[0], P) == RMC_ERR_FULL);
+            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_ERR_FULL);
             if (kinds[k] == RMC_QUEUE_FAST)
                 MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
             for (int64_t i = 0; i < 3; i++)
-                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_OK && x == i);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_OK && x == i);
             if (kinds[k] == RMC_QUEUE_FAST)
                 MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, 0) == RMC_OK); /* wraps around */
-            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, 0) == RMC_ERR_FULL);
+            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK); /* wraps around */
+            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, P) == RMC_ERR_FULL);
             if (kinds[k] == RMC_QUEUE_FAST)
                 MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
             int64_t out[5];
-            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, 0) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, P) == RMC_OK);
             MPITEST_EXPECT(ok,
                            out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 && out[4] == 9);
-            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, 0) == RMC_ERR_EMPTY);
-            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, 0) == RMC_ERR_EMPTY);
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_ERR_EMPTY);
+            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, P) == RMC_ERR_EMPTY);
             size_t n = 9;
             MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0);
+            /* as many as there are, up to max (wrapping around) */
+            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK);
+            if (kinds[k] == RMC_QUEUE_FAST)
+                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_OK && n == 3 &&
+                                   out[0] == 7 && out[1] == 8 && out[2] == 9);
+            MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_ERR_EMPTY);
             if (!ok)
-                fprintf(stderr, "[rank %d] %s queue failed\n", me, kname[k]);
+                fprintf(stderr, "[rank %d] %s queue, %s path failed\n", me, kname[k], pname[pi]);
         } else if (kinds[k] == RMC_QUEUE_FAST) {
-            for (int b = 0; b < 3; b++)
+            for (int b = 0; b < 4; b++)
                 MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
         }
         MPI_CHECK_ALL(ok);
@@ -172,6 +191,29 @@ static void test_contention_checksum(void **s)
     contention(RMC_QUEUE_CHECKSUM, RMC_PROMISE_ANY, RMC_PROMISE_ANY);
 }
 
+/* The same with both paths on one queue at once (thread AMO mode): odd ranks send every operation
+ * to the host (RPC), even ranks run the one-sided protocol (the host, when even, on its own ring
+ * with CPU atomics). With MPI atomics every rank is forced one-sided. */
+static void contention_paths(rmc_queue_kind_t kind)
+{
+    unsigned p = rmc_amo_mode() != RMC_AMO_MODE_THREAD ? RMC_PATH_RDMA
+                 : me % 2                               ? RMC_PATH_RPC
+                                                        : RMC_PATH_RDMA;
+    contention(kind, p, p);
+}
+
+static void test_contention_paths_circular(void **s)
+{
+    (void)s;
+    contention_paths(RMC_QUEUE_CIRCULAR);
+}
+
+static void test_contention_paths_checksum(void **s)
+{
+    (void)s;
+    contention_paths(RMC_QUEUE_CHECKSUM);
+}
+
 /* Phases: every rank pushes with the push-only promise (FAST: its only mode) to every rank's queue,
  * barrier, every host drains its own queue (pops with the pop-only promise, then the host's local
  * pops): each host receives exactly what was sent to it. */
@@ -241,7 +283,8 @@ static void test_costs(void **s)
             MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 64, &rmc_type_i64, &q));
             int ok = 1;
             if (me == 0) {
-                unsigned pp = p ? RMC_PROMISE_PUSH : 0, op = p ? RMC_PROMISE_POP : 0;
+                unsigned pp = (p ? RMC_PROMISE_PUSH : 0) | RMC_PATH_RDMA,
+                         op = (p ? RMC_PROMISE_POP : 0) | RMC_PATH_RDMA;
                 int64_t v = 1, x;
                 rmc_op_counts_t c;
                 /* warm: the first push and pop read the bound once */
@@ -269,6 +312,32 @@ static void test_costs(void **s)
                 if (!ok)
                     fprintf(stderr, "[rank 0] %s queue, promise %d: %llu A %llu W %llu R\n",
                             kname[k], p, c.atomics, c.writes, c.reads);
+                /* the RPC path: one active message per operation, nothing one-sided */
+                if (rmc_amo_mode() == RMC_AMO_MODE_THREAD) {
+                    rmc_progress_stats_t p0, p1;
+                    unsigned rp = (pp & ~RMC_PATH_RDMA) | RMC_PATH_RPC,
+                             ro = (op & ~RMC_PATH_RDMA) | RMC_PATH_RPC;
+                    size_t got = 0;
+                    rmc_progress_stats(&p0);
+                    rmc_op_counts_enable(1);
+                    MPITEST_EXPECT(ok, rmc_queue_push(q, &v, rp) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_push_n(q, w, 5, rp) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, ro) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_pop_n(q, w, 2, ro) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, w, 5, &got, ro) == RMC_OK &&
+                                           got == 5);
+                    rmc_op_counts(&c);
+                    rmc_op_counts_enable(0);
+                    rmc_progress_stats(&p1);
+                    MPITEST_EXPECT(ok, c.atomics + c.reads + c.writes == 0);
+                    MPITEST_EXPECT(ok, p1.am_sent - p0.am_sent == 5);
+                    if (!ok)
+                        fprintf(stderr,
+                                "[rank 0] %s queue, promise %d, RPC: %llu A %llu W %llu R, %llu "
+                                "AMs, got %zu\n",
+                                kname[k], p, c.atomics, c.writes, c.reads,
+                                (unsigned long long)(p1.am_sent - p0.am_sent), got);
+                }
             }
             MPI_CHECK_ALL(ok);
             MPI_CHECK_OK(rmc_queue_destroy(q));
@@ -281,7 +350,9 @@ static void test_strings(void **s)
 {
     (void)s;
     static const rmc_type_t str32 = RMC_TYPE_STRING(32);
+    for (int pi = 0; pi < npaths(); pi++)
     for (int k = 0; k < 3; k++) {
+        const unsigned P = paths[pi];
         rmc_queue_h q;
         MPI_CHECK_OK(rmc_queue_create(kinds[k], 0, 16, &str32, &q));
         int ok = 1, sent = 0;
@@ -291,7 +362,7 @@ static void test_strings(void **s)
                 memset(text, 'a' + i % 26, (size_t)i);
                 text[i] = 0;
                 char *p = text;
-                rmc_status_t st = rmc_queue_push(q, &p, 0);
+                rmc_status_t st = rmc_queue_push(q, &p, P);
                 MPITEST_EXPECT(ok, i <= 32 ? st == RMC_OK : st == RMC_ERR_TOO_BIG);
                 sent += st == RMC_OK;
             }
@@ -300,7 +371,7 @@ static void test_strings(void **s)
         if (me == np - 1) {
             for (int i = 0; i < sent; i++) {
                 char *p = NULL;
-                MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, 0) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_OK);
                 MPITEST_EXPECT(ok, p && strlen(p) == (size_t)(4 * i));
                 for (int c = 0; p && c < 4 * i; c++)
                     MPITEST_EXPECT(ok, p[c] == 'a' + (4 * i) % 26);
@@ -308,7 +379,7 @@ static void test_strings(void **s)
                 MPITEST_EXPECT(ok, p == NULL);
             }
             char *p = NULL;
-            MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, 0) == RMC_ERR_EMPTY);
+            MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_ERR_EMPTY);
         }
         MPI_CHECK_ALL(ok);
         MPI_CHECK_OK(rmc_queue_destroy(q));
@@ -321,7 +392,9 @@ static void test_nb(void **s)
 {
     (void)s;
     enum { N = 12 };
+    for (int pi = 0; pi < npaths(); pi++)
     for (int k = 0; k < 3; k++) {
+        const unsigned P = paths[pi];
         if (kinds[k] == RMC_QUEUE_FAST)
             continue; /* a pop must not run with the pushes */
         rmc_queue_h q;
@@ -336,7 +409,7 @@ static void test_nb(void **s)
             int full = 0, okc = 0;
             for (int i = 0; i <= N; i++) {
                 v[i] = 100 + i;
-                st[i] = rmc_queue_push_nb(q, &v[i], 0, &rq[i]);
+                st[i] = rmc_queue_push_nb(q, &v[i], P, &rq[i]);
                 v[i] = -1; /* the value was copied */
             }
             for (int i = 0; i <= N; i++) {
@@ -347,7 +420,7 @@ static void test_nb(void **s)
             }
             MPITEST_EXPECT(ok, full == 1 && okc == N);
             for (int i = 0; i < N; i++)
-                MPITEST_EXPECT(ok, rmc_queue_pop_nb(q, &out[i], 0, &rq[i]) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_pop_nb(q, &out[i], P, &rq[i]) == RMC_OK);
             MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
             int64_t sum = 0;
             for (int i = 0; i < N; i++)
@@ -355,14 +428,14 @@ static void test_nb(void **s)
             int64_t all = N * (N + 1) / 2; /* 0..N, one missing */
             MPITEST_EXPECT(ok, all - sum >= 0 && all - sum <= N);
             int64_t x;
-            rmc_status_t s1 = rmc_queue_pop_nb(q, &x, 0, &rq[0]);
+            rmc_status_t s1 = rmc_queue_pop_nb(q, &x, P, &rq[0]);
             if (s1 == RMC_OK && rq[0])
                 s1 = rmc_wait(&rq[0]);
             MPITEST_EXPECT(ok, s1 == RMC_ERR_EMPTY);
             int64_t w[3] = {1, 2, 3};
-            MPITEST_EXPECT(ok, rmc_queue_push_n_nb(q, w, 3, 0, &rq[0]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_push_n_nb(q, w, 3, P, &rq[0]) == RMC_OK);
             MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, out, 3, 0, &rq[0]) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, out, 3, P, &rq[0]) == RMC_OK);
             MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK && out[0] == 1 && out[2] == 3);
         }
         MPI_CHECK_ALL(ok);
@@ -542,8 +615,38 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_queue_size(q, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_queue_push(NULL, v, 0) == RMC_ERR_HANDLE);
     MPITEST_EXPECT(ok, rmc_queue_host(NULL) == -1 && rmc_queue_capacity(NULL) == 0);
+    /* paths: both at once, RPC with the host's loads and stores, RPC without thread AMO mode,
+     * defaults */
+    const unsigned RR = RMC_PATH_RDMA | RMC_PATH_RPC;
+    int thr = rmc_amo_mode() == RMC_AMO_MODE_THREAD;
+    MPITEST_EXPECT(ok, rmc_queue_push(q, v, RR) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, v, 2, &got, RR) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, me != np - 1 ||
+                           rmc_queue_push(q, v, RMC_PROMISE_LOCAL | RMC_PATH_RPC) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(q, RR) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(q, 5) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(NULL, 0) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(q, RMC_PATH_RPC) == (thr ? RMC_OK : RMC_ERR_UNSUPPORTED));
+    MPITEST_EXPECT(ok, thr || rmc_queue_pop(q, v, RMC_PATH_RPC) == RMC_ERR_UNSUPPORTED);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(q, RMC_PATH_RDMA) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_queue_set_path(q, 0) == RMC_OK);
     MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0); /* nothing was taken */
     MPI_CHECK_ALL(ok);
+    if (thr) { /* an operation forced to RPC whose elements do not fit in an active message */
+        size_t big = rmc_am_max_payload() / 8 + 1;
+        rmc_queue_h b;
+        int64_t *e = calloc(big, 8);
+        MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_CIRCULAR, np - 1, big, &rmc_type_i64, &b));
+        MPITEST_EXPECT(ok, e && rmc_queue_push_n(b, e, big, RMC_PATH_RPC) == RMC_ERR_TOO_BIG);
+        MPITEST_EXPECT(ok, e && rmc_queue_pop_upto(b, e, big, &got, RMC_PATH_RPC) ==
+                                    RMC_ERR_TOO_BIG);
+        /* chosen: such an operation goes one-sided */
+        MPITEST_EXPECT(ok, me != 0 || rmc_queue_push_n(b, e, big, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, me != 0 || rmc_queue_pop_n(b, e, big, 0) == RMC_OK);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_queue_destroy(b));
+        free(e);
+    }
     MPI_CHECK_ALL(rmc_queue_resize(q, 0) == RMC_ERR_ARG && rmc_queue_capacity(q) == 4);
     MPI_CHECK_ALL(rmc_queue_migrate(q, np) == RMC_ERR_RANK && rmc_queue_host(q) == np - 1);
     if (me == 0) {
@@ -556,6 +659,7 @@ static void test_bad_input(void **s)
 }
 
 MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
-             test_contention_circular, test_contention_checksum, test_phases, test_costs,
+             test_contention_circular, test_contention_checksum, test_contention_paths_circular,
+             test_contention_paths_checksum, test_phases, test_costs,
              test_strings, test_nb, test_resize_migrate, test_local_view, test_nb_untested,
              test_bad_input)
