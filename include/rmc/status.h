@@ -34,7 +34,9 @@ extern "C" {
     X(RMC_ERR_FULL, -18, "container is full")                                                      \
     X(RMC_ERR_EMPTY, -19, "container is empty")                                                    \
     X(RMC_ERR_RETRY, -20, "not possible now: retry (e.g. a concurrent update won)")              \
-    X(RMC_ERR_EXISTS, -21, "already present (e.g. a key another insert created first)")
+    X(RMC_ERR_EXISTS, -21, "already present (e.g. a key another insert created first)")          \
+    X(RMC_ERR_FORMAT, -22, "malformed input (a file, a matrix breaking its format's rules)")      \
+    X(RMC_ERR_IO, -23, "a file could not be opened, read or written")
 
 #define RMC_STATUS_ENUM_(name, value, text) name = value,
 typedef enum rmc_status { RMC_STATUS_TABLE(RMC_STATUS_ENUM_) } rmc_status_t;
