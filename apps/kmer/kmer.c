@@ -1,12 +1,13 @@
 /* k-mer counting (seed 000 §8.2, seed 001 §6.3) on RMC's Bloom filter and hash map, beside an
  * MPI_Alltoallv reference and checked against a serial count of the same input.
  *
- * Input, the same on every run with the same options: a random genome of G bases (one seed, the
- * same on every rank), and on every rank R reads of L bases taken from random positions of it
- * (seeded per rank) with each base replaced by another at the error rate E (sequencing errors:
- * most erroneous k-mers occur once). A k-mer is k <= 32 consecutive bases (2 bits each) in its
- * canonical form, the smaller of it and its reverse complement. The result is every k-mer that
- * occurs at least twice in all reads, with its exact count (singletons, mostly errors, dropped).
+ * Input (apps/dna.h, shared with contig generation), the same on every run with the same options:
+ * a random genome of G bases (one seed, the same on every rank), and on every rank R reads of L
+ * bases taken from random positions of it (seeded per rank) with each base replaced by another at
+ * the error rate E (sequencing errors: most erroneous k-mers occur once). A k-mer is k <= 32
+ * consecutive bases (2 bits each) in its canonical form, the smaller of it and its reverse
+ * complement. The result is every k-mer that occurs at least twice in all reads, with its exact
+ * count (singletons, mostly errors, dropped).
  *
  *   RMC    pass 1: each rank counts its own k-mers locally (sort); a k-mer it holds twice or more
  *          goes into the hash map with count 0 through a HashMapBuffer, one it holds once into a
@@ -39,104 +40,56 @@
 #include <rmc.h>
 #include <rmc/containers.h>
 #include "bench_util.h"
-
-typedef struct kcfg {
-    size_t genome, reads, len;
-    int k;
-    double err;
-} kcfg_t;
+#include "dna.h"
 
 typedef struct kpair {
     uint64_t kmer;
     int64_t count;
 } kpair_t;
 
-typedef struct sums {
-    uint64_t n, total, mix;
-} sums_t;
-
 typedef struct kmer {
     int me, np, err;
     int updates; /* pass 2 through rmc_hashmap_update (else a combining HashMapBuffer) */
-    kcfg_t c;
+    dna_cfg_t c;
     uint64_t *mine; /* this rank's k-mers (canonical), as read */
     size_t nmine;
 } kmer_t;
 
-
-static uint64_t mix(uint64_t x)
-{
-    uint64_t s = x;
-    return bench_splitmix64(&s);
-}
-
 static int ok_st(kmer_t *x, rmc_status_t st, const char *what)
 {
-    if (st == RMC_OK)
-        return 1;
-    fprintf(stderr, "kmer[%d]: %s: %s (%s)\n", x->me, what, rmc_status_string(st),
-            rmc_last_error());
-    x->err = 1;
-    return 0;
+    return dna_ok("kmer", x->me, &x->err, st, what);
 }
 
 /* ---------------------------------------------------------------------------- input --- */
 
-static uint64_t revcomp(uint64_t v, int k)
-{
-    uint64_t r = 0;
-    for (int i = 0; i < k; i++, v >>= 2)
-        r = (r << 2) | (3 - (v & 3));
-    return r;
-}
-
-/* The genome (the same everywhere), this rank's reads with errors, and their canonical k-mers. */
+/* The genome (the same everywhere), this rank's reads with errors (apps/dna.h), and their
+ * canonical k-mers. */
 static void make_input(kmer_t *x)
 {
-    const kcfg_t *c = &x->c;
-    unsigned char *g = bench_alloc(c->genome);
-    uint64_t s = 0x5eed;
-    for (size_t i = 0; i < c->genome; i++)
-        g[i] = (unsigned char)(bench_splitmix64(&s) & 3);
+    const dna_cfg_t *c = &x->c;
+    unsigned char *g = dna_genome(c->genome), *reads = dna_reads(c, g, x->me);
     size_t per = c->len - (size_t)c->k + 1;
     x->mine = bench_alloc(c->reads * per * sizeof(uint64_t));
     x->nmine = 0;
-    uint64_t rs = 0xabcdef + (uint64_t)x->me * 1000003u;
-    uint64_t mask = c->k == 32 ? ~0ull : (1ull << (2 * c->k)) - 1;
-    unsigned char *read = bench_alloc(c->len);
-    uint64_t thresh = (uint64_t)(c->err * 18446744073709551615.0);
+    uint64_t mask = dna_mask(c->k);
     for (size_t r = 0; r < c->reads; r++) {
-        size_t at = (size_t)(bench_splitmix64(&rs) % (c->genome - c->len + 1));
-        for (size_t i = 0; i < c->len; i++) {
-            unsigned char b = g[at + i];
-            if (c->err > 0 && bench_splitmix64(&rs) < thresh)
-                b = (unsigned char)((b + 1 + bench_splitmix64(&rs) % 3) & 3); /* another base */
-            read[i] = b;
-        }
+        const unsigned char *read = reads + r * c->len;
         uint64_t v = 0;
         for (size_t i = 0; i < c->len; i++) {
             v = ((v << 2) | read[i]) & mask;
-            if (i + 1 >= (size_t)c->k) {
-                uint64_t rc = revcomp(v, c->k);
-                x->mine[x->nmine++] = v < rc ? v : rc;
-            }
+            if (i + 1 >= (size_t)c->k)
+                x->mine[x->nmine++] = dna_canon(v, c->k);
         }
     }
-    free(read);
+    free(reads);
     free(g);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Counts a sorted copy of v[0..n): distinct values with their counts into out (returns how many),
  * keeping those with a count >= min. */
 static size_t count_sorted(uint64_t *v, size_t n, kpair_t *out, int64_t min)
 {
-    qsort(v, n, sizeof(uint64_t), cmp_u64);
+    qsort(v, n, sizeof(uint64_t), dna_cmp_u64);
     size_t m = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -149,22 +102,15 @@ static size_t count_sorted(uint64_t *v, size_t n, kpair_t *out, int64_t min)
     return m;
 }
 
-static sums_t sums_of(const kpair_t *p, size_t n)
+static dna_sums_t sums_of(const kpair_t *p, size_t n)
 {
-    sums_t s = {0, 0, 0};
+    dna_sums_t s = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         s.n++;
         s.total += (uint64_t)p[i].count;
-        s.mix += mix(p[i].kmer ^ mix((uint64_t)p[i].count));
+        s.mix += dna_mix(p[i].kmer ^ dna_mix((uint64_t)p[i].count));
     }
     return s;
-}
-
-static sums_t global(sums_t s)
-{
-    sums_t g;
-    MPI_Allreduce(&s, &g, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    return g;
 }
 
 /* ------------------------------------------------------------------------------ RMC --- */
@@ -268,27 +214,13 @@ static void count_mpi(kmer_t *x, double *t, collect_t *res)
     size_t n = x->nmine, total = 0;
     MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
     int *sc = calloc((size_t)np, sizeof(int)), *rc = calloc((size_t)np, sizeof(int));
-    int *sd = calloc((size_t)np, sizeof(int)), *rd = calloc((size_t)np, sizeof(int));
     uint64_t *send = bench_alloc((n ? n : 1) * sizeof(uint64_t));
+    void *in = NULL;
+    size_t cap = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     uint64_t t0 = bench_now_ns();
-    for (size_t i = 0; i < n; i++)
-        sc[(int)((mix(x->mine[i]) >> 32) * (uint64_t)np >> 32)]++;
-    for (int r = 1; r < np; r++)
-        sd[r] = sd[r - 1] + sc[r - 1];
-    int *fill = calloc((size_t)np, sizeof(int));
-    for (size_t i = 0; i < n; i++) {
-        int o = (int)((mix(x->mine[i]) >> 32) * (uint64_t)np >> 32);
-        send[sd[o] + fill[o]++] = x->mine[i];
-    }
-    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
-    size_t nin = 0;
-    for (int r = 0; r < np; r++) {
-        rd[r] = (int)nin;
-        nin += (size_t)rc[r];
-    }
-    uint64_t *in = bench_alloc((nin ? nin : 1) * sizeof(uint64_t));
-    MPI_Alltoallv(send, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, MPI_COMM_WORLD);
+    dna_group(x->mine, n, sizeof(uint64_t), np, sc, send, NULL);
+    size_t nin = dna_alltoallv(send, sc, sizeof(uint64_t), np, rc, 0, &in, &cap);
     if (res->cap < nin + 1) {
         res->cap = nin + 1;
         res->p = realloc(res->p, res->cap * sizeof(kpair_t));
@@ -299,26 +231,11 @@ static void count_mpi(kmer_t *x, double *t, collect_t *res)
     MPI_Allreduce(&mine, t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     free(sc);
     free(rc);
-    free(sd);
-    free(rd);
-    free(fill);
     free(send);
     free(in);
 }
 
 /* ----------------------------------------------------------------------- checking --- */
-
-static int same(kmer_t *x, const char *what, sums_t a, sums_t b)
-{
-    if (a.n == b.n && a.total == b.total && a.mix == b.mix)
-        return 1;
-    if (x->me == 0)
-        fprintf(stderr,
-                "kmer: %s: %" PRIu64 " k-mers, %" PRIu64 " occurrences, mix %016" PRIx64
-                " against %" PRIu64 ", %" PRIu64 ", %016" PRIx64 "\n",
-                what, a.n, a.total, a.mix, b.n, b.total, b.mix);
-    return 0;
-}
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -383,8 +300,9 @@ static int run(kmer_t *x, double *t, int serial)
     collect_t r = {0}, m = {0};
     count_rmc(x, t, &r);
     count_mpi(x, &t[2], &m);
-    sums_t a = global(sums_of(r.p, r.n)), b = global(sums_of(m.p, m.n));
-    int ok = same(x, "RMC against MPI_Alltoallv", a, b) && !x->err;
+    dna_sums_t a = dna_global(sums_of(r.p, r.n)), b = dna_global(sums_of(m.p, m.n));
+    int ok =
+        dna_same("kmer", x->me, "RMC against MPI_Alltoallv (k-mers, occurrences)", a, b) && !x->err;
     if (serial)
         ok &= check_serial(x, &r);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -404,19 +322,13 @@ static void setup(kmer_t *x)
 
 int main(void)
 {
-    int provided;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
     kmer_t x = {0};
-    MPI_Comm_rank(MPI_COMM_WORLD, &x.me);
-    MPI_Comm_size(MPI_COMM_WORLD, &x.np);
-    if (!ok_st(&x, rmc_init(MPI_COMM_WORLD), "rmc_init"))
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    dna_test_start("test_kmer", &x.me, &x.np);
     /* genome, reads per rank, read length, k, error rate: errors (singletons), k = 32 (the whole
      * word), a small genome (many repeats), no errors; beyond 2 ranks (more ranks than cores:
      * every remote operation waits for a descheduled target) a quarter of the reads */
-    const kcfg_t cfgs[] = {{20000, 300, 100, 31, 0.01},
-                           {5000, 200, 80, 32, 0.02},
-                           {300, 100, 50, 15, 0.0}};
+    const dna_cfg_t cfgs[] = {
+        {20000, 300, 100, 31, 0.01, 0}, {5000, 200, 80, 32, 0.02, 0}, {300, 100, 50, 15, 0.0, 0}};
     int ok = 1;
     for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
         x.c = cfgs[i];
@@ -434,79 +346,37 @@ int main(void)
             ok &= r;
         }
     }
-    x.err = 0;
-    ok_st(&x, rmc_finalize(), "rmc_finalize");
-    ok &= !x.err;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (x.me == 0)
-        printf("test_kmer: %d ranks: %s\n", x.np, ok ? "PASS" : "FAIL");
     free(x.mine);
-    MPI_Finalize();
-    return ok ? 0 : 1;
+    return dna_test_end("test_kmer", x.me, x.np, ok);
 }
 
 #else
 /* ------------------------------------------------------------------------ benchmark --- */
 
-/* Takes --genome G --reads R --len L --k K --err E --updates out of argv. 0, or 1 after a usage
- * error. */
-static int parse_own(int *argc, char **argv, kcfg_t *c, int *updates)
+/* Takes --updates and the input's options (dna_parse) out of argv. 0, or 1 after a usage error. */
+static int parse_own(int *argc, char **argv, dna_cfg_t *c, int *updates)
 {
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--updates")) {
+        if (!strcmp(argv[i], "--updates"))
             *updates = 1;
-            continue;
-        }
-        int known = !strcmp(a, "--genome") || !strcmp(a, "--reads") || !strcmp(a, "--len") ||
-                    !strcmp(a, "--k") || !strcmp(a, "--err");
-        if (!known) {
-            argv[kept++] = argv[i];
-            continue;
-        }
-        if (i + 1 >= *argc) {
-            fprintf(stderr, "bench_kmer: %s needs a value\n", a);
-            return 1;
-        }
-        const char *v = argv[++i];
-        if (!strcmp(a, "--genome"))
-            c->genome = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--reads"))
-            c->reads = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--len"))
-            c->len = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--k"))
-            c->k = atoi(v);
         else
-            c->err = atof(v);
+            argv[kept++] = argv[i];
     }
     *argc = kept;
-    if (c->k < 1 || c->k > 32 || c->len < (size_t)c->k || c->genome < c->len || !c->reads ||
-        c->err < 0 || c->err >= 1) {
-        fprintf(stderr, "bench_kmer: need 1 <= k <= 32 <= ... k <= len <= genome, reads > 0, "
-                        "0 <= err < 1\n");
-        return 1;
-    }
-    return 0;
+    return dna_parse(argc, argv, "bench_kmer", c, 0);
 }
 
 int main(int argc, char **argv)
 {
     kmer_t x = {0};
-    x.c = (kcfg_t){1000000, 40000, 100, 31, 0.01};
+    x.c = (dna_cfg_t){1000000, 40000, 100, 31, 0.01, 0};
+    bench_opts_t o;
     if (parse_own(&argc, argv, &x.c, &x.updates))
         return 1;
-    bench_opts_t o;
-    int prc = bench_parse(argc, argv, "bench_kmer", 8, 8, &o);
-    if (prc)
-        return prc > 0;
-    if (o.quick)
-        x.c.reads /= 4;
-    if (bench_mpi_start(&argc, &argv, "bench_kmer", &x.me, &x.np, NULL))
-        return 1;
-    if (!ok_st(&x, rmc_init(MPI_COMM_WORLD), "rmc_init"))
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    int rc = dna_bench_start(&argc, &argv, "bench_kmer", &x.c, &o, &x.me, &x.np);
+    if (rc)
+        return rc > 0;
     setup(&x);
     char peers[512];
     snprintf(peers, sizeof(peers),
@@ -515,8 +385,8 @@ int main(int argc, char **argv)
              "the owners, local sort and count | input: genome %zu, %zu reads of %zu per rank, "
              "k %d, errors %.3f",
              rmc_version(), x.updates ? "rmc_hashmap_update" : "a combining HashMapBuffer",
-             rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
-             x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err);
+             rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi", x.c.genome, x.c.reads,
+             x.c.len, x.c.k, x.c.err);
     bench_header(&o, "k-mer counting: every k-mer seen twice or more, with its count", peers);
     double s[3][BENCH_MAX_REPS];
     for (int r = -1; r < o.reps; r++) {
@@ -527,8 +397,10 @@ int main(int argc, char **argv)
             s[k][r] = t[k];
     }
     char title[200];
-    snprintf(title, sizeof(title), "ns per k-mer (all ranks' k-mers / ranks; slowest rank), "
-             "median of %d reps", o.reps);
+    snprintf(title, sizeof(title),
+             "ns per k-mer (all ranks' k-mers / ranks; slowest rank), "
+             "median of %d reps",
+             o.reps);
     bench_table_t *t = bench_table_new("kmer", "phase", title);
     int c_rmc = bench_table_col(t, "RMC", "ns");
     int c_mpi = bench_table_col(t, "MPI_Alltoallv", "ns");

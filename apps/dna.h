@@ -1,0 +1,312 @@
+/* What the genome mini-apps (apps/kmer: k-mer counting, apps/contigs: contig generation; seed 000
+ * §8.2) share: their input, a random genome and reads drawn from it with sequencing errors (the
+ * same on every run with the same options); 2-bit k-mers and reverse complements; the options that
+ * choose the input; and the pieces beside RMC both use: status reports, result sums, and the
+ * MPI_Alltoallv to the owners of their MPI references.
+ *
+ * Bases are 0..3 (A, C, G, T: the complement of b is 3 - b, and numeric order of k-mers of one
+ * length is lexicographic order). A k-mer is k <= 32 bases in a uint64_t, the first base highest.
+ * Everything here is static inline: each app compiles what it uses.
+ */
+#ifndef APPS_DNA_H
+#define APPS_DNA_H
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include <rmc.h>
+#include "bench_util.h"
+
+/* The input: a genome of `genome` bases; on every rank `reads` reads of `len` bases each, from
+ * random places of it (of the circle it closes with circular: reads may wrap around its end), each
+ * base replaced by another at rate err; k-mers of k bases. */
+typedef struct dna_cfg {
+    size_t genome, reads, len;
+    int k;
+    double err;
+    int circular;
+} dna_cfg_t;
+
+/* A well-mixed 64-bit hash of x (one splitmix64 step). */
+static inline uint64_t dna_mix(uint64_t x)
+{
+    uint64_t s = x;
+    return bench_splitmix64(&s);
+}
+
+/* The low 2k bits: a k-mer's room in a uint64_t. */
+static inline uint64_t dna_mask(int k)
+{
+    return k == 32 ? ~0ull : (1ull << (2 * k)) - 1;
+}
+
+/* The reverse complement of k-mer v: complement every base (3 - b is ~b in 2 bits), reverse the
+ * order of the 32 2-bit bases of the word (swap neighbours, then pairs, then the bytes), and
+ * shift the k of them back down. */
+static inline uint64_t dna_revcomp(uint64_t v, int k)
+{
+    v = ~v;
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0f0f0f0f0f0f0f0full) | ((v & 0x0f0f0f0f0f0f0f0full) << 4);
+    return __builtin_bswap64(v) >> (64 - 2 * k);
+}
+
+/* The canonical form: the smaller of v and its reverse complement. */
+static inline uint64_t dna_canon(uint64_t v, int k)
+{
+    uint64_t rc = dna_revcomp(v, k);
+    return v < rc ? v : rc;
+}
+
+/* The genome: n random bases, the same on every rank and run (bench_alloc: release with free). */
+static inline unsigned char *dna_genome(size_t n)
+{
+    unsigned char *g = bench_alloc(n);
+    uint64_t s = 0x5eed;
+    for (size_t i = 0; i < n; i++)
+        g[i] = (unsigned char)(bench_splitmix64(&s) & 3);
+    return g;
+}
+
+/* Rank me's reads of genome g: c->reads reads of c->len bases back to back (seeded per rank). */
+static inline unsigned char *dna_reads(const dna_cfg_t *c, const unsigned char *g, int me)
+{
+    unsigned char *out = bench_alloc(c->reads * c->len);
+    uint64_t rs = 0xabcdef + (uint64_t)me * 1000003u;
+    uint64_t thresh = (uint64_t)(c->err * 18446744073709551615.0);
+    size_t places = c->circular ? c->genome : c->genome - c->len + 1;
+    for (size_t r = 0; r < c->reads; r++) {
+        unsigned char *read = out + r * c->len;
+        size_t at = (size_t)(bench_splitmix64(&rs) % places);
+        for (size_t i = 0; i < c->len; i++) {
+            unsigned char b = g[(at + i) % c->genome];
+            if (c->err > 0 && bench_splitmix64(&rs) < thresh)
+                b = (unsigned char)((b + 1 + bench_splitmix64(&rs) % 3) & 3); /* another base */
+            read[i] = b;
+        }
+    }
+    return out;
+}
+
+static inline int dna_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 when st is RMC_OK; else reports "app[rank]: what: status (rmc_last_error)", sets *err and
+ * returns 0. */
+static inline int dna_ok(const char *app, int me, int *err, rmc_status_t st, const char *what)
+{
+    if (st == RMC_OK)
+        return 1;
+    fprintf(stderr, "%s[%d]: %s: %s (%s)\n", app, me, what, rmc_status_string(st),
+            rmc_last_error());
+    *err = 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ options --- */
+
+/* Takes --genome G --reads R --len L --k K --err E out of argv (the rest stays, in order, for the
+ * app's own options and bench_parse) into c, and checks c: 1 <= k <= 32 (odd_k: k odd, so at most
+ * 31: an even k has k-mers that are their own reverse complement), k <= len, len <= genome (unless
+ * circular), reads > 0, 0 <= err < 1. 0, or 1 after a message on stderr. */
+static inline int dna_parse(int *argc, char **argv, const char *prog, dna_cfg_t *c, int odd_k)
+{
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        int known = !strcmp(a, "--genome") || !strcmp(a, "--reads") || !strcmp(a, "--len") ||
+                    !strcmp(a, "--k") || !strcmp(a, "--err");
+        if (!known) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc) {
+            fprintf(stderr, "%s: %s needs a value\n", prog, a);
+            return 1;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--genome"))
+            c->genome = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--reads"))
+            c->reads = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--len"))
+            c->len = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--k"))
+            c->k = atoi(v);
+        else
+            c->err = atof(v);
+    }
+    *argc = kept;
+    if (c->k < 1 || c->k > 32 || (odd_k && c->k % 2 == 0)) {
+        fprintf(stderr, "%s: k = %d: need %s\n", prog, c->k,
+                odd_k ? "an odd k <= 31 (an even k has k-mers that are their own reverse "
+                        "complement, which have no orientation)"
+                      : "1 <= k <= 32 (a k-mer is one 64-bit word)");
+        return 1;
+    }
+    if (c->len < (size_t)c->k || (c->genome < c->len && !c->circular) || !c->genome || !c->reads ||
+        !(c->err >= 0 && c->err < 1)) {
+        fprintf(stderr,
+                "%s: need k <= len <= genome (len > genome only circular), reads > 0, "
+                "0 <= err < 1\n",
+                prog);
+        return 1;
+    }
+    return 0;
+}
+
+/* The start of a genome app's benchmark, once its own options are out of argv: the common ones
+ * (bench_parse; --quick takes a quarter of the reads), MPI (bench_mpi_start) and RMC (rmc_init;
+ * a failure aborts). 0 to run; else main returns rc > 0 (after --help, a usage error, or with
+ * fewer than 2 ranks). */
+static inline int dna_bench_start(int *argc, char ***argv, const char *prog, dna_cfg_t *c,
+                                  bench_opts_t *o, int *me, int *np)
+{
+    int rc = bench_parse(*argc, *argv, prog, 8, 8, o);
+    if (rc)
+        return rc;
+    if (o->quick)
+        c->reads /= 4;
+    if (bench_mpi_start(argc, argv, prog, me, np, NULL))
+        return 1;
+    int err = 0;
+    if (!dna_ok(prog, *me, &err, rmc_init(MPI_COMM_WORLD), "rmc_init"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    return 0;
+}
+
+/* The start and the end of a genome app's test. Start: MPI (MPI_THREAD_MULTIPLE), this rank and
+ * the ranks, rmc_init (a failure aborts). End: rmc_finalize (a failure fails the test), the verdict
+ * agreed by every rank and printed by rank 0 ("prog: N ranks: PASS"), MPI_Finalize; returns main's
+ * exit status. */
+static inline void dna_test_start(const char *prog, int *me, int *np)
+{
+    int provided, err = 0;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, np);
+    if (!dna_ok(prog, *me, &err, rmc_init(MPI_COMM_WORLD), "rmc_init"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static inline int dna_test_end(const char *prog, int me, int np, int ok)
+{
+    int err = 0;
+    ok &= dna_ok(prog, me, &err, rmc_finalize(), "rmc_finalize");
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (me == 0)
+        printf("%s: %d ranks: %s\n", prog, np, ok ? "PASS" : "FAIL");
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------------- results --- */
+
+/* A result in three numbers, equal when two results agree (entries, their total, 64-bit sum of
+ * a mix of each entry). */
+typedef struct dna_sums {
+    uint64_t n, total, mix;
+} dna_sums_t;
+
+/* The sums over every rank. Collective. */
+static inline dna_sums_t dna_global(dna_sums_t s)
+{
+    dna_sums_t g;
+    MPI_Allreduce(&s, &g, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return g;
+}
+
+/* 1 when a and b agree; else rank 0 says how they differ ("app: what: ... against ..."). */
+static inline int dna_same(const char *app, int me, const char *what, dna_sums_t a, dna_sums_t b)
+{
+    if (a.n == b.n && a.total == b.total && a.mix == b.mix)
+        return 1;
+    if (me == 0)
+        fprintf(stderr,
+                "%s: %s: %" PRIu64 " entries, total %" PRIu64 ", mix %016" PRIx64
+                " against %" PRIu64 ", %" PRIu64 ", %016" PRIx64 "\n",
+                app, what, a.n, a.total, a.mix, b.n, b.total, b.mix);
+    return 0;
+}
+
+/* ------------------------------------------------------------- MPI to the owners --- */
+
+/* The MPI references' owner of a k-mer: a hash of it, spread evenly over np ranks. */
+static inline int dna_owner(uint64_t kmer, int np)
+{
+    return (int)((dna_mix(kmer) >> 32) * (uint64_t)np >> 32);
+}
+
+/* Copies n records of `size` bytes, each starting with its uint64_t k-mer, from in to out grouped
+ * by the k-mer's owner (rank order; within a rank in input order): sc[r] = how many go to rank r
+ * and, with where, where[i] = record i's place in out. */
+static inline void dna_group(const void *in, size_t n, size_t size, int np, int *sc, void *out,
+                             size_t *where)
+{
+    int *own = malloc((n ? n : 1) * sizeof(int));
+    size_t *at = calloc((size_t)np, sizeof(size_t));
+    if (!own || !at)
+        bench_fail("out of memory grouping %zu records", n);
+    memset(sc, 0, (size_t)np * sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t kmer;
+        memcpy(&kmer, (const char *)in + i * size, sizeof kmer);
+        own[i] = dna_owner(kmer, np);
+        sc[own[i]]++;
+    }
+    for (int r = 1; r < np; r++)
+        at[r] = at[r - 1] + (size_t)sc[r - 1];
+    for (size_t i = 0; i < n; i++) {
+        size_t p = at[own[i]]++;
+        memcpy((char *)out + p * size, (const char *)in + i * size, size);
+        if (where)
+            where[i] = p;
+    }
+    free(own);
+    free(at);
+}
+
+/* MPI_Alltoallv of records of `size` bytes grouped by destination, sc[r] of them to rank r. What
+ * comes from rank r, rc[r] records (known: given, as when answering an exchange; else exchanged
+ * first by MPI_Alltoall and stored in rc), lands grouped by source in *buf (grown as needed, *cap
+ * bytes; free it). Returns the number of records received. Collective. */
+static inline size_t dna_alltoallv(const void *send, const int *sc, size_t size, int np, int *rc,
+                                   int known, void **buf, size_t *cap)
+{
+    int *bsc = malloc((size_t)np * 4 * sizeof(int));
+    if (!bsc)
+        bench_fail("out of memory for %d ranks' counts", np);
+    int *bsd = bsc + np, *brc = bsc + 2 * np, *brd = bsc + 3 * np;
+    if (!known)
+        bench_mck(MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+    size_t out = 0, in = 0;
+    for (int r = 0; r < np; r++) {
+        if ((out + (size_t)sc[r]) * size > INT_MAX || (in + (size_t)rc[r]) * size > INT_MAX)
+            bench_fail("more than 2 GiB in one MPI_Alltoallv");
+        bsc[r] = (int)((size_t)sc[r] * size);
+        bsd[r] = (int)(out * size);
+        brc[r] = (int)((size_t)rc[r] * size);
+        brd[r] = (int)(in * size);
+        out += (size_t)sc[r];
+        in += (size_t)rc[r];
+    }
+    if (in * size > *cap || !*buf) {
+        free(*buf);
+        *cap = in * size > 64 ? in * size : 64;
+        if (!(*buf = malloc(*cap)))
+            bench_fail("out of memory (%zu bytes)", *cap);
+    }
+    bench_mck(MPI_Alltoallv(send, bsc, bsd, MPI_BYTE, *buf, brc, brd, MPI_BYTE, MPI_COMM_WORLD),
+              "MPI_Alltoallv");
+    free(bsc);
+    return in;
+}
+
+#endif
