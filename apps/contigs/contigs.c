@@ -1,0 +1,1292 @@
+/* Contig generation (Meraculous; seed 000 §8.2, seed 001 §6.3) on RMC's hash map, beside an
+ * MPI-only reference and checked against a serial assembly of the same reads.
+ *
+ * Input (apps/dna.h, as k-mer counting): a random genome of G bases and, on every rank, R reads of
+ * L bases drawn from it with errors at rate E. k is odd (<= 31), so no k-mer is its own reverse
+ * complement; a random genome of these sizes has no repeated k-mer (the runs count them), so its
+ * contigs are well defined.
+ *
+ * The graph (Meraculous' "UU graph"; every part below uses these rules):
+ *  - an occurrence: a k-mer of a read in canonical form (the smaller of it and its reverse
+ *    complement) with the base before and the base after it in the read (none at a read's end),
+ *    in the canonical orientation (read reverse-complemented, they swap and are complemented);
+ *  - per k-mer: its count and, per side, a count of each base seen there;
+ *  - a side's extension: the one base seen at least min_ext times if exactly one is; 'X' (an end)
+ *    if none is, 'F' (a fork) if several are;
+ *  - UU k-mer: count >= min_count and a unique extension on both sides; only those are in the
+ *    graph. The k-mer -> (left, right) extension map holds them;
+ *  - an edge: an oriented UU k-mer K with right extension r leads to N = K[1..k) r when N's
+ *    canonical form is a UU k-mer other than K's and N's left extension (in N's orientation) is
+ *    K's first base: the same condition seen from N, so each side of a k-mer has at most one edge;
+ *  - so the graph is disjoint paths and cycles, each a contig: its first k-mer, then one base per
+ *    further k-mer. A cycle starts at its smallest k-mer, canonical orientation, going right. Two
+ *    contigs are the same when their strings are equal or reverse complements: each is kept as the
+ *    smaller of the two.
+ *
+ *   RMC    k-mer analysis, as k-mer counting (apps/kmer/kmer.c): each rank sorts its occurrences
+ *          (radix sort) into (k-mer, count, extension counts); pass 1 puts a k-mer it holds twice into the hash
+ *          map through a HashMapBuffer, one it holds once into a blocked Bloom filter first and
+ *          into the map only when the filter had seen it (min_count 1: every k-mer); pass 2 adds
+ *          every rank's counts and extension counts through a combining HashMapBuffer. Extension
+ *          map: each rank scans the entries it owns (rmc_hashmap_local_foreach) and puts its UU
+ *          k-mers into a second map, k-mer -> (left, right) bases; with the same key type a key
+ *          has the same owner there, so these are RMC_PROMISE_LOCAL inserts (plain stores).
+ *          Walk: from every UU k-mer it owns each rank walks right and left at once (a step on
+ *          each side per round of lookups), finding the next k-mers in the extension map: only
+ *          finds run, so RMC_PROMISE_FIND (one read a probe, no atomic), the lookups of `batch`
+ *          walks at once through rmc_hashmap_find_n (their reads overlap).
+ *          Duplicates: a walk gives up when it meets a k-mer smaller than its seed, so only the
+ *          walk from a contig's smallest k-mer finishes, and it emits the contig: each contig once,
+ *          without a lock or a mark, the same set every run, cycles included. The price: a walk
+ *          from a random k-mer of a contig of n goes ~ln n steps to a smaller one, ~ln n finds per
+ *          k-mer (the runs print lookups per UU k-mer). Marking k-mers used (seed 000's locking,
+ *          rmc_hashmap_update) costs an update (3A + 2R + W) per k-mer instead of a read, and two
+ *          walks that meet split a contig, to be joined afterwards; walking only from contig ends
+ *          costs two finds per k-mer to find the ends, walks every contig from both of them, and
+ *          misses cycles.
+ *   MPI    analysis: each rank's (k-mer, counts) records to their owners (a hash) by MPI_Alltoall +
+ *          MPI_Alltoallv; owners merge them and keep their UU k-mers in a sorted array. Walk: the
+ *          same walks, all at once, in rounds (bulk-synchronous request and reply): each round an
+ *          MPI_Alltoall of the counts (which also says whether any rank still walks), an
+ *          MPI_Alltoallv of every walk's next k-mers to their owners and one of the answers back.
+ *          As many rounds as the longest walk has steps on its longer side (the walk of the
+ *          longest contig from its smallest k-mer): up to that contig's length.
+ * Verification (every run): RMC's and MPI's contig sets agree (contigs, bases, mix-sum of the
+ * strings); with -DCONTIGS_TEST (tests/mpi/test_contigs) both also equal, string by string, a
+ * serial assembly on rank 0 from every rank's occurrences (gathered): its table built in one
+ * place, its walks in increasing order of their seeds, skipping k-mers already in a contig, and
+ * every UU k-mer in exactly one contig; the test also checks the contigs against the genome.
+ *
+ * One source, two programs (apps/Makefile.inc): bench/bench_contigs (tables: ns per k-mer of the
+ * analysis, ns per UU k-mer of the walk, contigs per second; options --genome G --reads R --len L
+ * --k K --err E --min-count C --min-ext X --batch W and the common ones) and
+ * tests/mpi/test_contigs.
+ */
+#include "config.h"
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include <rmc.h>
+#include <rmc/containers.h>
+#include "bench_util.h"
+#include "dna.h"
+
+enum { NONE = 4 };             /* no base: a read's end */
+enum { EXT_X = 4, EXT_F = 5 }; /* a side without an extension, with several */
+enum { ABSENT = 0xff };        /* uu_t.l of an answer: no such UU k-mer */
+
+/* A k-mer's count and how often each base was seen before it (ext[0]) and after it (ext[1]),
+ * canonical orientation. Extension counts stop at 65535 (enough for any min_ext). */
+typedef struct kext {
+    uint32_t count;
+    uint16_t ext[2][4];
+} kext_t;
+
+typedef struct kent {
+    uint64_t kmer;
+    kext_t v;
+} kent_t;
+
+/* One occurrence: canonical k-mer, bases before (l) and after (r) it, NONE at a read's end. */
+typedef struct occ {
+    uint64_t kmer;
+    uint8_t l, r;
+} occ_t;
+
+/* A UU k-mer's extensions (the value of the extension map). */
+typedef struct uu {
+    uint8_t l, r;
+} uu_t;
+
+typedef struct uent {
+    uint64_t kmer;
+    uu_t e;
+} uent_t;
+
+typedef struct bases {
+    uint8_t *b;
+    size_t n, cap;
+} bases_t;
+
+/* Contigs as text ("ACGT...", canonical: the smaller of a contig and its reverse complement). */
+typedef struct cset {
+    char **s;
+    size_t n, cap;
+} cset_t;
+
+typedef struct ctg {
+    int me, np, err;
+    dna_cfg_t c;
+    int min_count, min_ext, batch;
+    uint64_t mask;
+    occ_t *occ; /* this rank's occurrences, as read */
+    size_t nocc;
+} ctg_t;
+
+/* What one assembly found (this rank's part): the contigs, UU k-mers, lookups of the walk. */
+typedef struct result {
+    cset_t set;
+    uint64_t uu, looks;
+} result_t;
+
+static int ok_st(ctg_t *x, rmc_status_t st, const char *what)
+{
+    return dna_ok("contigs", x->me, &x->err, st, what);
+}
+
+static void *xalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        bench_fail("out of memory (%zu bytes)", n);
+    return p;
+}
+
+static void grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        bench_fail("out of memory (%zu bytes)", c * size);
+    *p = q;
+    *cap = c;
+}
+
+static void push_base(bases_t *b, uint8_t v)
+{
+    grow((void **)&b->b, &b->cap, b->n + 1, 1);
+    b->b[b->n++] = v;
+}
+
+static void cset_add(cset_t *c, char *s)
+{
+    grow((void **)&c->s, &c->cap, c->n + 1, sizeof(char *));
+    c->s[c->n++] = s;
+}
+
+static void cset_free(cset_t *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->s[i]);
+    free(c->s);
+    *c = (cset_t){0};
+}
+
+/* ---------------------------------------------------------------------------- input --- */
+
+/* This rank's occurrences, from its reads (apps/dna.h). */
+static void make_input(ctg_t *x, const unsigned char *reads, size_t nreads)
+{
+    const dna_cfg_t *c = &x->c;
+    int k = c->k;
+    size_t per = c->len - (size_t)k + 1;
+    free(x->occ);
+    x->occ = xalloc(nreads * per * sizeof(occ_t));
+    x->nocc = 0;
+    for (size_t r = 0; r < nreads; r++) {
+        const unsigned char *read = reads + r * c->len;
+        uint64_t v = 0, rc = 0;
+        for (size_t i = 0; i < c->len; i++) {
+            v = ((v << 2) | read[i]) & x->mask;
+            rc = (rc >> 2) | ((uint64_t)(3 - read[i]) << (2 * (k - 1)));
+            if (i + 1 < (size_t)k)
+                continue;
+            size_t at = i + 1 - (size_t)k; /* the k-mer's first base */
+            uint8_t l = at > 0 ? read[at - 1] : NONE, rt = i + 1 < c->len ? read[i + 1] : NONE;
+            occ_t *o = &x->occ[x->nocc++];
+            if (v < rc)
+                *o = (occ_t){v, l, rt};
+            else /* read as its reverse complement: the sides swap and are complemented */
+                *o = (occ_t){rc, rt == NONE ? NONE : (uint8_t)(3 - rt),
+                             l == NONE ? NONE : (uint8_t)(3 - l)};
+        }
+    }
+}
+
+static void setup(ctg_t *x)
+{
+    x->mask = dna_mask(x->c.k);
+    unsigned char *g = dna_genome(x->c.genome), *reads = dna_reads(&x->c, g, x->me);
+    make_input(x, reads, x->c.reads);
+    free(reads);
+    free(g);
+}
+
+/* --------------------------------------------------------------------------- k-mers --- */
+
+/* Sorts n records of `size` bytes by the uint64_t k-mer each starts with (2k bits): a radix sort
+ * (least significant 16 bits first, stable), through a scratch copy. Both assemblies sort their
+ * occurrences and the MPI owners their records this way (qsort took several times longer). */
+static inline void sort_kmers(void *a, size_t n, size_t size, int k)
+{
+    char *src = a, *dst = xalloc(n * size), *scratch = dst;
+    size_t *at = xalloc(65536 * sizeof(size_t));
+    for (int sh = 0; sh < 2 * k; sh += 16) {
+        memset(at, 0, 65536 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key;
+            memcpy(&key, src + i * size, sizeof key);
+            at[(key >> sh) & 0xffff]++;
+        }
+        for (size_t d = 0, sum = 0; d < 65536; d++) { /* counts -> first places */
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key;
+            memcpy(&key, src + i * size, sizeof key);
+            memcpy(dst + at[(key >> sh) & 0xffff]++ * size, src + i * size, size);
+        }
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * size);
+    free(scratch);
+    free(at);
+}
+
+/* o += in (combining function of the maps and the merges). */
+static rmc_status_t kext_add(void *value, void *arg)
+{
+    kext_t *o = value;
+    const kext_t *in = arg;
+    o->count += in->count;
+    for (int s = 0; s < 2; s++)
+        for (int b = 0; b < 4; b++) {
+            uint32_t v = (uint32_t)o->ext[s][b] + in->ext[s][b];
+            o->ext[s][b] = (uint16_t)(v > 65535 ? 65535 : v);
+        }
+    return RMC_OK;
+}
+
+/* Sorts o[0..n) and writes each distinct k-mer with its counts into out; returns how many. */
+static size_t aggregate(const ctg_t *x, occ_t *o, size_t n, kent_t *out)
+{
+    sort_kmers(o, n, sizeof(occ_t), x->c.k);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!m || out[m - 1].kmer != o[i].kmer)
+            out[m++] = (kent_t){o[i].kmer, {0, {{0}}}};
+        kext_t one = {1, {{0}}};
+        if (o[i].l != NONE)
+            one.ext[0][o[i].l] = 1;
+        if (o[i].r != NONE)
+            one.ext[1][o[i].r] = 1;
+        kext_add(&out[m - 1].v, &one);
+    }
+    return m;
+}
+
+/* Merges runs of one k-mer in sorted e[0..n) in place (adding their counts); returns how many. */
+static size_t merge_sorted(kent_t *e, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && e[m - 1].kmer == e[i].kmer)
+            kext_add(&e[m - 1].v, &e[i].v);
+        else
+            e[m++] = e[i];
+    }
+    return m;
+}
+
+/* A side's extension from its base counts: the base, EXT_X or EXT_F. */
+static int side_ext(const uint16_t e[4], int min_ext)
+{
+    int got = EXT_X;
+    for (int b = 0; b < 4; b++)
+        if (e[b] >= min_ext)
+            got = got == EXT_X ? b : EXT_F;
+    return got;
+}
+
+/* 1 (and *u) when v makes its k-mer a UU k-mer. */
+static int uu_of(const ctg_t *x, const kext_t *v, uu_t *u)
+{
+    if (v->count < (uint32_t)x->min_count)
+        return 0;
+    int l = side_ext(v->ext[0], x->min_ext), r = side_ext(v->ext[1], x->min_ext);
+    if (l > 3 || r > 3)
+        return 0;
+    *u = (uu_t){(uint8_t)l, (uint8_t)r};
+    return 1;
+}
+
+/* The UU entries of sorted e[0..n) into u (sorted too); returns how many. */
+static size_t uu_filter(const ctg_t *x, const kent_t *e, size_t n, uent_t *u)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (uu_of(x, &e[i].v, &u[m].e))
+            u[m++].kmer = e[i].kmer;
+    return m;
+}
+
+/* The index of key in sorted u[0..n), or -1. */
+static long uu_find(const uent_t *u, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u[mid].kmer < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && u[lo].kmer == key ? (long)lo : -1;
+}
+
+/* ----------------------------------------------------------------------------- walks --- */
+
+/* A walk from a seed goes both ways at once, a step on each side per lookup round (so the longest
+ * walk, the critical path, takes the longer side's steps, not both sides'). Side 0 goes right from
+ * the seed, side 1 left: right from the seed's reverse complement. A side's tip is the oriented
+ * k-mer it reached, with its canonical form and its extensions in its orientation. */
+typedef struct side {
+    uint64_t tip, tipc;
+    uu_t e;
+    int on;      /* still going */
+    bases_t add; /* the bases it added */
+} side_t;
+
+typedef struct walk {
+    uint64_t seed;
+    int cycle;   /* side 0 came back to the seed: the contig is a cycle, side 0's bases all of it */
+    int aborted; /* it met a smaller k-mer, whose own walk emits the contig */
+    side_t s[2];
+} walk_t;
+
+static uu_t flip(uu_t e)
+{
+    return (uu_t){(uint8_t)(3 - e.r), (uint8_t)(3 - e.l)};
+}
+
+static void walk_start(walk_t *w, const ctg_t *x, uint64_t seed, uu_t e)
+{
+    w->seed = seed;
+    w->cycle = w->aborted = 0;
+    w->s[0].tip = seed;
+    w->s[0].e = e;
+    w->s[1].tip = dna_revcomp(seed, x->c.k);
+    w->s[1].e = flip(e);
+    for (int j = 0; j < 2; j++) {
+        w->s[j].tipc = seed;
+        w->s[j].on = 1;
+        w->s[j].add.n = 0;
+    }
+}
+
+static int walk_live(const walk_t *w)
+{
+    return w->s[0].on || w->s[1].on;
+}
+
+/* The oriented k-mer after a side's tip; its canonical form (what the walk looks up) in *key. */
+static uint64_t walk_next(const side_t *s, const ctg_t *x, uint64_t *key)
+{
+    uint64_t n = ((s->tip << 2) | s->e.r) & x->mask;
+    *key = dna_canon(n, x->c.k);
+    return n;
+}
+
+/* Moves side j of w by the answer for its next k-mer (found: a UU k-mer with extensions ce,
+ * canonical orientation): on, or the side ends, or the walk aborts. When no side is on the walk is
+ * over: its contig is whole unless it aborted. */
+static void walk_step(walk_t *w, int j, const ctg_t *x, int found, uu_t ce)
+{
+    int k = x->c.k;
+    side_t *s = &w->s[j];
+    if (!s->on)
+        return; /* ended (or aborted) by an earlier answer of this round */
+    uint64_t key, n = walk_next(s, x, &key);
+    uu_t ne = n == key ? ce : flip(ce);
+    int joined = found && key != s->tipc && ne.l == (s->tip >> (2 * (k - 1)));
+    if (joined && key < w->seed) {
+        w->aborted = 1;
+        w->s[0].on = w->s[1].on = 0;
+    } else if (joined && key == w->seed) { /* around a cycle, back at its smallest k-mer */
+        s->on = 0;
+        if (j == 0) { /* side 1 went round the other way: its bases are not needed */
+            w->cycle = 1;
+            w->s[1].on = 0;
+        }
+    } else if (!joined) {
+        s->on = 0;
+    } else {
+        push_base(&s->add, s->e.r);
+        s->tip = n;
+        s->tipc = key;
+        s->e = ne;
+    }
+}
+
+/* The contig w walked, as canonical text, into out. */
+static void emit(const ctg_t *x, const walk_t *w, cset_t *out)
+{
+    int k = x->c.k;
+    const bases_t *right = &w->s[0].add, *left = &w->s[1].add;
+    size_t n1 = w->cycle ? 0 : left->n, n0 = right->n, len = n1 + (size_t)k + n0;
+    uint8_t *b = xalloc(len);
+    for (size_t i = 0; i < n1; i++) /* the left side, walked reverse-complemented */
+        b[i] = (uint8_t)(3 - left->b[n1 - 1 - i]);
+    for (int j = 0; j < k; j++)
+        b[n1 + (size_t)j] = (uint8_t)((w->seed >> (2 * (k - 1 - j))) & 3);
+    memcpy(b + n1 + (size_t)k, right->b, n0);
+    int rev = 0; /* is the reverse complement smaller? */
+    for (size_t i = 0; i < len; i++) {
+        uint8_t f = b[i], r = (uint8_t)(3 - b[len - 1 - i]);
+        if (f != r) {
+            rev = r < f;
+            break;
+        }
+    }
+    char *s = xalloc(len + 1);
+    for (size_t i = 0; i < len; i++)
+        s[i] = "ACGT"[rev ? 3 - b[len - 1 - i] : b[i]];
+    s[len] = 0;
+    free(b);
+    cset_add(out, s);
+}
+
+static void walks_free(walk_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(w[i].s[0].add.b);
+        free(w[i].s[1].add.b);
+    }
+    free(w);
+}
+
+/* The slowest rank's ns per unit: ns this rank took over `all` units of every rank shared by the
+ * ranks. Collective. */
+static double slowest(const ctg_t *x, uint64_t ns, size_t all)
+{
+    double mine = (double)ns / ((double)(all ? all : 1) / x->np), max;
+    MPI_Allreduce(&mine, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return max;
+}
+
+/* ------------------------------------------------------------------------------ RMC --- */
+
+typedef struct collect {
+    const ctg_t *x;
+    uent_t *u;
+    size_t n, cap;
+} collect_t;
+
+static int keep_uu(const void *key, const void *value, void *arg)
+{
+    collect_t *c = arg;
+    kext_t v;
+    uu_t e;
+    memcpy(&v, value, sizeof v);
+    if (!uu_of(c->x, &v, &e))
+        return 0;
+    grow((void **)&c->u, &c->cap, c->n + 1, sizeof(uent_t));
+    memcpy(&c->u[c->n].kmer, key, sizeof(uint64_t));
+    c->u[c->n++].e = e;
+    return 0;
+}
+
+static const rmc_type_t type_kext = RMC_TYPE_FIXED("contigs_kext", sizeof(kext_t));
+static const rmc_type_t type_uu = RMC_TYPE_FIXED("contigs_uu", sizeof(uu_t));
+
+/* The RMC k-mer analysis: ns per occurrence of pass 1, pass 2 and the extension map (max over
+ * ranks) in t[0..2]; the extension map in *em (NULL after an error), this rank's UU k-mers (the
+ * walks' seeds) in *seeds. */
+static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds)
+{
+    size_t total = 0, n = x->nocc;
+    MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int filter = x->min_count >= 2; /* else every k-mer counts, singletons too */
+    rmc_bloom_h f = NULL;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    *em = NULL;
+    /* room: every genome k-mer and the filter's false positives (or every k-mer) */
+    size_t cap = 2 * (x->c.genome + (filter ? total / 50 : total)) + 1024;
+    if ((filter && !ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
+                          "rmc_bloom_create")) ||
+        !ok_st(x, rmc_hashmap_create(cap, &rmc_type_u64, &type_kext, &h), "rmc_hashmap_create") ||
+        !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    ok_st(x, rmc_barrier(), "rmc_barrier");
+    uint64_t t0 = bench_now_ns();
+    occ_t *v = xalloc(n * sizeof(occ_t));
+    kent_t *loc = xalloc(n * sizeof(kent_t));
+    memcpy(v, x->occ, n * sizeof(occ_t));
+    size_t m = aggregate(x, v, n, loc); /* this rank's distinct k-mers and their counts */
+    kext_t zero = {0, {{0}}};
+    for (size_t i = 0; i < m && !x->err; i++) {
+        int was = 1; /* held twice here (or no filter): into the map without asking the filter */
+        if (filter && loc[i].v.count == 1)
+            ok_st(x, rmc_bloom_insert(f, &loc[i].kmer, &was, 0), "rmc_bloom_insert");
+        if (was)
+            ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &zero),
+                  "rmc_hashmap_buffer_insert");
+    }
+    ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+    uint64_t t1 = bench_now_ns();
+    /* the counts batched to their owners, who add them (absent: a singleton, dropped) */
+    ok_st(x, rmc_hashmap_buffer_combine(b, kext_add, 1), "rmc_hashmap_buffer_combine");
+    for (size_t i = 0; i < m && !x->err; i++)
+        ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].v),
+              "rmc_hashmap_buffer_insert");
+    ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+    uint64_t t2 = bench_now_ns();
+    seeds->x = x;
+    seeds->n = 0;
+    ok_st(x, rmc_hashmap_local_foreach(h, keep_uu, seeds, NULL), "rmc_hashmap_local_foreach");
+    size_t nuu = 0;
+    MPI_Allreduce(&seeds->n, &nuu, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t t3 = bench_now_ns(); /* (the extension map's creation is not timed, as the others) */
+    int made = ok_st(x, rmc_hashmap_create(2 * nuu + 1024, &rmc_type_u64, &type_uu, em),
+                     "rmc_hashmap_create");
+    uint64_t t4 = bench_now_ns();
+    for (size_t i = 0; made && i < seeds->n && !x->err; i++) /* its own keys: plain stores */
+        ok_st(x, rmc_hashmap_insert(*em, &seeds->u[i].kmer, &seeds->u[i].e, RMC_PROMISE_LOCAL),
+              "rmc_hashmap_insert (local)");
+    ok_st(x, rmc_barrier(), "rmc_barrier");
+    uint64_t t5 = bench_now_ns();
+    t[0] = slowest(x, t1 - t0, total);
+    t[1] = slowest(x, t2 - t1, total);
+    t[2] = slowest(x, t3 - t2 + t5 - t4, total);
+    ok_st(x, rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
+    ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
+    if (filter)
+        ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    if (!made)
+        *em = NULL;
+    free(v);
+    free(loc);
+}
+
+/* The RMC walk from every seed, `batch` walks at a time, their lookups (one per side that is on)
+ * through rmc_hashmap_find_n: ns per UU k-mer (max over ranks) in *t, the contigs into r. */
+static void walk_rmc(ctg_t *x, rmc_hashmap_h em, const collect_t *seeds, double *t, result_t *r)
+{
+    size_t W = (size_t)x->batch, ns = seeds->n, next = 0, nuu = 0;
+    MPI_Allreduce(&ns, &nuu, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    walk_t *w = calloc(W, sizeof(walk_t));
+    char *live = calloc(W, 1);
+    uint64_t *keys = xalloc(2 * W * sizeof(uint64_t));
+    uu_t *vals = xalloc(2 * W * sizeof(uu_t));
+    rmc_status_t *sts = xalloc(2 * W * sizeof(rmc_status_t));
+    size_t *who = xalloc(2 * W * sizeof(size_t));
+    if (!w || !live)
+        bench_fail("out of memory for %zu walks", W);
+    ok_st(x, rmc_barrier(), "rmc_barrier");
+    uint64_t t0 = bench_now_ns();
+    while (em && !x->err) {
+        size_t n = 0;
+        for (size_t i = 0; i < W; i++) {
+            if (!live[i] && next < ns) {
+                walk_start(&w[i], x, seeds->u[next].kmer, seeds->u[next].e);
+                next++;
+                live[i] = 1;
+            }
+            for (int j = 0; live[i] && j < 2; j++)
+                if (w[i].s[j].on) {
+                    walk_next(&w[i].s[j], x, &keys[n]);
+                    who[n++] = 2 * i + (size_t)j;
+                }
+        }
+        if (!n)
+            break;
+        if (!ok_st(x, rmc_hashmap_find_n(em, n, keys, vals, sts, RMC_PROMISE_FIND),
+                   "rmc_hashmap_find_n"))
+            break;
+        r->looks += n;
+        for (size_t q = 0; q < n; q++)
+            walk_step(&w[who[q] / 2], (int)(who[q] % 2), x, sts[q] == RMC_OK, vals[q]);
+        for (size_t i = 0; i < W; i++)
+            if (live[i] && !walk_live(&w[i])) {
+                if (!w[i].aborted)
+                    emit(x, &w[i], &r->set);
+                live[i] = 0;
+            }
+    }
+    *t = slowest(x, bench_now_ns() - t0, nuu);
+    r->uu = ns;
+    walks_free(w, W);
+    free(live);
+    free(keys);
+    free(vals);
+    free(sts);
+    free(who);
+}
+
+/* ------------------------------------------------------------------------------ MPI --- */
+
+/* The MPI analysis: ns per occurrence (max over ranks) in *t; this rank's UU k-mers (those it
+ * owns), sorted, in *u (*nu of them). */
+static void analyse_mpi(ctg_t *x, double *t, uent_t **u, size_t *nu)
+{
+    int np = x->np;
+    size_t n = x->nocc, total = 0;
+    MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int *sc = xalloc((size_t)np * sizeof(int)), *rc = xalloc((size_t)np * sizeof(int));
+    occ_t *v = xalloc(n * sizeof(occ_t));
+    kent_t *loc = xalloc(n * sizeof(kent_t)), *send = xalloc(n * sizeof(kent_t));
+    void *in = NULL;
+    size_t cap = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t t0 = bench_now_ns();
+    memcpy(v, x->occ, n * sizeof(occ_t));
+    size_t m = aggregate(x, v, n, loc);
+    dna_group(loc, m, sizeof(kent_t), np, sc, send, NULL);
+    size_t nin = dna_alltoallv(send, sc, sizeof(kent_t), np, rc, 0, &in, &cap);
+    sort_kmers(in, nin, sizeof(kent_t), x->c.k);
+    nin = merge_sorted(in, nin);
+    *u = xalloc(nin * sizeof(uent_t));
+    *nu = uu_filter(x, in, nin, *u);
+    *t = slowest(x, bench_now_ns() - t0, total);
+    free(sc);
+    free(rc);
+    free(v);
+    free(loc);
+    free(send);
+    free(in);
+}
+
+/* The MPI walk: every walk at once, a round of requests and answers per step. ns per UU k-mer
+ * (max over ranks) in *t, the contigs into r. */
+static void walk_mpi(ctg_t *x, const uent_t *u, size_t nu, double *t, result_t *r)
+{
+    int np = x->np;
+    size_t all = 0;
+    MPI_Allreduce(&nu, &all, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    walk_t *w = calloc(nu ? nu : 1, sizeof(walk_t));
+    size_t *act = xalloc(nu * sizeof(size_t)), *who = xalloc(2 * nu * sizeof(size_t));
+    size_t *where = xalloc(2 * nu * sizeof(size_t));
+    uint64_t *keys = xalloc(2 * nu * sizeof(uint64_t)), *send = xalloc(2 * nu * sizeof(uint64_t));
+    int *sc = xalloc((size_t)np * sizeof(int)), *rc = xalloc((size_t)np * sizeof(int));
+    int *out2 = xalloc(2 * (size_t)np * sizeof(int)), *in2 = xalloc(2 * (size_t)np * sizeof(int));
+    uu_t *ans = NULL;
+    void *req = NULL, *back = NULL;
+    size_t rcap = 0, bcap = 0, acap = 0, nact = nu;
+    if (!w)
+        bench_fail("out of memory for %zu walks", nu);
+    MPI_Barrier(MPI_COMM_WORLD);
+    uint64_t t0 = bench_now_ns();
+    for (size_t i = 0; i < nu; i++) {
+        walk_start(&w[i], x, u[i].kmer, u[i].e);
+        act[i] = i;
+    }
+    for (;;) {
+        size_t n = 0;
+        for (size_t a = 0; a < nact; a++)
+            for (int j = 0; j < 2; j++)
+                if (w[act[a]].s[j].on) {
+                    walk_next(&w[act[a]].s[j], x, &keys[n]);
+                    who[n++] = 2 * act[a] + (size_t)j;
+                }
+        dna_group(keys, n, sizeof(uint64_t), np, sc, send, where);
+        /* to every rank: how many requests it gets, and whether this rank still walks (so the
+         * round's counts also say when every walk is over) */
+        for (int q = 0; q < np; q++) {
+            out2[2 * q] = sc[q];
+            out2[2 * q + 1] = nact > 0;
+        }
+        bench_mck(MPI_Alltoall(out2, 2, MPI_INT, in2, 2, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+        int any = 0;
+        for (int q = 0; q < np; q++) {
+            rc[q] = in2[2 * q];
+            any |= in2[2 * q + 1];
+        }
+        if (!any)
+            break;
+        size_t nin = dna_alltoallv(send, sc, sizeof(uint64_t), np, rc, 1, &req, &rcap);
+        grow((void **)&ans, &acap, nin, sizeof(uu_t));
+        for (size_t i = 0; i < nin; i++) { /* answer in the order asked */
+            long at = uu_find(u, nu, ((const uint64_t *)req)[i]);
+            ans[i] = at < 0 ? (uu_t){ABSENT, 0} : u[at].e;
+        }
+        dna_alltoallv(ans, rc, sizeof(uu_t), np, sc, 1, &back, &bcap);
+        r->looks += n;
+        for (size_t q = 0; q < n; q++) {
+            uu_t a = ((const uu_t *)back)[where[q]];
+            walk_step(&w[who[q] / 2], (int)(who[q] % 2), x, a.l != ABSENT, a);
+        }
+        size_t keep = 0;
+        for (size_t a = 0; a < nact; a++) {
+            walk_t *wk = &w[act[a]];
+            if (walk_live(wk))
+                act[keep++] = act[a];
+            else if (!wk->aborted)
+                emit(x, wk, &r->set);
+        }
+        nact = keep;
+    }
+    *t = slowest(x, bench_now_ns() - t0, all);
+    r->uu = nu;
+    walks_free(w, nu);
+    free(act);
+    free(who);
+    free(where);
+    free(keys);
+    free(send);
+    free(sc);
+    free(rc);
+    free(out2);
+    free(in2);
+    free(ans);
+    free(req);
+    free(back);
+}
+
+/* ----------------------------------------------------------------------- checking --- */
+
+static dna_sums_t sums_of(const cset_t *c)
+{
+    dna_sums_t s = {0, 0, 0};
+    for (size_t i = 0; i < c->n; i++) {
+        size_t len = strlen(c->s[i]);
+        uint64_t h = len;
+        for (size_t j = 0; j < len; j++)
+            h = dna_mix(h ^ (uint64_t)(unsigned char)c->s[i][j]);
+        s.n++;
+        s.total += len;
+        s.mix += h;
+    }
+    return s;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every rank's contigs, sorted, on rank 0 (elsewhere an empty set). Collective. */
+static cset_t gather_set(const ctg_t *x, const cset_t *c)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < c->n; i++)
+        bytes += strlen(c->s[i]) + 1;
+    if (bytes > INT_MAX)
+        bench_fail("contigs: %zu bytes of contigs on one rank", bytes);
+    char *mine = xalloc(bytes), *p = mine;
+    for (size_t i = 0; i < c->n; i++) {
+        size_t l = strlen(c->s[i]) + 1;
+        memcpy(p, c->s[i], l);
+        p += l;
+    }
+    int nb = (int)bytes, *cnt = xalloc((size_t)x->np * sizeof(int));
+    int *dsp = xalloc((size_t)x->np * sizeof(int));
+    MPI_Gather(&nb, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    size_t all = 0;
+    for (int r = 0; x->me == 0 && r < x->np; r++) {
+        if (all + (size_t)cnt[r] > INT_MAX)
+            bench_fail("contigs: more than 2 GiB of contigs");
+        dsp[r] = (int)all;
+        all += (size_t)cnt[r];
+    }
+    char *buf = x->me == 0 ? xalloc(all) : NULL;
+    MPI_Gatherv(mine, nb, MPI_CHAR, buf, cnt, dsp, MPI_CHAR, 0, MPI_COMM_WORLD);
+    cset_t out = {0};
+    for (size_t at = 0; x->me == 0 && at < all; at += strlen(buf + at) + 1) {
+        char *s = strdup(buf + at);
+        if (!s)
+            bench_fail("out of memory");
+        cset_add(&out, s);
+    }
+    if (out.n)
+        qsort(out.s, out.n, sizeof(char *), cmp_str);
+    free(mine);
+    free(cnt);
+    free(dsp);
+    free(buf);
+    return out;
+}
+
+/* What the contigs say about the genome (rank 0). */
+typedef struct gstats {
+    size_t contigs, bases, longest, n50;
+    size_t repeats;   /* genome k-mers (canonical) that occur more than once */
+    size_t on_genome; /* contigs that are a stretch of the genome, either strand */
+    double coverage;  /* genome k-mer positions whose k-mer is in a contig */
+} gstats_t;
+
+typedef struct gpos {
+    uint64_t kmer; /* canonical */
+    uint32_t pos;
+    uint32_t fwd; /* the genome reads the canonical form there (else its reverse complement) */
+} gpos_t;
+
+static int cmp_gpos(const void *a, const void *b)
+{
+    return dna_cmp_u64(&((const gpos_t *)a)->kmer, &((const gpos_t *)b)->kmer);
+}
+
+static int cmp_size_desc(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+static uint8_t base_of(char ch)
+{
+    return (uint8_t)(ch == 'A' ? 0 : ch == 'C' ? 1 : ch == 'G' ? 2 : 3);
+}
+
+/* Is contig s (len >= k) the genome's bases from pos (fwd) or their reverse complement ending at
+ * pos + k (wrapping around a circular genome)? */
+static int on_genome(const ctg_t *x, const unsigned char *g, const char *s, size_t len,
+                     const gpos_t *at)
+{
+    size_t G = x->c.genome, k = (size_t)x->c.k;
+    if (len > G + k - 1 || (!x->c.circular && (at->fwd ? at->pos + len > G : at->pos + k < len)))
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t want =
+            at->fwd ? g[(at->pos + i) % G] : (uint8_t)(3 - g[(at->pos + k - 1 - i + G) % G]);
+        if (base_of(s[i]) != want)
+            return 0;
+    }
+    return 1;
+}
+
+/* Rank 0: the contigs' sizes and how they lie on the genome. */
+static gstats_t genome_stats(const ctg_t *x, const cset_t *c)
+{
+    gstats_t st = {0};
+    size_t G = x->c.genome, k = (size_t)x->c.k, ng = x->c.circular ? G : G - k + 1;
+    unsigned char *g = dna_genome(G);
+    gpos_t *gp = xalloc(ng * sizeof(gpos_t));
+    uint64_t v = 0;
+    for (size_t i = 0; i < ng + k - 1; i++) { /* k-mers of the genome (around, if circular) */
+        v = ((v << 2) | g[i % G]) & x->mask;
+        if (i + 1 >= k) {
+            uint64_t cn = dna_canon(v, (int)k);
+            gp[i + 1 - k] = (gpos_t){cn, (uint32_t)(i + 1 - k), cn == v};
+        }
+    }
+    qsort(gp, ng, sizeof(gpos_t), cmp_gpos);
+    for (size_t i = 1; i < ng; i++)
+        st.repeats += gp[i].kmer == gp[i - 1].kmer;
+    size_t *lens = xalloc(c->n * sizeof(size_t)), nk = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        lens[i] = strlen(c->s[i]);
+        st.bases += lens[i];
+        nk += lens[i] - k + 1;
+    }
+    uint64_t *ck = xalloc(nk * sizeof(uint64_t)); /* every contig k-mer, canonical */
+    size_t m = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        v = 0;
+        for (size_t j = 0; j < lens[i]; j++) {
+            v = ((v << 2) | base_of(c->s[i][j])) & x->mask;
+            if (j + 1 >= k)
+                ck[m++] = dna_canon(v, (int)k);
+        }
+        uint64_t first = 0; /* the contig's first k-mer, as it reads */
+        for (size_t j = 0; j < k; j++)
+            first = (first << 2) | base_of(c->s[i][j]);
+        gpos_t key = {dna_canon(first, (int)k), 0, 0};
+        const gpos_t *at = bsearch(&key, gp, ng, sizeof(gpos_t), cmp_gpos);
+        if (at) {
+            gpos_t as = *at; /* orient the hit as the contig reads */
+            as.fwd = (first == key.kmer) == (at->fwd != 0);
+            st.on_genome += on_genome(x, g, c->s[i], lens[i], &as);
+        }
+    }
+    qsort(ck, nk, sizeof(uint64_t), dna_cmp_u64);
+    size_t covered = 0;
+    for (size_t i = 0; i < ng; i++)
+        covered += bsearch(&gp[i].kmer, ck, nk, sizeof(uint64_t), dna_cmp_u64) != NULL;
+    st.coverage = ng ? (double)covered / (double)ng : 0;
+    st.contigs = c->n;
+    qsort(lens, c->n, sizeof(size_t), cmp_size_desc);
+    size_t acc = 0;
+    for (size_t i = 0; i < c->n && !st.n50; i++)
+        if ((acc += lens[i]) * 2 >= st.bases)
+            st.n50 = lens[i];
+    st.longest = c->n ? lens[0] : 0;
+    free(g);
+    free(gp);
+    free(lens);
+    free(ck);
+    return st;
+}
+
+/* One run of both assemblies on x's input: times in t[0..5] (RMC pass 1, pass 2, extension map:
+ * ns per occurrence; RMC walk: ns per UU k-mer; MPI analysis; MPI walk), this rank's part of each
+ * result in *rr and *mr (the caller frees their sets). 1 when RMC and MPI agree (contig sums, UU
+ * k-mers, lookups). Agreed. */
+static int run(ctg_t *x, double *t, result_t *rr, result_t *mr)
+{
+    rmc_hashmap_h em;
+    collect_t seeds = {0};
+    analyse_rmc(x, t, &em, &seeds);
+    walk_rmc(x, em, &seeds, &t[3], rr);
+    if (em)
+        ok_st(x, rmc_hashmap_destroy(em), "rmc_hashmap_destroy");
+    free(seeds.u);
+    uent_t *u;
+    size_t nu;
+    analyse_mpi(x, &t[4], &u, &nu);
+    walk_mpi(x, u, nu, &t[5], mr);
+    free(u);
+    dna_sums_t a = dna_global(sums_of(&rr->set)), b = dna_global(sums_of(&mr->set));
+    int ok = dna_same("contigs", x->me, "RMC against MPI (contigs, bases)", a, b) && !x->err;
+    uint64_t cnt[4] = {rr->uu, mr->uu, rr->looks, mr->looks}, g[4];
+    MPI_Allreduce(cnt, g, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (g[0] != g[1] || g[2] != g[3]) { /* the same walks: the same UU k-mers and lookups */
+        if (x->me == 0)
+            fprintf(stderr,
+                    "contigs: RMC has %" PRIu64 " UU k-mers and looked up %" PRIu64 ", MPI %" PRIu64
+                    " and %" PRIu64 "\n",
+                    g[0], g[2], g[1], g[3]);
+        ok = 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return ok;
+}
+
+#ifdef CONTIGS_TEST
+/* ----------------------------------------------------------------------------- test --- */
+
+/* Rank 0: 1 when sorted sets a and b are equal; else says where they first differ. */
+static int same_sets(const char *what, const cset_t *a, const cset_t *b)
+{
+    if (a->n != b->n) {
+        fprintf(stderr, "contigs: %s: %zu contigs against %zu\n", what, a->n, b->n);
+        return 0;
+    }
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->s[i], b->s[i])) {
+            fprintf(stderr, "contigs: %s: contig %zu: %.60s%s against %.60s%s\n", what, i, a->s[i],
+                    strlen(a->s[i]) > 60 ? "..." : "", b->s[i], strlen(b->s[i]) > 60 ? "..." : "");
+            return 0;
+        }
+    return 1;
+}
+
+/* The serial assembly of occurrences o[0..n) (rank 0): into out, sorted. Its table is built by
+ * sorting every occurrence in one place and its lookups are binary searches; it walks from the UU
+ * k-mers in increasing order, skipping those already in a contig (so each walk starts at its
+ * contig's smallest k-mer and never aborts), and checks that every UU k-mer lands in exactly one
+ * contig. 0 when a rule the distributed walks rely on broke. */
+static int assemble_serial(const ctg_t *x, occ_t *o, size_t n, cset_t *out)
+{
+    int k = x->c.k;
+    kent_t *e = xalloc(n * sizeof(kent_t));
+    size_t m = aggregate(x, o, n, e);
+    uent_t *u = xalloc(m * sizeof(uent_t));
+    size_t nu = uu_filter(x, e, m, u), used = 0;
+    char *seen = calloc(nu ? nu : 1, 1);
+    walk_t w = {0};
+    int ok = seen != NULL;
+    for (size_t i = 0; ok && i < nu; i++) {
+        if (seen[i])
+            continue;
+        walk_start(&w, x, u[i].kmer, u[i].e);
+        while (walk_live(&w)) /* a round: a lookup for each side that is on */
+            for (int j = 0; j < 2; j++) {
+                uint64_t key;
+                walk_next(&w.s[j], x, &key);
+                long at = w.s[j].on ? uu_find(u, nu, key) : -1;
+                walk_step(&w, j, x, at >= 0, at >= 0 ? u[at].e : (uu_t){0, 0});
+            }
+        if (w.aborted) {
+            fprintf(stderr, "contigs: serial walk from %016" PRIx64 " met a smaller k-mer\n",
+                    u[i].kmer);
+            ok = 0;
+            break;
+        }
+        emit(x, &w, out);
+        const char *c = out->s[out->n - 1];
+        uint64_t v = 0;
+        for (size_t p = 0; c[p]; p++) { /* mark the contig's k-mers: each in no other contig */
+            v = ((v << 2) | base_of(c[p])) & x->mask;
+            long at = p + 1 >= (size_t)k ? uu_find(u, nu, dna_canon(v, k)) : 0;
+            if (p + 1 >= (size_t)k && (at < 0 || seen[at])) {
+                fprintf(stderr, "contigs: serial contig %zu: k-mer at %zu %s\n", out->n - 1,
+                        p + 1 - (size_t)k, at < 0 ? "is no UU k-mer" : "is in another contig");
+                ok = 0;
+                break;
+            }
+            if (p + 1 >= (size_t)k) {
+                seen[at] = 1;
+                used++;
+            }
+        }
+    }
+    if (ok && used != nu) {
+        fprintf(stderr, "contigs: serial: %zu UU k-mers, %zu in contigs\n", nu, used);
+        ok = 0;
+    }
+    if (out->n)
+        qsort(out->s, out->n, sizeof(char *), cmp_str);
+    free(w.s[0].add.b);
+    free(w.s[1].add.b);
+    free(seen);
+    free(u);
+    free(e);
+    return ok;
+}
+
+/* Rank 0 assembles every rank's occurrences itself and compares RMC's and MPI's contigs with it,
+ * and with what the input promises (error-free reads: contigs on the genome; a circular genome
+ * covered everywhere: one contig, the whole circle). Agreed. */
+static int check_serial(ctg_t *x, const result_t *rr, const result_t *mr, gstats_t *st)
+{
+    int ok = 1, nb = (int)(x->nocc * sizeof(occ_t));
+    int *cnt = xalloc((size_t)x->np * sizeof(int)), *dsp = xalloc((size_t)x->np * sizeof(int));
+    MPI_Gather(&nb, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    size_t all = 0;
+    for (int r = 0; x->me == 0 && r < x->np; r++) {
+        dsp[r] = (int)all;
+        all += (size_t)cnt[r];
+    }
+    occ_t *o = x->me == 0 ? xalloc(all) : NULL;
+    MPI_Gatherv(x->occ, nb, MPI_BYTE, o, cnt, dsp, MPI_BYTE, 0, MPI_COMM_WORLD);
+    cset_t a = gather_set(x, &rr->set), b = gather_set(x, &mr->set), want = {0};
+    if (x->me == 0) {
+        ok = assemble_serial(x, o, all / sizeof(occ_t), &want);
+        ok = ok && same_sets("RMC against the serial assembly", &a, &want);
+        ok = ok && same_sets("MPI against the serial assembly", &b, &want);
+        *st = genome_stats(x, &a);
+        if (st->repeats) {
+            fprintf(stderr, "contigs: the genome repeats %zu k-mers\n", st->repeats);
+            ok = 0;
+        }
+        if (x->c.err == 0 && st->on_genome != st->contigs) {
+            fprintf(stderr,
+                    "contigs: error-free reads, but %zu of %zu contigs are off the genome\n",
+                    st->contigs - st->on_genome, st->contigs);
+            ok = 0;
+        }
+        if (x->c.circular && (st->contigs != 1 || st->longest != x->c.genome + x->c.k - 1)) {
+            fprintf(stderr, "contigs: a circular genome of %zu gave %zu contigs, longest %zu\n",
+                    x->c.genome, st->contigs, st->longest);
+            ok = 0;
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    cset_free(&a);
+    cset_free(&b);
+    cset_free(&want);
+    free(o);
+    free(cnt);
+    free(dsp);
+    return ok;
+}
+
+/* Rank 0: the options refuse k = 33, an even k and reads shorter than k. */
+static int bad_options(void)
+{
+    char *a1[] = {"test_contigs", "--k", "33"}, *a2[] = {"test_contigs", "--k", "32"};
+    char *a3[] = {"test_contigs", "--len", "20", "--k", "21"};
+    char *a4[] = {"test_contigs", "--k", "21", "--reps", "3"};
+    int n1 = 3, n2 = 3, n3 = 5, n4 = 5;
+    dna_cfg_t c = {1000, 10, 100, 31, 0.01, 0};
+    fprintf(stderr, "test_contigs: bad options (three messages expected):\n");
+    int ok = dna_parse(&n1, a1, "test_contigs", &c, 1) == 1;
+    ok &= dna_parse(&n2, a2, "test_contigs", &c, 1) == 1;
+    c.k = 31;
+    ok &= dna_parse(&n3, a3, "test_contigs", &c, 1) == 1;
+    c.len = 100;
+    ok &= dna_parse(&n4, a4, "test_contigs", &c, 1) == 0 && c.k == 21 && n4 == 3 &&
+          !strcmp(a4[1], "--reps");
+    if (!ok)
+        fprintf(stderr, "test_contigs: the options did not refuse bad input as they should\n");
+    return ok;
+}
+
+int main(void)
+{
+    ctg_t x = {0};
+    dna_test_start("test_contigs", &x.me, &x.np);
+    int ok = x.me == 0 ? bad_options() : 1;
+    /* input, min_count, min_ext, walks at once: errors (forks, short contigs); error-free reads
+     * with every k-mer kept (contigs lie on the genome); small k, more errors, one walk at a time;
+     * a circular genome (one cycle: no contig ends). The reads per rank shrink with more ranks,
+     * so every rank count assembles as much; beyond 2 ranks (more ranks than cores: each MPI
+     * walk round waits for descheduled ranks, ~10 ms) a quarter of the genome and of the reads,
+     * so the longest contig, which sets the MPI walk's rounds, is shorter too. */
+    const struct {
+        dna_cfg_t c;
+        int min_count, min_ext, batch;
+    } cfgs[] = {{{20000, 400, 100, 31, 0.01, 0}, 2, 2, 64},
+                {{1200, 36, 80, 21, 0.0, 0}, 1, 1, 64},
+                {{6000, 200, 60, 17, 0.02, 0}, 2, 1, 1},
+                {{150, 30, 40, 15, 0.0, 1}, 1, 1, 16}};
+    for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
+        x.c = cfgs[i].c;
+        x.c.reads = x.c.reads * 2 / (size_t)x.np / (x.np > 2 ? 4 : 1);
+        x.c.genome /= x.np > 2 ? 4 : 1;
+        x.min_count = cfgs[i].min_count;
+        x.min_ext = cfgs[i].min_ext;
+        x.batch = cfgs[i].batch;
+        setup(&x);
+        double t[6];
+        result_t rr = {0}, mr = {0};
+        gstats_t st = {0};
+        int r = run(&x, t, &rr, &mr);
+        r = check_serial(&x, &rr, &mr, &st) && r;
+        if (x.me == 0)
+            printf("test_contigs: genome %zu%s, %zu reads of %zu per rank, k %d, errors %.2f, "
+                   "min count %d, min ext %d, %d walks at once: %zu contigs, %zu bases, longest "
+                   "%zu, N50 %zu, %.1f%% of the genome, %zu on it: %s\n",
+                   x.c.genome, x.c.circular ? " (circular)" : "", x.c.reads, x.c.len, x.c.k,
+                   x.c.err, x.min_count, x.min_ext, x.batch, st.contigs, st.bases, st.longest,
+                   st.n50, 100 * st.coverage, st.on_genome, r ? "ok" : "FAILED");
+        ok &= r;
+        cset_free(&rr.set);
+        cset_free(&mr.set);
+    }
+    free(x.occ);
+    return dna_test_end("test_contigs", x.me, x.np, ok);
+}
+
+#else
+/* ------------------------------------------------------------------------ benchmark --- */
+
+/* Takes --min-count C --min-ext X --batch W and the input's options (dna_parse) out of argv. 0, or
+ * 1 after a usage error. */
+static int parse_own(int *argc, char **argv, ctg_t *x)
+{
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        int *to = !strcmp(a, "--min-count") ? &x->min_count
+                  : !strcmp(a, "--min-ext") ? &x->min_ext
+                  : !strcmp(a, "--batch")   ? &x->batch
+                                            : NULL;
+        if (!to) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc) {
+            fprintf(stderr, "bench_contigs: %s needs a value\n", a);
+            return 1;
+        }
+        *to = atoi(argv[++i]);
+    }
+    *argc = kept;
+    if (x->min_count < 1 || x->min_ext < 1 || x->min_ext > 65535 || x->batch < 1) {
+        fprintf(stderr, "bench_contigs: need --min-count >= 1, 1 <= --min-ext <= 65535, "
+                        "--batch >= 1\n");
+        return 1;
+    }
+    return dna_parse(argc, argv, "bench_contigs", &x->c, 1);
+}
+
+/* A table "<what> (all ranks' / ranks; slowest rank), median of <reps> reps" with the columns RMC
+ * and MPI (indices in *rmc, *mpi) and their ratio. */
+static bench_table_t *new_table(const char *name, const char *what, int reps, int *rmc, int *mpi)
+{
+    char title[200];
+    snprintf(title, sizeof(title), "%s (all ranks' / ranks; slowest rank), median of %d reps", what,
+             reps);
+    bench_table_t *t = bench_table_new(name, "phase", title);
+    *rmc = bench_table_col(t, "RMC", "ns");
+    *mpi = bench_table_col(t, "MPI", "ns");
+    bench_table_ratio(t, "MPI/RMC", *mpi, *rmc, BENCH_RATIO_X);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    ctg_t x = {0};
+    x.c = (dna_cfg_t){1000000, 40000, 100, 31, 0.01, 0};
+    x.min_count = x.min_ext = 2;
+    x.batch = 256;
+    bench_opts_t o;
+    if (parse_own(&argc, argv, &x))
+        return 1;
+    int rc = dna_bench_start(&argc, &argv, "bench_contigs", &x.c, &o, &x.me, &x.np);
+    if (rc)
+        return rc > 0;
+    setup(&x);
+    char peers[640];
+    snprintf(peers, sizeof(peers),
+             "RMC %s: k-mer analysis as bench_kmer (Bloom filter, HashMapBuffer, combining "
+             "buffer), extension map by owner-local inserts, walks through rmc_hashmap_find_n "
+             "(find-only, %d at once); AMO mode %s | MPI: MPI_Alltoallv to the owners, "
+             "then the walks in rounds of MPI_Alltoallv requests and answers | input: genome "
+             "%zu, %zu reads of %zu per rank, k %d, errors %.3f, min count %d, min ext %d",
+             rmc_version(), x.batch, rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
+             x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err, x.min_count, x.min_ext);
+    bench_header(&o, "contig generation: k-mer analysis and de Bruijn graph walk", peers);
+    double s[6][BENCH_MAX_REPS];
+    result_t keep = {0};
+    uint64_t g[3] = {0};
+    for (int r = -1; r < o.reps; r++) {
+        double t[6];
+        result_t rr = {0}, mr = {0};
+        if (!run(&x, t, &rr, &mr))
+            bench_fail("the contigs of RMC and MPI differ");
+        for (int k = 0; r >= 0 && k < 6; k++)
+            s[k][r] = t[k];
+        uint64_t c[3] = {rr.uu, rr.looks, rr.set.n};
+        MPI_Allreduce(c, g, 3, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        cset_free(&keep.set);
+        keep = rr;
+        cset_free(&mr.set);
+    }
+    cset_t all = gather_set(&x, &keep.set);
+    gstats_t st = x.me == 0 ? genome_stats(&x, &all) : (gstats_t){0};
+    size_t reps = (size_t)o.reps;
+    double p1 = bench_median(s[0], reps), p2 = bench_median(s[1], reps);
+    double pe = bench_median(s[2], reps), wr = bench_median(s[3], reps);
+    double am = bench_median(s[4], reps), wm = bench_median(s[5], reps);
+    double whole[BENCH_MAX_REPS];
+    for (size_t r = 0; r < reps; r++)
+        whole[r] = s[0][r] + s[1][r] + s[2][r];
+    double ar = bench_median(whole, reps);
+    int ca, cm, wa, wb;
+    bench_table_t *ta =
+        new_table("analysis", "k-mer analysis, ns per k-mer occurrence", o.reps, &ca, &cm);
+    bench_table_set(ta, bench_table_row(ta, "pass 1: local count, filter, buffered inserts", NAN),
+                    ca, p1);
+    bench_table_set(ta, bench_table_row(ta, "pass 2: counts, extensions (combining buffer)", NAN),
+                    ca, p2);
+    bench_table_set(ta, bench_table_row(ta, "extension map: UU k-mers, owner-local inserts", NAN),
+                    ca, pe);
+    int rw = bench_table_row(ta, "whole analysis", NAN);
+    bench_table_set(ta, rw, ca, ar);
+    bench_table_set(ta, rw, cm, am);
+    bench_table_plot(ta, 0, 0, "ns per k-mer occurrence");
+    bench_table_note(ta, "k-mer occurrences per second per rank: RMC %.2f M, MPI %.2f M", 1e3 / ar,
+                     1e3 / am);
+    bench_table_t *tw = new_table("walk", "walk, ns per UU k-mer", o.reps, &wa, &wb);
+    int rwk = bench_table_row(tw, "walk (find-only finds / request rounds)", NAN);
+    bench_table_set(tw, rwk, wa, wr);
+    bench_table_set(tw, rwk, wb, wm);
+    bench_table_plot(tw, 0, 0, "ns per UU k-mer");
+    double uu = (double)g[0], per_rank_uu = uu / x.np;
+    bench_table_note(tw,
+                     "%" PRIu64 " UU k-mers, %.2f lookups per UU k-mer (both walk alike); "
+                     "contigs per second: RMC %.0f, MPI %.0f",
+                     g[0], (double)g[1] / (uu ? uu : 1), (double)g[2] / (wr * 1e-9 * per_rank_uu),
+                     (double)g[2] / (wm * 1e-9 * per_rank_uu));
+    bench_table_note(tw,
+                     "contigs: %zu, %zu bases, longest %zu, N50 %zu; %.1f%% of the genome's "
+                     "k-mers in a contig, %zu contigs on the genome; genome k-mers repeated: %zu",
+                     st.contigs, st.bases, st.longest, st.n50, 100 * st.coverage, st.on_genome,
+                     st.repeats);
+    bench_table_note(tw, "verified every repetition: RMC's and MPI's contigs agree (contigs, "
+                         "bases, mix-sum); tests/mpi/test_contigs checks against a serial "
+                         "assembly");
+    bench_finish(&o, (bench_table_t *[]){ta, tw}, 2);
+    cset_free(&all);
+    cset_free(&keep.set);
+    ok_st(&x, rmc_finalize(), "rmc_finalize");
+    free(x.occ);
+    MPI_Finalize();
+    return 0;
+}
+#endif
