@@ -24,13 +24,14 @@
  *    smaller of the two.
  *
  *   RMC    k-mer analysis, as k-mer counting (apps/kmer/kmer.c): each rank sorts its occurrences
- *          (radix sort) into (k-mer, count, extension counts); pass 1 puts a k-mer it holds twice into the hash
- *          map through a HashMapBuffer, one it holds once into a blocked Bloom filter first and
- *          into the map only when the filter had seen it (min_count 1: every k-mer); pass 2 adds
- *          every rank's counts and extension counts through a combining HashMapBuffer. Extension
- *          map: each rank scans the entries it owns (rmc_hashmap_local_foreach) and puts its UU
- *          k-mers into a second map, k-mer -> (left, right) bases; with the same key type a key
- *          has the same owner there, so these are RMC_PROMISE_LOCAL inserts (plain stores).
+ *          (radix sort) into (k-mer, count, extension counts); pass 1 puts a k-mer it holds
+ *          twice into the hash map through a HashMapBuffer, one it holds once into a blocked
+ *          Bloom filter first and into the map only when the filter had seen it (min_count 1:
+ *          every k-mer); pass 2 adds every rank's counts and extension counts through a
+ *          combining HashMapBuffer. Extension map: each rank scans the entries it owns
+ *          (rmc_hashmap_local_foreach) and puts its UU k-mers into a second map, k-mer -> (left,
+ *          right) bases; with the same key type a key has the same owner there, so these are
+ *          RMC_PROMISE_LOCAL inserts (plain stores).
  *          Walk: from every UU k-mer it owns each rank walks right and left at once (a step on
  *          each side per round of lookups), finding the next k-mers in the extension map: only
  *          finds run, so RMC_PROMISE_FIND (one read a probe, no atomic), the lookups of `batch`
