@@ -9,7 +9,9 @@ PKGS=(
   libhwloc-dev                                           # topology (CPU atomics: GCC builtins)
   libcmocka-dev                                          # tests
   libarmci-mpi-dev                                       # ARMCI-MPI: peer in tests and benchmarks
-  libglobalarrays-dev libscalapack-mpich-dev             # Global Arrays: peer (GA links ScaLAPACK)
+  libglobalarrays-dev libscalapack-mpich-dev             # Global Arrays: peer (GA links ScaLAPACK);
+                                                         # ScaLAPACK: pdgemm, the GEMM peer
+  libopenblas-dev                                        # BLAS of the matrices (one thread per rank)
   gnuplot-nox                                            # benchmark plots (PNG)
 )
 

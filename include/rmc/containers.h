@@ -10,4 +10,5 @@
 #include <rmc/hashmap.h>
 #include <rmc/bloom.h>
 #include <rmc/kv.h>
+#include <rmc/matrix.h>
 #endif

@@ -1,0 +1,1114 @@
+/* Distributed dense multiplication C = alpha op(A) op(B) + beta C (include/rmc/matrix.h; seed 001
+ * §7.3-7.6, Algs 2-8 with the issue's errata corrected).
+ *
+ * The work grid. The patch of C is cut at C's tile boundaries and at op(A)'s row / op(B)'s column
+ * boundaries (I and J), the k range at op(A)'s column and op(B)'s row boundaries (K). So every
+ * block product op(A)[I, K] op(B)[K, J] reads one tile of A and one of B and updates one tile of C,
+ * whatever the three distributions (the "slicing" multiply: nothing is redistributed). A block is
+ * used in place when its tile is on this node (zero copy, BLAS reads the owner's memory), else it
+ * is fetched with one strided get into a buffer.
+ *
+ * Stationary C (Algs 3/4): the owner of C[I, J] computes it, k blocks starting at (i + j) mod nk
+ * (ranks spread their requests over the owners), the next block pair fetched while this one is
+ * multiplied (two buffer sets), long multiplies cut into column panels between which the fetches
+ * in flight are tested (MPI progress when the transfer needs it). Alg 4's multiply sits outside
+ * its `if` here (the seed's listing skips the last block).
+ * Stationary A / B (Algs 5, 7): the owner of op(A)[I, K] (op(B)[K, J]) computes its products with
+ * every J (I) and sends each to C's owner: by atomic accumulate into C (RMC_GEMM_UPDATE=acc, the
+ * default: one one-sided operation, comm's accumulates are element-wise atomic) or through the
+ * owner's update queue (=queue, the seed's Alg 5: the product stays in the producer's segment, a
+ * CHECKSUM queue carries {where, which block}, the owner pulls and adds it while it works and at
+ * the end). Alg 7's `put_tile(i, k, ...)` is put_tile(i, j, ...) here: the update goes to C[I, J].
+ * Work stealing (Alg 8): stationary A whose (I, K) units hand out their J products one at a time
+ * through a fetch-and-add on a reservation counter (on the unit's owner); a rank that finished its
+ * own units steals from the others': every J of every unit is taken exactly once (Alg 8 reads `j`
+ * where it means its reservation my_j, and visits only M of the M x K units; both corrected).
+ * SUMMA (Alg 2): the bulk-synchronous reference with MPI row / column communicators and
+ * broadcasts, for regular distributions of one tile per process on one grid. */
+#include "config.h"
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cblas.h>
+#include <rmc/queue.h>
+#include <rmc/env.h>
+#include "matrix_impl.h"
+
+static const rmc_knob_t knob_threads = {
+    "RMC_BLAS_THREADS", "1",
+    "threads of OpenBLAS in the matrices' multiplies (set when a multiplication starts; one per "
+    "rank keeps ranks sharing cores from oversubscribing them)"};
+static const rmc_knob_t knob_update = {
+    "RMC_GEMM_UPDATE", "acc",
+    "how stationary-A/B multiplications send partial C blocks: acc (atomic remote accumulate) or "
+    "queue (the owner's update queue, seed 001 Alg 5)"};
+
+__attribute__((constructor)) static void gemm_register(void)
+{
+    rmc_knob_register(&knob_threads);
+    rmc_knob_register(&knob_update);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
+{
+    static const char *const names[] = {"auto",          "stationary-c",   "stationary-a",
+                                        "stationary-b",  "steal-random",   "steal-local",
+                                        "summa"};
+    return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
+}
+
+/* ------------------------------------------------------------------------ the grid --- */
+
+/* Breakpoints of one dimension of the work grid: the patch [lo, hi) cut at the boundaries of up
+ * to two tilings, each given as (distribution, dimension, offset of the patch in it). */
+typedef struct cuts {
+    int64_t n;   /* blocks */
+    int64_t *at; /* n + 1 points, relative to the patch start */
+} cuts_t;
+
+typedef struct tiling {
+    const struct rmc_dist *d;
+    int dim;
+    int64_t off; /* the patch's start in that dimension of d */
+} tiling_t;
+
+static rmc_status_t make_cuts(cuts_t *c, int64_t len, const tiling_t *t, int nt, const char *fn)
+{
+    size_t cap = 2;
+    for (int i = 0; i < nt; i++)
+        cap += (size_t)t[i].d->nt[t[i].dim];
+    c->at = malloc(cap * sizeof(int64_t));
+    if (!c->at)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "the work grid");
+    int64_t pos = 0;
+    c->n = 0;
+    c->at[0] = 0;
+    while (pos < len) { /* the next boundary of any tiling after pos */
+        int64_t next = len;
+        for (int i = 0; i < nt; i++) {
+            const struct rmc_dist *d = t[i].d;
+            int64_t g = t[i].off + pos, tc = rmcc_tile_of(d, t[i].dim, g);
+            int64_t h = rmcc_tile_hi(d, t[i].dim, tc) - t[i].off;
+            if (h < next)
+                next = h;
+        }
+        c->at[++c->n] = pos = next;
+    }
+    return RMC_OK;
+}
+
+/* One operand block: op(X)[rows, cols] as X's patch (transposed when the operand is). */
+typedef struct operand {
+    struct rmc_matrix *m;
+    int trans;          /* 0: op(X) = X; else X^T (conjugated when conj) */
+    int conj;
+    int64_t r0, c0;     /* op(X)'s patch start in X's coordinates of op(X)'s row / column */
+} operand_t;
+
+/* X's box for op(X)[i0, i1) x [j0, j1) (relative to the operand's patch), its tile, and whether it
+ * is node-local (*lp: its first element in place, *ld its tile's row length). */
+static int64_t box_of(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                      int64_t lo[2], int64_t hi[2])
+{
+    if (!o->trans) {
+        lo[0] = o->r0 + i0, hi[0] = o->r0 + i1, lo[1] = o->c0 + j0, hi[1] = o->c0 + j1;
+    } else {
+        lo[0] = o->c0 + j0, hi[0] = o->c0 + j1, lo[1] = o->r0 + i0, hi[1] = o->r0 + i1;
+    }
+    const struct rmc_dist *d = o->m->d;
+    int64_t tc[2] = {rmcc_tile_of(d, 0, lo[0]), rmcc_tile_of(d, 1, lo[1])};
+    return tc[0] * d->nt[1] + tc[1];
+}
+
+/* A block ready for BLAS: where it is and its leading dimension (X's layout: rows of X). */
+typedef struct blk {
+    const char *p;
+    int64_t ld;
+    rmc_request_h r; /* its fetch in flight */
+    int fetched;     /* bytes moved (stats) */
+} blk_t;
+
+/* Makes op(X)[i0, i1) x [j0, j1) available: in place when node-local, else fetched (nb) into buf.
+ */
+static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int64_t j0,
+                                int64_t j1, char *buf, blk_t *b, double *bytes, const char *fn)
+{
+    int64_t lo[2], hi[2];
+    int64_t t = box_of(o, i0, i1, j0, j1, lo, hi);
+    const struct rmc_dist *d = o->m->d;
+    char *l = rmcc_tile_laddr(o->m, t);
+    b->r = RMC_REQUEST_NULL;
+    if (l) {
+        int64_t tc0 = t / d->nt[1], tc1 = t % d->nt[1];
+        int64_t tl0 = rmcc_tile_lo(d, 0, tc0), tl1 = rmcc_tile_lo(d, 1, tc1);
+        b->ld = rmcc_tile_hi(d, 1, tc1) - tl1;
+        b->p = l + ((lo[0] - tl0) * b->ld + (lo[1] - tl1)) * (int64_t)o->m->esz;
+        return RMC_OK;
+    }
+    b->ld = hi[1] - lo[1];
+    b->p = buf;
+    *bytes += (double)((hi[0] - lo[0]) * b->ld) * (double)o->m->esz;
+    return rmcc_matrix_patch(o->m, 0, lo, hi, buf, NULL, NULL, &b->r, fn);
+}
+
+/* ----------------------------------------------------------------------------- BLAS --- */
+
+static void blas(rmc_elem_t e, int ta, int tb, int64_t m, int64_t n, int64_t k, const void *alpha,
+                 const void *a, int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                 int64_t ldc)
+{
+    enum CBLAS_TRANSPOSE A = ta == 0 ? CblasNoTrans : ta == 1 ? CblasTrans : CblasConjTrans;
+    enum CBLAS_TRANSPOSE B = tb == 0 ? CblasNoTrans : tb == 1 ? CblasTrans : CblasConjTrans;
+    blasint M = (blasint)m, N = (blasint)n, K = (blasint)k;
+    switch (e) {
+    case RMC_ELEM_F32:
+        cblas_sgemm(CblasRowMajor, A, B, M, N, K, *(const float *)alpha, a, (blasint)lda, b,
+                    (blasint)ldb, *(const float *)beta, c, (blasint)ldc);
+        break;
+    case RMC_ELEM_F64:
+        cblas_dgemm(CblasRowMajor, A, B, M, N, K, *(const double *)alpha, a, (blasint)lda, b,
+                    (blasint)ldb, *(const double *)beta, c, (blasint)ldc);
+        break;
+    case RMC_ELEM_C32:
+        cblas_cgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta,
+                    c, (blasint)ldc);
+        break;
+    default:
+        cblas_zgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta,
+                    c, (blasint)ldc);
+    }
+}
+
+/* C[m x n] (ldc) *= beta, beta = 0: set to 0 (C is not read, as BLAS does). */
+static void scale_block(rmc_elem_t e, char *c, int64_t m, int64_t n, int64_t ldc, const void *beta)
+{
+    size_t es = rmc_elem_size(e);
+    for (int64_t i = 0; i < m; i++) {
+        char *row = c + (size_t)(i * ldc) * es;
+        switch (e) {
+        case RMC_ELEM_F32: {
+            float b = *(const float *)beta, *r = (float *)(void *)row;
+            for (int64_t j = 0; j < n; j++)
+                r[j] = b == 0 ? 0 : r[j] * b;
+            break;
+        }
+        case RMC_ELEM_F64: {
+            double b = *(const double *)beta, *r = (double *)(void *)row;
+            for (int64_t j = 0; j < n; j++)
+                r[j] = b == 0 ? 0 : r[j] * b;
+            break;
+        }
+        case RMC_ELEM_C32: {
+            float complex b = *(const float complex *)beta, *r = (float complex *)(void *)row;
+            for (int64_t j = 0; j < n; j++)
+                r[j] = b == 0 ? 0 : r[j] * b;
+            break;
+        }
+        default: {
+            double complex b = *(const double complex *)beta, *r = (double complex *)(void *)row;
+            for (int64_t j = 0; j < n; j++)
+                r[j] = b == 0 ? 0 : r[j] * b;
+        }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ the call --- */
+
+typedef struct gemm {
+    rmc_elem_t e;
+    size_t es;
+    const void *alpha, *beta;
+    char one[16]; /* 1 of the type: BLAS's beta when adding into C */
+    operand_t a, b;
+    struct rmc_matrix *c;
+    int64_t c0[2];       /* C's patch start */
+    int64_t m, n, k;
+    cuts_t ci, cj, ck;   /* the work grid */
+    rmc_gemm_stats_t st;
+    size_t bufA, bufB;   /* bytes of the largest A / B block */
+    const char *fn;
+} gemm_t;
+
+/* C's block [I, J]: in place (this rank owns it) with its leading dimension. */
+static char *c_block(gemm_t *g, int64_t i, int64_t j, int64_t *ldc)
+{
+    int64_t lo[2], hi[2];
+    operand_t o = {g->c, 0, 0, g->c0[0], g->c0[1]};
+    int64_t t = box_of(&o, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1], lo, hi);
+    const struct rmc_dist *d = g->c->d;
+    int64_t tc0 = t / d->nt[1], tc1 = t % d->nt[1];
+    int64_t tl0 = rmcc_tile_lo(d, 0, tc0), tl1 = rmcc_tile_lo(d, 1, tc1);
+    *ldc = rmcc_tile_hi(d, 1, tc1) - tl1;
+    char *l = rmcc_tile_laddr(g->c, t);
+    return l ? l + ((lo[0] - tl0) * *ldc + (lo[1] - tl1)) * (int64_t)g->es : NULL;
+}
+
+static int c_owner(const gemm_t *g, int64_t i, int64_t j)
+{
+    int64_t lo[2], hi[2];
+    operand_t o = {g->c, 0, 0, g->c0[0], g->c0[1]};
+    return g->c->towner[box_of(&o, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1],
+                               lo, hi)];
+}
+static int op_owner(const operand_t *o, const cuts_t *r, int64_t i, const cuts_t *c, int64_t j)
+{
+    int64_t lo[2], hi[2];
+    return o->m->towner[box_of(o, r->at[i], r->at[i + 1], c->at[j], c->at[j + 1], lo, hi)];
+}
+
+/* Waits for a block's fetch (comm wait time). */
+static rmc_status_t block_wait(gemm_t *g, blk_t *b)
+{
+    if (!b->r)
+        return RMC_OK;
+    double t0 = now();
+    rmc_status_t s = rmc_wait(&b->r);
+    g->st.comm_wait += now() - t0;
+    return s;
+}
+
+/* dst (m x n, ldd) += alpha op(A) op(B) for one block product, cut into column panels between
+ * which the fetches in flight (pend[0..np-1]) are tested. */
+static rmc_status_t multiply(gemm_t *g, int64_t m, int64_t n, int64_t k, const blk_t *a,
+                             const blk_t *b, char *dst, int64_t ldd, const void *beta,
+                             rmc_request_h *pend, int np)
+{
+    int ta = g->a.trans ? (g->a.conj ? 2 : 1) : 0, tb = g->b.trans ? (g->b.conj ? 2 : 1) : 0;
+    int64_t panels = 1;
+    for (int i = 0; i < np; i++)
+        if (pend[i])
+            panels = 4;
+    if (n < 256 * panels)
+        panels = 1;
+    int64_t w = (n + panels - 1) / panels;
+    double t0 = now();
+    for (int64_t j0 = 0; j0 < n; j0 += w) {
+        int64_t nj = n - j0 < w ? n - j0 : w;
+        const char *bp = b->p + (size_t)(tb ? j0 * b->ld : j0) * g->es;
+        blas(g->e, ta, tb, m, nj, k, g->alpha, a->p, a->ld, bp, b->ld, beta,
+             dst + (size_t)j0 * g->es, ldd);
+        for (int i = 0; j0 + w < n && i < np; i++) {
+            int fin;
+            if (pend[i]) {
+                rmc_status_t s = rmc_test(&pend[i], &fin);
+                if (s != RMC_OK)
+                    return s;
+            }
+        }
+    }
+    g->st.compute += now() - t0;
+    g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
+    return RMC_OK;
+}
+
+/* ----------------------------------------------------------------- stationary C --- */
+
+static rmc_status_t stationary_c(gemm_t *g)
+{
+    /* this rank's C blocks, each with its k blocks from the offset i + j: one sequence of block
+     * products, fetched one ahead */
+    int64_t nk = g->ck.n, nw = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            nw += c_owner(g, i, j) == rmcc.rank;
+    rmc_status_t st = RMC_OK;
+    if (nw == 0 || nk == 0)
+        return RMC_OK;
+    char *bufs = malloc(2 * (g->bufA + g->bufB));
+    int64_t(*w)[3] = malloc((size_t)(nw * nk) * sizeof(*w)); /* i, j, k block */
+    if (!bufs || !w) {
+        free(bufs);
+        free(w);
+        return rmcc_fail(RMC_ERR_NOMEM, g->fn, "buffers for blocks of A and B");
+    }
+    int64_t nseq = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            if (c_owner(g, i, j) == rmcc.rank)
+                for (int64_t s = 0; s < nk; s++) {
+                    w[nseq][0] = i;
+                    w[nseq][1] = j;
+                    w[nseq++][2] = (s + i + j) % nk;
+                }
+    blk_t A[2] = {{0}}, B[2] = {{0}};
+    char *ab[2] = {bufs, bufs + g->bufA + g->bufB}, *bb[2] = {ab[0] + g->bufA, ab[1] + g->bufA};
+#define START(x, s)                                                                                \
+    (block_start(&g->a, g->ci.at[w[s][0]], g->ci.at[w[s][0] + 1], g->ck.at[w[s][2]],               \
+                 g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn) == RMC_OK              \
+         ? block_start(&g->b, g->ck.at[w[s][2]], g->ck.at[w[s][2] + 1], g->cj.at[w[s][1]],         \
+                       g->cj.at[w[s][1] + 1], bb[x], &B[x], &g->st.bytes, g->fn)                   \
+         : RMC_ERR_INTERNAL)
+    st = START(0, 0);
+    for (int64_t s = 0; st == RMC_OK && s < nseq; s++) {
+        int x = (int)(s & 1);
+        if (s + 1 < nseq && (st = START(1 - x, s + 1)) != RMC_OK)
+            break;
+        if ((st = block_wait(g, &A[x])) != RMC_OK || (st = block_wait(g, &B[x])) != RMC_OK)
+            break;
+        int64_t i = w[s][0], j = w[s][1], kk = w[s][2], ldc;
+        char *cp = c_block(g, i, j, &ldc);
+        rmc_request_h pend[2] = {s + 1 < nseq ? A[1 - x].r : RMC_REQUEST_NULL,
+                                 s + 1 < nseq ? B[1 - x].r : RMC_REQUEST_NULL};
+        /* C's beta is applied by the first product of each block (no separate pass over C) */
+        const void *beta = kk == (i + j) % nk ? g->beta : g->one;
+        st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                      g->ck.at[kk + 1] - g->ck.at[kk], &A[x], &B[x], cp, ldc, beta, pend, 2);
+        if (s + 1 < nseq) { /* the tests may have completed them */
+            A[1 - x].r = pend[0];
+            B[1 - x].r = pend[1];
+        }
+    }
+#undef START
+    if (st != RMC_OK) /* nothing in flight stays */
+        for (int x = 0; x < 2; x++) {
+            if (A[x].r)
+                rmc_wait(&A[x].r);
+            if (B[x].r)
+                rmc_wait(&B[x].r);
+        }
+    free(bufs);
+    free(w);
+    return st;
+}
+
+/* ------------------------------------------------------------- partial C updates --- */
+
+/* An update of the queue method: a product in the producer's segment, for C block [i, j]; the
+ * consumer adds 1 at `ack` (the producer's) when it has read it. */
+typedef struct upd {
+    rmc_gptr_t p, ack;
+    int64_t i, j;
+} upd_t;
+static const rmc_type_t upd_type = RMC_TYPE_FIXED("rmc-gemm-update", sizeof(upd_t));
+
+#define NSLOT 4 /* products a producer has in flight (queue method) */
+
+/* How partial C blocks travel (stationary A / B, stealing). */
+typedef struct updater {
+    int queue;              /* 0: atomic accumulate into C; 1: update queues */
+    rmc_queue_h *q;         /* [nranks] each rank's queue (queue method) */
+    char *buf[NSLOT];       /* products: local buffers (acc) or segment blocks (queue) */
+    rmc_gptr_t slot[NSLOT]; /* queue: the blocks' global pointers */
+    rmc_gptr_t ack;         /* queue: NSLOT acknowledgement counters (int64) */
+    rmc_request_h r[NSLOT]; /* acc: the accumulate in flight from each buffer */
+    int64_t sent[NSLOT];    /* queue: updates sent from each slot, acknowledged: *ack[s] */
+    int next;
+    char *pull;             /* queue: where a popped product is read */
+} updater_t;
+
+/* Drains this rank's update queue: pulls each product there now and adds it to the C block it
+ * names (*left: the updates still to come). Counts accumulate time. */
+static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
+{
+    if (!u->queue)
+        return RMC_OK;
+    double t0 = now();
+    rmc_status_t st = RMC_OK;
+    for (;;) {
+        upd_t d;
+        st = rmc_queue_pop(u->q[rmcc.rank], &d, 0);
+        if (st == RMC_ERR_EMPTY) {
+            st = RMC_OK;
+            break;
+        }
+        if (st != RMC_OK)
+            break;
+        int64_t ldc, mi = g->ci.at[d.i + 1] - g->ci.at[d.i], nj = g->cj.at[d.j + 1] - g->cj.at[d.j];
+        char *cp = c_block(g, d.i, d.j, &ldc);
+        size_t bytes = (size_t)(mi * nj) * g->es;
+        if ((st = rmc_gptr_get(u->pull, d.p, bytes)) != RMC_OK)
+            break;
+        int64_t old;
+        if ((st = rmc_gptr_fetch_add_i64(d.ack, 1, &old)) != RMC_OK)
+            break;
+        g->st.bytes += (double)bytes;
+        for (int64_t r = 0; r < mi; r++) { /* C += product (alpha was applied by the producer) */
+            char *cr = cp + (size_t)(r * ldc) * g->es, *pr = u->pull + (size_t)(r * nj) * g->es;
+            switch (g->e) {
+            case RMC_ELEM_F32:
+                cblas_saxpy((blasint)nj, 1.0f, (float *)(void *)pr, 1, (float *)(void *)cr, 1);
+                break;
+            case RMC_ELEM_F64:
+                cblas_daxpy((blasint)nj, 1.0, (double *)(void *)pr, 1, (double *)(void *)cr, 1);
+                break;
+            case RMC_ELEM_C32:
+                cblas_caxpy((blasint)nj, g->one, pr, 1, cr, 1);
+                break;
+            default:
+                cblas_zaxpy((blasint)nj, g->one, pr, 1, cr, 1);
+            }
+        }
+        --*left;
+    }
+    g->st.accumulate += now() - t0;
+    return st;
+}
+
+/* A free product buffer: its previous update complete (acc) or acknowledged (queue); the queue
+ * method drains this rank's queue while it waits (another producer may wait for us). */
+static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
+{
+    int s = u->next;
+    u->next = (s + 1) % NSLOT;
+    rmc_status_t st = RMC_OK;
+    double t0 = now();
+    if (!u->queue) {
+        if (u->r[s])
+            st = rmc_wait(&u->r[s]);
+    } else {
+        for (;;) {
+            int64_t acked;
+            if ((st = rmc_gptr_load_i64(rmc_gptr_add(u->ack, 8 * s), &acked)) != RMC_OK)
+                break;
+            if (acked == u->sent[s])
+                break;
+            if ((st = drain(g, u, left)) != RMC_OK)
+                break;
+            rmc_progress();
+        }
+    }
+    g->st.comm_wait += now() - t0;
+    *buf = u->buf[s];
+    return st;
+}
+
+/* Sends the product in the buffer last given by upd_slot to C block [i, j]. */
+static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t *left)
+{
+    int s = (u->next + NSLOT - 1) % NSLOT;
+    int64_t mi = g->ci.at[i + 1] - g->ci.at[i], nj = g->cj.at[j + 1] - g->cj.at[j];
+    g->st.bytes += (double)(mi * nj) * (double)g->es;
+    if (!u->queue) {
+        int64_t lo[2] = {g->c0[0] + g->ci.at[i], g->c0[1] + g->cj.at[j]};
+        int64_t hi[2] = {g->c0[0] + g->ci.at[i + 1], g->c0[1] + g->cj.at[j + 1]};
+        return rmcc_matrix_patch(g->c, 2, lo, hi, u->buf[s], NULL, NULL, &u->r[s], g->fn);
+    }
+    upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j};
+    u->sent[s]++;
+    int owner = c_owner(g, i, j);
+    double t0 = now();
+    rmc_status_t st;
+    while ((st = rmc_queue_push(u->q[owner], &d, 0)) == RMC_ERR_FULL) {
+        if ((st = drain(g, u, left)) != RMC_OK)
+            break;
+        rmc_progress();
+    }
+    g->st.comm_wait += now() - t0;
+    return st;
+}
+
+/* Collective: sets up the update path (the queue method's queues and segment blocks). */
+static rmc_status_t upd_init(gemm_t *g, updater_t *u)
+{
+    memset(u, 0, sizeof(*u));
+    const char *v = rmc_knob_value("RMC_GEMM_UPDATE");
+    u->queue = v && !strcmp(v, "queue");
+    size_t bytes = g->es * (size_t)g->ci.n * 0; /* (the largest C block below) */
+    int64_t mi = 0, nj = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        if (g->ci.at[i + 1] - g->ci.at[i] > mi)
+            mi = g->ci.at[i + 1] - g->ci.at[i];
+    for (int64_t j = 0; j < g->cj.n; j++)
+        if (g->cj.at[j + 1] - g->cj.at[j] > nj)
+            nj = g->cj.at[j + 1] - g->cj.at[j];
+    bytes = (size_t)(mi * nj) * g->es;
+    rmc_status_t st = RMC_OK;
+    if (!u->queue) {
+        for (int s = 0; s < NSLOT && st == RMC_OK; s++)
+            if (!(u->buf[s] = malloc(bytes ? bytes : 1)))
+                st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "product buffers");
+        return rmcc_agree(st);
+    }
+    u->q = calloc((size_t)rmcc.nranks, sizeof(rmc_queue_h));
+    u->pull = malloc(bytes ? bytes : 1);
+    st = u->q && u->pull ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "update queues");
+    for (int s = 0; s < NSLOT && st == RMC_OK; s++)
+        if ((st = rmc_alloc(bytes ? bytes : 8, &u->slot[s])) == RMC_OK)
+            u->buf[s] = rmc_gptr_local(u->slot[s]);
+    if (st == RMC_OK)
+        st = rmc_alloc(8 * NSLOT, &u->ack);
+    st = rmcc_agree(st);
+    for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++) /* collective: every rank, each */
+        st = rmc_queue_create(RMC_QUEUE_CHECKSUM, r, 64, &upd_type, &u->q[r]);
+    return st;
+}
+
+/* Collective: every update delivered (the queue method's owners drain what is theirs), then the
+ * path torn down. left: the updates this rank still has to receive. */
+static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t left)
+{
+    if (!u->queue) {
+        for (int s = 0; s < NSLOT; s++) {
+            if (u->r[s]) {
+                rmc_status_t s2 = rmc_wait(&u->r[s]);
+                if (st == RMC_OK)
+                    st = s2;
+            }
+            free(u->buf[s]);
+        }
+        return st;
+    }
+    /* every rank pulls its updates until all ranks have finished pushing theirs (a barrier in
+     * the background: a failed rank ends it too, nobody waits for updates that never come), then
+     * what is left */
+    MPI_Request rq;
+    int done = 0;
+    if (MPI_Ibarrier(rmcc.comm, &rq) != MPI_SUCCESS) {
+        rq = MPI_REQUEST_NULL;
+        done = 1;
+        st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Ibarrier ending the updates");
+    }
+    while (!done) {
+        rmc_status_t s2 = drain(g, u, &left);
+        if (st == RMC_OK)
+            st = s2;
+        if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            done = 1;
+        if (!done)
+            rmc_progress();
+    }
+    rmc_status_t s3 = drain(g, u, &left);
+    if (st == RMC_OK)
+        st = s3;
+    if (st == RMC_OK && left != 0)
+        st = rmcc_fail(RMC_ERR_INTERNAL, g->fn, "%lld partial C blocks never arrived",
+                       (long long)left);
+    rmc_status_t b = rmc_barrier(); /* every product read: the blocks may go */
+    if (st == RMC_OK)
+        st = b;
+    for (int r = 0; u->q && r < rmcc.nranks; r++)
+        if (u->q[r])
+            rmc_queue_destroy(u->q[r]);
+    for (int s = 0; s < NSLOT; s++)
+        if (!rmc_gptr_is_null(u->slot[s]))
+            rmc_free(u->slot[s]);
+    if (!rmc_gptr_is_null(u->ack))
+        rmc_free(u->ack);
+    free(u->q);
+    free(u->pull);
+    return st;
+}
+
+/* The updates this rank receives: C blocks it owns times the k blocks. */
+static int64_t updates_to_me(gemm_t *g)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            n += c_owner(g, i, j) == rmcc.rank;
+    return n * g->ck.n;
+}
+
+/* One block product of unit (i, kk) x j into a product buffer, sent to C's owner. A: the op(A)
+ * block (ready), B: the op(B) block (ready). */
+static rmc_status_t product(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t kk,
+                            const blk_t *A, const blk_t *B, rmc_request_h *pend, int np,
+                            int64_t *left)
+{
+    char *pb;
+    rmc_status_t st = upd_slot(g, u, left, &pb);
+    if (st != RMC_OK)
+        return st;
+    int64_t mi = g->ci.at[i + 1] - g->ci.at[i], nj = g->cj.at[j + 1] - g->cj.at[j];
+    char zero[16] = {0};
+    if ((st = multiply(g, mi, nj, g->ck.at[kk + 1] - g->ck.at[kk], A, B, pb, nj, zero, pend,
+                       np)) != RMC_OK)
+        return st;
+    return upd_send(g, u, i, j, left);
+}
+
+/* ----------------------------------------------------------- stationary A and B --- */
+
+/* Stationary A (which 0) or B (1): this rank's blocks of op(A)[i, kk] (op(B)[kk, j]) times every
+ * op(B)[kk, j] (op(A)[i, kk]), the moving blocks fetched one ahead. */
+static rmc_status_t stationary_ab(gemm_t *g, int which, updater_t *u, int64_t *left)
+{
+    const cuts_t *outer = which ? &g->cj : &g->ci, *moving = which ? &g->ci : &g->cj;
+    const operand_t *so = which ? &g->b : &g->a, *mo = which ? &g->a : &g->b;
+    size_t per = g->bufA + g->bufB; /* each buffer holds a block of either */
+    char *buf = malloc(3 * per);
+    if (!buf)
+        return rmcc_fail(RMC_ERR_NOMEM, g->fn, "block buffers");
+    char *sbuf = buf, *mbuf[2] = {buf + per, buf + 2 * per};
+    rmc_status_t st = RMC_OK;
+    for (int64_t o = 0; st == RMC_OK && o < outer->n; o++)
+        for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++) {
+            int own = which ? op_owner(&g->b, &g->ck, kk, &g->cj, o) == rmcc.rank
+                            : op_owner(&g->a, &g->ci, o, &g->ck, kk) == rmcc.rank;
+            if (!own)
+                continue;
+            blk_t S = {0}, M[2] = {{0}};
+            int64_t k0 = g->ck.at[kk], k1 = g->ck.at[kk + 1];
+            st = which ? block_start(so, k0, k1, outer->at[o], outer->at[o + 1], sbuf, &S,
+                                     &g->st.bytes, g->fn)
+                       : block_start(so, outer->at[o], outer->at[o + 1], k0, k1, sbuf, &S,
+                                     &g->st.bytes, g->fn);
+            if (st == RMC_OK)
+                st = block_wait(g, &S); /* in place: it is this rank's */
+            int64_t nm = moving->n, start = (o + kk) % (nm ? nm : 1);
+#define MSTART(x, s)                                                                               \
+    (which ? block_start(mo, moving->at[(s + start) % nm], moving->at[(s + start) % nm + 1], k0,   \
+                         k1, mbuf[x], &M[x], &g->st.bytes, g->fn)                                  \
+           : block_start(mo, k0, k1, moving->at[(s + start) % nm],                                 \
+                         moving->at[(s + start) % nm + 1], mbuf[x], &M[x], &g->st.bytes, g->fn))
+            if (st == RMC_OK && nm)
+                st = MSTART(0, 0);
+            for (int64_t s = 0; st == RMC_OK && s < nm; s++) {
+                int x = (int)(s & 1);
+                if (s + 1 < nm && (st = MSTART(1 - x, s + 1)) != RMC_OK)
+                    break;
+                if ((st = block_wait(g, &M[x])) != RMC_OK)
+                    break;
+                int64_t m = (s + start) % nm;
+                rmc_request_h pend[1] = {s + 1 < nm ? M[1 - x].r : RMC_REQUEST_NULL};
+                st = which ? product(g, u, m, o, kk, &M[x], &S, pend, 1, left)
+                           : product(g, u, o, m, kk, &S, &M[x], pend, 1, left);
+                if (s + 1 < nm)
+                    M[1 - x].r = pend[0];
+            }
+#undef MSTART
+            for (int x = 0; x < 2; x++)
+                if (M[x].r)
+                    rmc_wait(&M[x].r);
+            if (st == RMC_OK)
+                st = drain(g, u, left);
+        }
+    free(buf);
+    return st;
+}
+
+/* -------------------------------------------------------------------- stealing --- */
+
+/* Work stealing on stationary A (Alg 8, corrected): unit (i, kk)'s column products are reserved
+ * one at a time by a fetch-and-add on the unit's counter (on the unit's owner). Each rank first
+ * works on its own units, then on the others': in random order, or (local) those whose blocks it
+ * holds first. */
+static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, rmc_gptr_t *ctrp)
+{
+    int64_t nu = g->ci.n * g->ck.n, nj = g->cj.n;
+    rmc_status_t st = RMC_OK;
+    rmc_gptr_t ctr = RMC_GPTR_NULL;
+    uint64_t *base = calloc((size_t)rmcc.nranks, sizeof(uint64_t));
+    int64_t *order = malloc((size_t)(nu ? nu : 1) * sizeof(int64_t));
+    double *score = malloc((size_t)(nu ? nu : 1) * sizeof(double));
+    char *buf = malloc(2 * g->bufA + 2 * g->bufB);
+    if (!base || !order || !score || !buf)
+        st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the reservation grid");
+    if (st == RMC_OK && (st = rmc_alloc(8 * (size_t)(nu ? nu : 1), &ctr)) == RMC_OK)
+        base[rmcc.rank] = ctr.off;
+    st = rmcc_agree(st);
+    if (st == RMC_OK && MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, 1, MPI_UINT64_T,
+                                      rmcc.comm) != MPI_SUCCESS)
+        st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allgather of the reservation grid");
+    st = rmcc_agree(st);
+    if (st == RMC_OK)
+        st = rmcc_agree(rmc_barrier()); /* the counters are zero everywhere before any use */
+    /* the order: own units, then the others (random or by locality), unit u = i * nk + kk */
+    int64_t n = 0;
+    uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(rmcc.rank + 1);
+    for (int64_t v = 0; st == RMC_OK && v < nu; v++) {
+        int64_t i = v / g->ck.n, kk = v % g->ck.n;
+        int own = op_owner(&g->a, &g->ci, i, &g->ck, kk) == rmcc.rank;
+        double sc = own ? 1e9 : 0;
+        if (!own && local) { /* blocks it holds: A's in place, C's and B's of the products */
+            int64_t lo[2], hi[2];
+            sc += rmcc_tile_laddr(g->a.m, box_of(&g->a, g->ci.at[i], g->ci.at[i + 1],
+                                                 g->ck.at[kk], g->ck.at[kk + 1], lo, hi))
+                      ? 1e6
+                      : 0;
+            for (int64_t j = 0; j < nj; j++)
+                sc += (c_owner(g, i, j) == rmcc.rank) + (op_owner(&g->b, &g->ck, kk, &g->cj, j) ==
+                                                         rmcc.rank);
+        }
+        seed = rmcc_mix64(seed + (uint64_t)v);
+        score[v] = sc + (double)(seed >> 11) * 0x1.0p-53; /* ties: random */
+        order[n++] = v;
+    }
+    for (int64_t a = 1; a < n; a++) { /* by score, descending (insertion: few units) */
+        int64_t v = order[a], b = a;
+        while (b > 0 && score[order[b - 1]] < score[v]) {
+            order[b] = order[b - 1];
+            b--;
+        }
+        order[b] = v;
+    }
+    char *sbuf = buf, *mbuf = buf + g->bufA;
+    for (int64_t q = 0; st == RMC_OK && q < n; q++) {
+        int64_t v = order[q], i = v / g->ck.n, kk = v % g->ck.n;
+        int owner = op_owner(&g->a, &g->ci, i, &g->ck, kk);
+        rmc_gptr_t c = {.rank = owner, .off = base[owner] + 8 * (uint64_t)v};
+        int64_t j;
+        if ((st = rmc_gptr_fetch_add_i64(c, 1, &j)) != RMC_OK || j >= nj)
+            continue;
+        blk_t S = {0}, M = {0};
+        st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1],
+                         sbuf, &S, &g->st.bytes, g->fn);
+        if (st == RMC_OK)
+            st = block_wait(g, &S);
+        while (st == RMC_OK && j < nj) {
+            if (owner != rmcc.rank)
+                g->st.tiles_stolen++;
+            st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j], g->cj.at[j + 1],
+                             mbuf, &M, &g->st.bytes, g->fn);
+            if (st == RMC_OK)
+                st = block_wait(g, &M);
+            if (st == RMC_OK)
+                st = product(g, u, i, j, kk, &S, &M, NULL, 0, left);
+            if (st == RMC_OK)
+                st = rmc_gptr_fetch_add_i64(c, 1, &j);
+        }
+        if (st == RMC_OK)
+            st = drain(g, u, left);
+    }
+    *ctrp = ctr; /* freed by the caller after the updates' barrier: nobody reserves any more */
+    free(base);
+    free(order);
+    free(score);
+    free(buf);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ SUMMA --- */
+
+/* Rank r's coordinates in a row-major process grid. */
+static void grid_coords(const struct rmc_dist *d, int r, int *pr, int *pc)
+{
+    *pr = r / d->pgrid[1];
+    *pc = r % d->pgrid[1];
+}
+
+/* SUMMA's requirements: whole matrices, no transposes, regular distributions of one tile per
+ * process on one grid, A's rows split as C's, B's columns as C's (A's columns and B's rows may be
+ * split differently: the k panels are cut at both). */
+static rmc_status_t summa_check(const gemm_t *g)
+{
+    const struct rmc_dist *a = g->a.m->d, *b = g->b.m->d, *c = g->c->d;
+    const char *why = NULL;
+    if (g->a.trans || g->b.trans)
+        why = "transposed operands";
+    else if (g->c0[0] || g->c0[1] || g->a.r0 || g->a.c0 || g->b.r0 || g->b.c0 ||
+             g->m != c->dims[0] || g->n != c->dims[1] || g->k != a->dims[1])
+        why = "patches";
+    else if (a->kind != RMC_DIST_REGULAR || b->kind != RMC_DIST_REGULAR ||
+             c->kind != RMC_DIST_REGULAR)
+        why = "irregular or round-robin distributions";
+    else if (a->nt[0] != a->pgrid[0] || a->nt[1] != a->pgrid[1] || b->nt[0] != b->pgrid[0] ||
+             b->nt[1] != b->pgrid[1] || c->nt[0] != c->pgrid[0] || c->nt[1] != c->pgrid[1])
+        why = "more than one tile per process";
+    else if (a->pgrid[0] != c->pgrid[0] || a->pgrid[1] != c->pgrid[1] ||
+             b->pgrid[0] != c->pgrid[0] || b->pgrid[1] != c->pgrid[1])
+        why = "different process grids";
+    else if (a->tile[0] != c->tile[0] || b->tile[1] != c->tile[1])
+        why = "tiles that do not line up (A's rows split as C's, B's columns as C's)";
+    return why ? rmcc_fail(RMC_ERR_UNSUPPORTED, g->fn, "SUMMA needs one tile per process on one "
+                                                       "regular grid for A, B and C: not %s",
+                           why)
+               : RMC_OK;
+}
+
+/* Bulk-synchronous SUMMA (Alg 2): for each k block, its A column of tiles is broadcast along the
+ * process rows and its B row along the process columns, then every rank multiplies into its C
+ * tile. MPI only (row and column communicators). */
+static rmc_status_t summa(gemm_t *g)
+{
+    const struct rmc_dist *c = g->c->d;
+    int pr, pc;
+    rmc_status_t st = RMC_OK;
+    MPI_Comm row = MPI_COMM_NULL, col = MPI_COMM_NULL;
+    int in = rmcc.rank < c->pgrid[0] * c->pgrid[1];
+    grid_coords(c, in ? rmcc.rank : 0, &pr, &pc);
+    if (MPI_Comm_split(rmcc.comm, in ? pr : MPI_UNDEFINED, pc, &row) != MPI_SUCCESS ||
+        MPI_Comm_split(rmcc.comm, in ? pc : MPI_UNDEFINED, pr, &col) != MPI_SUCCESS)
+        st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Comm_split of SUMMA's row / column communicators");
+    char *abuf = NULL, *bbuf = NULL;
+    int64_t mi = 0, nj = 0, kmax = 0;
+    if (st == RMC_OK && in) {
+        mi = rmcc_tile_hi(c, 0, pr) - rmcc_tile_lo(c, 0, pr);
+        nj = rmcc_tile_hi(c, 1, pc) - rmcc_tile_lo(c, 1, pc);
+        for (int64_t kk = 0; kk < g->ck.n; kk++)
+            if (g->ck.at[kk + 1] - g->ck.at[kk] > kmax)
+                kmax = g->ck.at[kk + 1] - g->ck.at[kk];
+        abuf = malloc((size_t)(mi * kmax) * g->es + 1);
+        bbuf = malloc((size_t)(kmax * nj) * g->es + 1);
+        if (!abuf || !bbuf)
+            st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "SUMMA's panels");
+    }
+    st = rmcc_agree(st);
+    MPI_Datatype dt = MPI_BYTE;
+    for (int64_t kk = 0; st == RMC_OK && in && kk < g->ck.n; kk++) {
+        int64_t k0 = g->ck.at[kk], kw = g->ck.at[kk + 1] - k0;
+        int acol = (int)rmcc_tile_of(g->a.m->d, 1, k0), brow = (int)rmcc_tile_of(g->b.m->d, 0, k0);
+        blk_t A = {0}, B = {0};
+        double t0 = now();
+        if (pc == acol) { /* this rank's A tile holds the panel: pack it */
+            block_start(&g->a, rmcc_tile_lo(c, 0, pr), rmcc_tile_hi(c, 0, pr), k0, k0 + kw, abuf,
+                        &A, &g->st.bytes, g->fn);
+            for (int64_t r = 0; r < mi; r++)
+                memcpy(abuf + (size_t)(r * kw) * g->es, A.p + (size_t)(r * A.ld) * g->es,
+                       (size_t)kw * g->es);
+        }
+        if (pr == brow) {
+            block_start(&g->b, k0, k0 + kw, rmcc_tile_lo(c, 1, pc), rmcc_tile_hi(c, 1, pc), bbuf,
+                        &B, &g->st.bytes, g->fn);
+            for (int64_t r = 0; r < kw; r++)
+                memcpy(bbuf + (size_t)(r * nj) * g->es, B.p + (size_t)(r * B.ld) * g->es,
+                       (size_t)nj * g->es);
+        }
+        if (MPI_Bcast(abuf, (int)((size_t)(mi * kw) * g->es), dt, acol, row) != MPI_SUCCESS ||
+            MPI_Bcast(bbuf, (int)((size_t)(kw * nj) * g->es), dt, brow, col) != MPI_SUCCESS) {
+            st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel");
+            break;
+        }
+        g->st.comm_wait += now() - t0;
+        if (pc != acol)
+            g->st.bytes += (double)(mi * kw) * (double)g->es;
+        if (pr != brow)
+            g->st.bytes += (double)(kw * nj) * (double)g->es;
+        blk_t pa = {abuf, kw, RMC_REQUEST_NULL, 0}, pb = {bbuf, nj, RMC_REQUEST_NULL, 0};
+        int64_t ldc;
+        char *cp = c_block(g, pr, pc, &ldc);
+        st = multiply(g, mi, nj, kw, &pa, &pb, cp, ldc, kk == 0 ? g->beta : g->one, NULL, 0);
+    }
+    free(abuf);
+    free(bbuf);
+    if (row != MPI_COMM_NULL)
+        MPI_Comm_free(&row);
+    if (col != MPI_COMM_NULL)
+        MPI_Comm_free(&col);
+    return st;
+}
+
+/* ---------------------------------------------------------------------- the entry --- */
+
+/* C blocks this rank owns, times beta (the algorithms that only add into C). */
+static void scale_mine(gemm_t *g)
+{
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            if (c_owner(g, i, j) == rmcc.rank) {
+                int64_t ldc;
+                char *cp = c_block(g, i, j, &ldc);
+                scale_block(g->e, cp, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                            ldc, g->beta);
+            }
+}
+
+/* The operand for op(X)[lo, hi) with trans t; checks. */
+static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const int64_t lo[2],
+                            const int64_t hi[2], int64_t *rows, int64_t *cols, const char *what,
+                            const char *fn)
+{
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    if (st != RMC_OK)
+        return st;
+    if (m->d->ndim != 2)
+        return rmcc_fail(RMC_ERR_ARG, fn, "%s has %d dimensions (a matrix has 2)", what,
+                         m->d->ndim);
+    if (t != 'N' && t != 'n' && t != 'T' && t != 't' && t != 'C' && t != 'c')
+        return rmcc_fail(RMC_ERR_ARG, fn, "trans%s '%c' (N, T or C)", what, t);
+    for (int k = 0; k < 2; k++)
+        if (lo[k] < 0 || hi[k] > m->d->dims[k] || lo[k] > hi[k])
+            return rmcc_fail(RMC_ERR_BOUNDS, fn, "%s's patch: dimension %d [%lld, %lld) outside "
+                                                 "[0, %lld) or reversed",
+                             what, k, (long long)lo[k], (long long)hi[k],
+                             (long long)m->d->dims[k]);
+    o->m = m;
+    o->trans = t != 'N' && t != 'n';
+    o->conj = (t == 'C' || t == 'c') && m->elem >= RMC_ELEM_C32;
+    o->r0 = o->trans ? lo[1] : lo[0];
+    o->c0 = o->trans ? lo[0] : lo[1];
+    *rows = o->trans ? hi[1] - lo[1] : hi[0] - lo[0];
+    *cols = o->trans ? hi[0] - lo[0] : hi[1] - lo[1];
+    return RMC_OK;
+}
+
+static void set_blas_threads(void)
+{
+#ifdef HAVE_OPENBLAS
+    int n = atoi(rmc_knob_value("RMC_BLAS_THREADS"));
+    openblas_set_num_threads(n >= 1 ? n : 1);
+#endif
+}
+
+/* The largest block of op(X) over the cuts (bytes). */
+static size_t max_block(const cuts_t *r, const cuts_t *c, size_t es)
+{
+    int64_t a = 0, b = 0;
+    for (int64_t i = 0; i < r->n; i++)
+        a = r->at[i + 1] - r->at[i] > a ? r->at[i + 1] - r->at[i] : a;
+    for (int64_t j = 0; j < c->n; j++)
+        b = c->at[j + 1] - c->at[j] > b ? c->at[j + 1] - c->at[j] : b;
+    return (size_t)(a * b) * es;
+}
+
+rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, rmc_matrix_h a,
+                                   const int64_t alo[2], const int64_t ahi[2], rmc_matrix_h b,
+                                   const int64_t blo[2], const int64_t bhi[2], const void *beta,
+                                   rmc_matrix_h c, const int64_t clo[2], const int64_t chi[2],
+                                   rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    double t_start = now();
+    RMCC_CHECK_UP(fn);
+    gemm_t g;
+    memset(&g, 0, sizeof(g));
+    g.fn = fn;
+    rmc_status_t st = RMC_OK;
+    int64_t ar = 0, ac = 0, br = 0, bc = 0, cr = 0, cc = 0;
+    if (!alpha || !beta || !alo || !ahi || !blo || !bhi || !clo || !chi)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", !alpha ? "alpha" : !beta ? "beta" : "patch");
+    else if ((st = operand(&g.a, a, transa, alo, ahi, &ar, &ac, "A", fn)) != RMC_OK ||
+             (st = operand(&g.b, b, transb, blo, bhi, &br, &bc, "B", fn)) != RMC_OK)
+        ;
+    else {
+        operand_t oc;
+        st = operand(&oc, c, 'N', clo, chi, &cr, &cc, "C", fn);
+    }
+    if (st == RMC_OK) {
+        if (a->elem != c->elem || b->elem != c->elem)
+            st = rmcc_fail(RMC_ERR_TYPE, fn, "A, B and C of different element types (%d, %d, %d)",
+                           (int)a->elem, (int)b->elem, (int)c->elem);
+        else if (c->elem != RMC_ELEM_F32 && c->elem != RMC_ELEM_F64 && c->elem != RMC_ELEM_C32 &&
+                 c->elem != RMC_ELEM_C64)
+            st = rmcc_fail(RMC_ERR_TYPE, fn, "element type %d: multiplication needs F32, F64, C32 "
+                                             "or C64",
+                           (int)c->elem);
+        else if (ar != cr || bc != cc || ac != br)
+            st = rmcc_fail(RMC_ERR_ARG, fn,
+                           "dimensions: op(A) is %lld x %lld, op(B) %lld x %lld, C %lld x %lld",
+                           (long long)ar, (long long)ac, (long long)br, (long long)bc,
+                           (long long)cr, (long long)cc);
+        else if ((unsigned)algo > RMC_GEMM_SUMMA)
+            st = rmcc_fail(RMC_ERR_ARG, fn, "algorithm %d", (int)algo);
+        else if (a == c || b == c)
+            st = rmcc_fail(RMC_ERR_ARG, fn, "C is also %s (it would change while it is read)",
+                           a == c ? "A" : "B");
+    }
+    uint64_t args[8] = {st == RMC_OK ? a->id : ~0ull, st == RMC_OK ? b->id : 0,
+                        st == RMC_OK ? c->id : 0, (uint64_t)(unsigned char)transa,
+                        (uint64_t)(unsigned char)transb, (uint64_t)algo,
+                        (uint64_t)(ar * 1000003 + ac), (uint64_t)(clo[0] ^ (chi[1] << 20))};
+    if ((st = rmcc_coll_begin(fn, args, 8, st)) != RMC_OK)
+        return st;
+    set_blas_threads();
+    g.e = c->elem;
+    g.es = c->esz;
+    g.alpha = alpha;
+    g.beta = beta;
+    if (g.e == RMC_ELEM_F32)
+        *(float *)(void *)g.one = 1;
+    else if (g.e == RMC_ELEM_F64)
+        *(double *)(void *)g.one = 1;
+    else if (g.e == RMC_ELEM_C32)
+        *(float *)(void *)g.one = 1;
+    else
+        *(double *)(void *)g.one = 1;
+    g.c = c;
+    g.c0[0] = clo[0];
+    g.c0[1] = clo[1];
+    g.m = cr;
+    g.n = cc;
+    g.k = ac;
+    tiling_t ti[2] = {{c->d, 0, clo[0]}, {a->d, g.a.trans ? 1 : 0, g.a.r0}};
+    tiling_t tj[2] = {{c->d, 1, clo[1]}, {b->d, g.b.trans ? 0 : 1, g.b.c0}};
+    tiling_t tk[2] = {{a->d, g.a.trans ? 0 : 1, g.a.c0}, {b->d, g.b.trans ? 1 : 0, g.b.r0}};
+    st = make_cuts(&g.ci, g.m, ti, 2, fn);
+    if (st == RMC_OK)
+        st = make_cuts(&g.cj, g.n, tj, 2, fn);
+    if (st == RMC_OK)
+        st = make_cuts(&g.ck, g.k, tk, 2, fn);
+    g.bufA = max_block(&g.ci, &g.ck, g.es) + 64;
+    g.bufB = max_block(&g.ck, &g.cj, g.es) + 64;
+    if (algo == RMC_GEMM_AUTO) { /* §7.5's volumes: the least data moved */
+        double m = (double)g.m, n = (double)g.n, k = (double)g.k;
+        double vc = m * k + k * n, va = k * n + m * n, vb = m * k + m * n;
+        algo = vc <= va && vc <= vb ? RMC_GEMM_STATIONARY_C
+               : va <= vb           ? RMC_GEMM_STATIONARY_A
+                                    : RMC_GEMM_STATIONARY_B;
+    }
+    g.st.algo = algo;
+    if (st == RMC_OK && algo == RMC_GEMM_SUMMA)
+        st = summa_check(&g);
+    st = rmcc_agree(st);
+    int64_t left = 0;
+    if (st == RMC_OK && g.m > 0 && g.n > 0) {
+        if (g.k == 0) {
+            scale_mine(&g);
+        } else if (algo == RMC_GEMM_STATIONARY_C) {
+            st = stationary_c(&g);
+        } else if (algo == RMC_GEMM_SUMMA) {
+            st = summa(&g);
+        } else {
+            updater_t u;
+            scale_mine(&g);
+            st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
+            if (st == RMC_OK)
+                st = upd_init(&g, &u);
+            if (st == RMC_OK) {
+                left = updates_to_me(&g);
+                rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
+                if (algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B)
+                    st = stationary_ab(&g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
+                else
+                    st = stealing(&g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
+                /* no waiting between the work and the drain: an owner must keep pulling its
+                 * updates until every one has arrived (a producer may wait for its ack) */
+                st = upd_finish(&g, &u, st, left);
+                rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
+                if (st == RMC_OK)
+                    st = b;
+                if (!rmc_gptr_is_null(ctr))
+                    rmc_free(ctr);
+            }
+        }
+    }
+    /* the end: every rank's blocks complete and visible (updates fenced), waiting counted as
+     * imbalance */
+    double t_end = now();
+    rmc_status_t f = rmc_fence_all();
+    if (st == RMC_OK)
+        st = f;
+    rmc_status_t bar = rmc_barrier();
+    g.st.imbalance = now() - t_end;
+    st = rmcc_agree(st != RMC_OK ? st : bar);
+    free(g.ci.at);
+    free(g.cj.at);
+    free(g.ck.at);
+    g.st.total = now() - t_start;
+    if (stats)
+        *stats = g.st;
+    return st;
+}
+
+rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_matrix_h a,
+                             rmc_matrix_h b, const void *beta, rmc_matrix_h c,
+                             rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats)
+{
+    const char *fn = __func__;
+    rmc_status_t st = RMC_OK;
+    RMCC_CHECK_UP(fn);
+    if ((st = rmcc_matrix_check(a, fn)) != RMC_OK || (st = rmcc_matrix_check(b, fn)) != RMC_OK ||
+        (st = rmcc_matrix_check(c, fn)) != RMC_OK)
+        ;
+    else if (a->d->ndim != 2 || b->d->ndim != 2 || c->d->ndim != 2)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "A, B and C must have 2 dimensions");
+    int64_t z[2] = {0, 0};
+    if (st != RMC_OK) { /* agreed with the others, which may be in the patch form's collective */
+        uint64_t args[8] = {~0ull};
+        return rmcc_coll_begin("rmc_matrix_gemm_patch", args, 8, st);
+    }
+    return rmc_error_in(rmc_matrix_gemm_patch(transa, transb, alpha, a, z, a->d->dims, b, z,
+                                              b->d->dims, beta, c, z, c->d->dims, algo, stats),
+                        fn);
+}

@@ -1,0 +1,496 @@
+/* Distributed dense matrices and arrays (include/rmc/matrix.h): creation, the tile directory, and
+ * every data movement (patches, tiles, elements) as comm strided transfers, one per tile touched. */
+#include "config.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "matrix_impl.h"
+
+#define TILE_ALIGN 64 /* each tile starts on a cache line */
+
+static uint64_t next_id; /* equal on every rank: advanced by each creation */
+
+size_t rmc_elem_size(rmc_elem_t e)
+{
+    return rmc_acc_type_size((rmc_acc_type_t)e);
+}
+
+rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn)
+{
+    return rmcc_obj_check(m ? &m->obj : NULL, RMCC_MAGIC_MATRIX, "matrix", fn);
+}
+
+static void m_release(rmcc_obj_t *o)
+{
+    struct rmc_matrix *m = (struct rmc_matrix *)o;
+    rmcc_parts_free(&m->parts);
+    free(m->toff);
+    free(m->towner);
+    rmc_dist_free(m->d);
+    m->toff = NULL;
+    m->towner = NULL;
+    m->d = NULL;
+}
+
+/* The tile directory: every tile's owner and offset in its owner's block (the same computation on
+ * every rank), and this rank's block size. RMC_ERR_TOO_BIG when a tile's bytes overflow. */
+static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
+{
+    const struct rmc_dist *d = m->d;
+    uint64_t *next = calloc((size_t)d->nranks, sizeof(uint64_t));
+    m->toff = malloc((size_t)d->ntiles * sizeof(uint64_t));
+    m->towner = malloc((size_t)d->ntiles * sizeof(int));
+    if (!next || !m->toff || !m->towner) {
+        free(next);
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "the directory of %lld tiles", (long long)d->ntiles);
+    }
+    int64_t tc[MD] = {0};
+    for (int64_t t = 0; t < d->ntiles; t++) {
+        uint64_t n = m->esz;
+        for (int k = 0; k < d->ndim; k++) {
+            uint64_t ext = (uint64_t)(rmcc_tile_hi(d, k, tc[k]) - rmcc_tile_lo(d, k, tc[k]));
+            if (n > (UINT64_MAX >> 8) / ext) {
+                free(next);
+                return rmcc_fail(RMC_ERR_TOO_BIG, fn, "tile %lld's bytes overflow", (long long)t);
+            }
+            n *= ext;
+        }
+        int o = rmcc_owner(d, tc);
+        m->towner[t] = o;
+        m->toff[t] = next[o];
+        next[o] += (n + TILE_ALIGN - 1) & ~(uint64_t)(TILE_ALIGN - 1);
+        for (int k = d->ndim - 1; k >= 0; k--) { /* the next tile's coordinates */
+            if (++tc[k] < d->nt[k])
+                break;
+            tc[k] = 0;
+        }
+    }
+    m->own_bytes = next[rmcc.rank];
+    free(next);
+    return RMC_OK;
+}
+
+rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    if (mp)
+        *mp = NULL;
+    RMCC_CHECK_UP(fn);
+    rmc_status_t st = RMC_OK;
+    if (!mp)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
+    else if ((st = rmcc_dist_check(d, fn)) != RMC_OK)
+        ;
+    else if (rmc_elem_size(e) == 0)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "element type %d (RMC_ELEM_I32 .. RMC_ELEM_C64)", (int)e);
+    else if (d->nranks != rmcc.nranks)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d",
+                       d->nranks, rmcc.nranks);
+    uint64_t args[3] = {next_id, (uint64_t)e, st == RMC_OK ? rmcc_dist_digest(d) : 0};
+    st = rmcc_coll_begin(fn, args, 3, st);
+    if (st != RMC_OK)
+        return st;
+    struct rmc_matrix *m = calloc(1, sizeof(*m));
+    rmc_status_t mine = m ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "matrix handle");
+    uint64_t off = 0;
+    int allocated = 0;
+    if (mine == RMC_OK) {
+        m->elem = e;
+        m->esz = rmc_elem_size(e);
+        m->id = next_id;
+        mine = rmcc_dist_dup(d, &m->d, fn);
+    }
+    if (mine == RMC_OK)
+        mine = directory(m, fn);
+    if (mine == RMC_OK)
+        mine = rmcc_parts_init(&m->parts, fn);
+    if (mine == RMC_OK) /* zeroed memory (rmc_alloc's promise): every element 0 */
+        allocated = (mine = rmcc_alloc_off(m->own_bytes ? m->own_bytes : TILE_ALIGN, &off, fn)) ==
+                    RMC_OK;
+    st = rmcc_exchange_parts(mine, off, m && m->parts.offs ? m->parts.offs : NULL, fn);
+    next_id++;
+    if (st == RMC_OK) {
+        rmcc_parts_map(&m->parts);
+        rmcc_obj_add(&m->obj, RMCC_MAGIC_MATRIX, m_release);
+        *mp = m;
+        return RMC_OK;
+    }
+    if (allocated)
+        rmcc_free_off(off, fn);
+    if (m)
+        m_release(&m->obj);
+    free(m);
+    return st;
+}
+
+rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st, bar;
+    if ((st = rmcc_destroy_begin(m ? &m->obj : NULL, RMCC_MAGIC_MATRIX, "matrix", m ? m->id : 0,
+                                 &bar, fn)) != RMC_OK)
+        return st;
+    return rmcc_destroy_finish(&m->obj, bar, m->parts.offs[rmcc.rank], fn);
+}
+
+rmc_dist_h rmc_matrix_dist(rmc_matrix_h m)
+{
+    return rmcc_matrix_check(m, __func__) == RMC_OK ? m->d : NULL;
+}
+
+rmc_elem_t rmc_matrix_elem(rmc_matrix_h m)
+{
+    return rmcc_matrix_check(m, __func__) == RMC_OK ? m->elem : (rmc_elem_t)0;
+}
+
+/* ------------------------------------------------------------------- transfers --- */
+
+/* The requests of a non-blocking patch: one custom request over all of them. */
+typedef struct multi {
+    size_t n, cap;
+    rmc_request_h r[];
+} multi_t;
+
+static rmc_status_t multi_step(void *state, int *done)
+{
+    multi_t *mq = state;
+    rmc_status_t st = RMC_OK;
+    *done = 1;
+    for (size_t i = 0; i < mq->n; i++) {
+        if (!mq->r[i])
+            continue;
+        int fin = 0;
+        rmc_status_t s = rmc_test(&mq->r[i], &fin);
+        if (s != RMC_OK) {
+            st = s;
+            break;
+        }
+        if (!fin)
+            *done = 0;
+    }
+    if (st != RMC_OK) { /* nothing may stay outstanding */
+        rmc_wait_all(mq->r, mq->n);
+        *done = 1;
+    }
+    if (*done)
+        free(mq);
+    return st;
+}
+
+/* One transfer between tile box [a, b) of tile t and the buffer; op 0 get, 1 put, 2 acc. */
+static rmc_status_t move_box(struct rmc_matrix *m, int op, int64_t t, const int64_t tlo[],
+                             const int64_t thi[], const int64_t a[], const int64_t b[],
+                             char *bufp, const int64_t bst[], const void *alpha,
+                             rmc_request_h *req, const char *fn)
+{
+    const struct rmc_dist *d = m->d;
+    int n = d->ndim;
+    int64_t tst[MD];
+    tst[n - 1] = 1;
+    for (int k = n - 2; k >= 0; k--)
+        tst[k] = tst[k + 1] * (thi[k + 1] - tlo[k + 1]);
+    int64_t toff = 0;
+    for (int k = 0; k < n; k++)
+        toff += (a[k] - tlo[k]) * tst[k];
+    char *remote = rmcc_tile_addr(m, t) + (size_t)toff * m->esz;
+    /* the descriptor: the innermost run, then each outer dimension of more than one index, runs
+     * merged where they are contiguous on both sides */
+    int64_t chunk = (b[n - 1] - a[n - 1]) * (int64_t)m->esz;
+    int count[MD + 1], rs[MD], ls[MD], lv = 0;
+    for (int k = n - 2; k >= 0; k--) {
+        int64_t c = b[k] - a[k], rstr = tst[k] * (int64_t)m->esz, lstr = bst[k] * (int64_t)m->esz;
+        if (c == 1)
+            continue;
+        if (lv == 0 && chunk == rstr && chunk == lstr) {
+            chunk *= c;
+            continue;
+        }
+        if (c > INT_MAX || rstr > INT_MAX || lstr > INT_MAX)
+            return rmcc_fail(RMC_ERR_TOO_BIG, fn, "a tile stride beyond 2 GiB");
+        count[++lv] = (int)c;
+        rs[lv - 1] = (int)rstr;
+        ls[lv - 1] = (int)lstr;
+    }
+    if (chunk > INT_MAX)
+        return rmcc_fail(RMC_ERR_TOO_BIG, fn, "a contiguous run beyond 2 GiB");
+    count[0] = (int)chunk;
+    int owner = m->towner[t];
+    rmc_acc_type_t at = (rmc_acc_type_t)m->elem;
+    if (!req) {
+        if (op == 0)
+            return rmc_get_strided(remote, rs, bufp, ls, count, lv, owner);
+        if (op == 1)
+            return rmc_put_strided(bufp, ls, remote, rs, count, lv, owner);
+        return rmc_acc_strided(at, alpha, bufp, ls, remote, rs, count, lv, owner);
+    }
+    if (op == 0)
+        return rmc_get_strided_nb(remote, rs, bufp, ls, count, lv, owner, req);
+    if (op == 1)
+        return rmc_put_strided_nb(bufp, ls, remote, rs, count, lv, owner, req);
+    return rmc_acc_strided_nb(at, alpha, bufp, ls, remote, rs, count, lv, owner, req);
+}
+
+/* Checks a patch and its buffer; *empty when it holds no element. */
+static rmc_status_t patch_check(const struct rmc_matrix *m, const int64_t lo[], const int64_t hi[],
+                                const void *buf, const int64_t ld[], int *empty, const char *fn)
+{
+    const struct rmc_dist *d = m->d;
+    if (!lo || !hi || !buf)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", !lo ? "lo" : !hi ? "hi" : "buffer");
+    *empty = 0;
+    for (int k = 0; k < d->ndim; k++) {
+        if (lo[k] < 0 || hi[k] > d->dims[k] || lo[k] > hi[k])
+            return rmcc_fail(lo[k] > hi[k] ? RMC_ERR_ARG : RMC_ERR_BOUNDS, fn,
+                             "dimension %d: [%lld, %lld) outside [0, %lld) or reversed", k,
+                             (long long)lo[k], (long long)hi[k], (long long)d->dims[k]);
+        if (lo[k] == hi[k])
+            *empty = 1;
+        if (k > 0 && ld && ld[k - 1] < hi[k] - lo[k])
+            return rmcc_fail(RMC_ERR_ARG, fn, "ld[%d] = %lld below the patch's extent %lld", k - 1,
+                             (long long)ld[k - 1], (long long)(hi[k] - lo[k]));
+    }
+    return RMC_OK;
+}
+
+rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[], const int64_t hi[],
+                               void *buf, const int64_t ld[], const void *alpha, rmc_request_h *req,
+                               const char *fn)
+{
+    const struct rmc_dist *d = m->d;
+    int n = d->ndim, empty = 0;
+    if (req)
+        *req = RMC_REQUEST_NULL;
+    rmc_status_t st = patch_check(m, lo, hi, buf, ld, &empty, fn);
+    if (st != RMC_OK || empty)
+        return st;
+    int64_t bst[MD], t0[MD], t1[MD], tc[MD], ntouch = 1;
+    bst[n - 1] = 1;
+    for (int k = n - 2; k >= 0; k--)
+        bst[k] = bst[k + 1] * (ld ? ld[k] : hi[k + 1] - lo[k + 1]);
+    for (int k = 0; k < n; k++) {
+        t0[k] = tc[k] = rmcc_tile_of(d, k, lo[k]);
+        t1[k] = rmcc_tile_of(d, k, hi[k] - 1);
+        ntouch *= t1[k] - t0[k] + 1;
+    }
+    multi_t *mq = NULL;
+    if (req && ntouch > 1) {
+        mq = malloc(sizeof(*mq) + (size_t)ntouch * sizeof(rmc_request_h));
+        if (!mq)
+            return rmcc_fail(RMC_ERR_NOMEM, fn, "requests for %lld tiles", (long long)ntouch);
+        mq->n = 0;
+        mq->cap = (size_t)ntouch;
+    }
+    for (;;) {
+        int64_t a[MD], b[MD], tlo[MD], thi[MD], t = 0, boff = 0;
+        for (int k = 0; k < n; k++) {
+            tlo[k] = rmcc_tile_lo(d, k, tc[k]);
+            thi[k] = rmcc_tile_hi(d, k, tc[k]);
+            a[k] = lo[k] > tlo[k] ? lo[k] : tlo[k];
+            b[k] = hi[k] < thi[k] ? hi[k] : thi[k];
+            t = t * d->nt[k] + tc[k];
+            boff += (a[k] - lo[k]) * bst[k];
+        }
+        rmc_request_h *r = mq ? &mq->r[mq->n] : req;
+        st = move_box(m, op, t, tlo, thi, a, b, (char *)buf + (size_t)boff * m->esz, bst, alpha, r,
+                      fn);
+        if (st != RMC_OK)
+            break;
+        if (mq)
+            mq->n++;
+        int k = n - 1; /* the next tile of the box */
+        for (; k >= 0; k--) {
+            if (++tc[k] <= t1[k])
+                break;
+            tc[k] = t0[k];
+        }
+        if (k < 0)
+            break;
+    }
+    if (!mq)
+        return st;
+    if (st != RMC_OK) { /* the transfers started complete before the error returns */
+        rmc_wait_all(mq->r, mq->n);
+        free(mq);
+        return st;
+    }
+    st = rmc_request_custom(multi_step, mq, req);
+    if (st != RMC_OK) {
+        rmc_wait_all(mq->r, mq->n);
+        free(mq);
+    }
+    return st;
+}
+
+rmc_status_t rmc_matrix_get(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], void *buf,
+                            const int64_t ld[])
+{
+    RMCC_SERIAL();
+    rmc_status_t st = rmcc_matrix_check(m, __func__);
+    return st != RMC_OK ? st : rmcc_matrix_patch(m, 0, lo, hi, buf, ld, NULL, NULL, __func__);
+}
+
+rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
+                            const void *buf, const int64_t ld[])
+{
+    RMCC_SERIAL();
+    rmc_status_t st = rmcc_matrix_check(m, __func__);
+    return st != RMC_OK ? st
+                        : rmcc_matrix_patch(m, 1, lo, hi, (void *)buf, ld, NULL, NULL, __func__);
+}
+
+rmc_status_t rmc_matrix_acc(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
+                            const void *buf, const int64_t ld[], const void *alpha)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = rmcc_matrix_check(m, __func__);
+    return st != RMC_OK ? st
+                        : rmcc_matrix_patch(m, 2, lo, hi, (void *)buf, ld, alpha, NULL, __func__);
+}
+
+/* The _nb forms: req must not be NULL. */
+static rmc_status_t nb_patch(rmc_matrix_h m, int op, const int64_t lo[], const int64_t hi[],
+                             const void *buf, const int64_t ld[], const void *alpha,
+                             rmc_request_h *req, const char *fn)
+{
+    RMCC_SERIAL();
+    if (!req)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL request pointer");
+    *req = RMC_REQUEST_NULL;
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    return st != RMC_OK ? st : rmcc_matrix_patch(m, op, lo, hi, (void *)buf, ld, alpha, req, fn);
+}
+
+rmc_status_t rmc_matrix_get_nb(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], void *buf,
+                               const int64_t ld[], rmc_request_h *req)
+{
+    return nb_patch(m, 0, lo, hi, buf, ld, NULL, req, __func__);
+}
+rmc_status_t rmc_matrix_put_nb(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
+                               const void *buf, const int64_t ld[], rmc_request_h *req)
+{
+    return nb_patch(m, 1, lo, hi, buf, ld, NULL, req, __func__);
+}
+rmc_status_t rmc_matrix_acc_nb(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
+                               const void *buf, const int64_t ld[], const void *alpha,
+                               rmc_request_h *req)
+{
+    return nb_patch(m, 2, lo, hi, buf, ld, alpha, req, __func__);
+}
+
+/* One element: the patch [idx, idx + 1). */
+static rmc_status_t elem_op(rmc_matrix_h m, int op, const int64_t idx[], void *v, const char *fn)
+{
+    RMCC_SERIAL();
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    if (st == RMC_OK && !idx)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL index");
+    if (st != RMC_OK)
+        return st;
+    int64_t hi[MD];
+    for (int k = 0; k < m->d->ndim; k++)
+        hi[k] = idx[k] + 1;
+    return rmcc_matrix_patch(m, op, idx, hi, v, NULL, NULL, NULL, fn);
+}
+
+rmc_status_t rmc_matrix_elem_get(rmc_matrix_h m, const int64_t idx[], void *v)
+{
+    return elem_op(m, 0, idx, v, __func__);
+}
+rmc_status_t rmc_matrix_elem_put(rmc_matrix_h m, const int64_t idx[], const void *v)
+{
+    return elem_op(m, 1, idx, (void *)v, __func__);
+}
+
+/* A whole tile: the patch of its bounds, the buffer of its shape. */
+static rmc_status_t tile_op(rmc_matrix_h m, int op, int64_t t, void *buf, rmc_request_h *req,
+                            const char *fn)
+{
+    RMCC_SERIAL();
+    if (req)
+        *req = RMC_REQUEST_NULL;
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    if (st != RMC_OK)
+        return st;
+    int64_t lo[MD], hi[MD];
+    if ((st = rmc_dist_tile(m->d, t, lo, hi, NULL)) != RMC_OK)
+        return rmc_error_in(st, fn);
+    return rmcc_matrix_patch(m, op, lo, hi, buf, NULL, NULL, req, fn);
+}
+
+rmc_status_t rmc_matrix_tile_get(rmc_matrix_h m, int64_t t, void *buf)
+{
+    return tile_op(m, 0, t, buf, NULL, __func__);
+}
+rmc_status_t rmc_matrix_tile_put(rmc_matrix_h m, int64_t t, const void *buf)
+{
+    return tile_op(m, 1, t, (void *)buf, NULL, __func__);
+}
+rmc_status_t rmc_matrix_tile_get_nb(rmc_matrix_h m, int64_t t, void *buf, rmc_request_h *req)
+{
+    if (!req)
+        return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    return tile_op(m, 0, t, buf, req, __func__);
+}
+rmc_status_t rmc_matrix_tile_put_nb(rmc_matrix_h m, int64_t t, const void *buf,
+                                    rmc_request_h *req)
+{
+    if (!req)
+        return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    return tile_op(m, 1, t, (void *)buf, req, __func__);
+}
+
+rmc_status_t rmc_matrix_tile_local(rmc_matrix_h m, int64_t t, void **p)
+{
+    const char *fn = __func__;
+    if (p)
+        *p = NULL;
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    if (st == RMC_OK && !p)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL result pointer");
+    if (st == RMC_OK && (t < 0 || t >= m->d->ntiles))
+        st = rmcc_fail(RMC_ERR_BOUNDS, fn, "tile %lld (0 .. %lld)", (long long)t,
+                       (long long)m->d->ntiles - 1);
+    if (st != RMC_OK)
+        return st;
+    if (!(*p = rmcc_tile_laddr(m, t)))
+        return RMC_ERR_NOT_FOUND; /* an outcome: the owner is on another node */
+    return RMC_OK;
+}
+
+rmc_gptr_t rmc_matrix_tile_gptr(rmc_matrix_h m, int64_t t)
+{
+    if (rmcc_matrix_check(m, __func__) != RMC_OK || t < 0 || t >= m->d->ntiles)
+        return RMC_GPTR_NULL;
+    rmc_gptr_t g = RMC_GPTR_NULL;
+    g.rank = m->towner[t];
+    g.off = m->parts.offs[m->towner[t]] + m->toff[t];
+    return g;
+}
+
+rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = rmcc_matrix_check(m, fn);
+    if (st == RMC_OK && !v)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL value");
+    uint64_t args[1] = {st == RMC_OK ? m->id : ~0ull};
+    if ((st = rmcc_coll_begin(fn, args, 1, st)) != RMC_OK)
+        return st;
+    const struct rmc_dist *d = m->d;
+    char *base = m->parts.ltab[rmcc.rank];
+    for (int64_t t = 0; t < d->ntiles; t++) {
+        if (m->towner[t] != rmcc.rank)
+            continue;
+        int64_t lo[MD], hi[MD], n = 1;
+        rmc_dist_tile(m->d, t, lo, hi, NULL);
+        for (int k = 0; k < d->ndim; k++)
+            n *= hi[k] - lo[k];
+        char *p = base + m->toff[t];
+        for (int64_t i = 0; i < n; i++)
+            memcpy(p + (size_t)i * m->esz, v, m->esz);
+    }
+    return rmcc_agree(rmc_barrier());
+}

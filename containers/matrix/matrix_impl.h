@@ -1,0 +1,83 @@
+/* The matrices' internals (containers/matrix/). */
+#ifndef RMCC_MATRIX_IMPL_H
+#define RMCC_MATRIX_IMPL_H
+
+#include <rmc/matrix.h>
+#include <rmc/strided.h>
+#include "../ct.h"
+
+#define MD RMC_MATRIX_MAX_DIM
+
+/* A distribution. Dimension d's tiles: regular / round-robin: tile[d] elements each (the last one
+ * shorter); irregular: starts split[d][0 .. nt[d]-1] (split[d][nt[d]] = dims[d]). */
+struct rmc_dist {
+    uint32_t magic; /* RMCC_MAGIC_DIST while live */
+    rmc_dist_kind_t kind;
+    int ndim;
+    int nranks;          /* when it was made: the owner map's modulus */
+    int64_t dims[MD];
+    int64_t tile[MD];    /* regular, round-robin */
+    int64_t nt[MD];      /* tiles per dimension */
+    int pgrid[MD];       /* regular, irregular: the process grid (round-robin: nt, unused) */
+    int64_t *split[MD];  /* irregular: nt[d] + 1 boundaries; else NULL */
+    int64_t ntiles;
+};
+#define RMCC_MAGIC_DIST 0x44495354u /* "DIST" */
+#define RMCC_MAGIC_MATRIX 0x4d415452u /* "MATR" */
+
+/* Validity (RMC_ERR_HANDLE naming fn). */
+rmc_status_t rmcc_dist_check(rmc_dist_h d, const char *fn);
+/* A deep copy (for a matrix to keep). */
+rmc_status_t rmcc_dist_dup(rmc_dist_h d, rmc_dist_h *out, const char *fn);
+/* A digest of everything a distribution says (the creation check). */
+uint64_t rmcc_dist_digest(rmc_dist_h d);
+
+/* Tile tc's start and end in dimension k (no checks). */
+static inline int64_t rmcc_tile_lo(const struct rmc_dist *d, int k, int64_t tc)
+{
+    return d->split[k] ? d->split[k][tc] : tc * d->tile[k];
+}
+static inline int64_t rmcc_tile_hi(const struct rmc_dist *d, int k, int64_t tc)
+{
+    if (d->split[k])
+        return d->split[k][tc + 1];
+    int64_t h = (tc + 1) * d->tile[k];
+    return h < d->dims[k] ? h : d->dims[k];
+}
+/* The tile coordinate holding index i of dimension k (no checks). */
+int64_t rmcc_tile_of(const struct rmc_dist *d, int k, int64_t i);
+/* Owner of the tile at coordinates tc (no checks). */
+int rmcc_owner(const struct rmc_dist *d, const int64_t tc[]);
+
+struct rmc_matrix {
+    rmcc_obj_t obj;
+    struct rmc_dist *d; /* its own copy */
+    rmc_elem_t elem;
+    size_t esz;
+    uint64_t id;          /* equal on every rank (the collectives' argument check) */
+    rmcc_parts_t parts;   /* each rank's block of tiles (offsets in its segment) */
+    uint64_t *toff;       /* [ntiles] tile t's offset within its owner's block */
+    int *towner;          /* [ntiles] tile t's owner */
+    uint64_t own_bytes;   /* this rank's block */
+};
+
+/* Tile t's owner-space address (what comm's calls take), and its load/store address here (NULL
+ * when the owner is not on this node). */
+static inline char *rmcc_tile_addr(const struct rmc_matrix *m, int64_t t)
+{
+    return m->parts.tab[m->towner[t]] + m->toff[t];
+}
+static inline char *rmcc_tile_laddr(const struct rmc_matrix *m, int64_t t)
+{
+    char *l = m->parts.ltab[m->towner[t]];
+    return l ? l + m->toff[t] : NULL;
+}
+
+rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn);
+
+/* One patch transfer (matrix.c): op 0 get, 1 put, 2 acc; req NULL: blocking. */
+rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[], const int64_t hi[],
+                               void *buf, const int64_t ld[], const void *alpha, rmc_request_h *req,
+                               const char *fn);
+
+#endif

@@ -1,0 +1,350 @@
+/* Distributed multiplication (rmc_matrix_gemm, _patch): every algorithm against a serial reference
+ * on square, rectangular and ragged shapes, tile-divisible or not, with A, B and C on different
+ * distributions (the sliced multiply), transposes and complex conjugates, patches, beta 0 over a C
+ * holding NaNs, both update paths of the stationary-A/B variants and work stealing; bad input
+ * fails on every rank alike and changes nothing. Relative error bound: 1e-12 (double), 1e-4
+ * (float). */
+#include "cttest.h"
+#include <complex.h>
+#include <math.h>
+#include <rmc/matrix.h>
+
+static const rmc_gemm_algo_t algos[] = {RMC_GEMM_AUTO,         RMC_GEMM_STATIONARY_C,
+                                        RMC_GEMM_STATIONARY_A, RMC_GEMM_STATIONARY_B,
+                                        RMC_GEMM_STEAL_RANDOM, RMC_GEMM_STEAL_LOCAL};
+#define NALGO (int)(sizeof(algos) / sizeof(algos[0]))
+
+/* Element (i, j) of test matrix `which` (complex: the imaginary part too). */
+static double ev(int which, int64_t i, int64_t j)
+{
+    return (double)(((i * 31 + j * 17 + which * 7) % 23) - 11) / 8.0;
+}
+static double evi(int which, int64_t i, int64_t j)
+{
+    return (double)(((i * 13 + j * 29 + which * 5) % 19) - 9) / 16.0;
+}
+
+/* A rows x cols matrix of type e on distribution kind `dk`, filled with pattern `which` (each
+ * rank writes its own tiles through a whole-matrix put on rank 0 only: simple). */
+static rmc_matrix_h make(rmc_elem_t e, int dk, int64_t rows, int64_t cols, int which)
+{
+    rmc_dist_h d = NULL;
+    switch (dk) {
+    case 0:
+        assert_int_equal(rmc_dist_2d(RMC_BLOCK_RECT, rows, cols, 0, &d), RMC_OK);
+        break;
+    case 1:
+        assert_int_equal(rmc_dist_2d(RMC_BLOCK_OPT, rows, cols, 9, &d), RMC_OK);
+        break;
+    case 2:
+        assert_int_equal(rmc_dist_2d(RMC_BLOCK_ROW, rows, cols, 5, &d), RMC_OK);
+        break;
+    case 3:
+        assert_int_equal(rmc_dist_2d(RMC_BLOCK_COLUMN, rows, cols, 0, &d), RMC_OK);
+        break;
+    default: {
+        int64_t dims[2] = {rows, cols}, b[2] = {4, 6};
+        assert_int_equal(rmc_dist_round_robin(2, dims, b, &d), RMC_OK);
+    }
+    }
+    rmc_matrix_h m;
+    assert_int_equal(rmc_matrix_create(d, e, &m), RMC_OK);
+    rmc_dist_free(d);
+    size_t es = rmc_elem_size(e);
+    int ok = 1;
+    if (me == 0) {
+        char *buf = malloc((size_t)(rows * cols) * es + 1);
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) {
+                size_t at = (size_t)(i * cols + j);
+                double re = ev(which, i, j), im = evi(which, i, j);
+                if (e == RMC_ELEM_F64)
+                    ((double *)(void *)buf)[at] = re;
+                else if (e == RMC_ELEM_F32)
+                    ((float *)(void *)buf)[at] = (float)re;
+                else if (e == RMC_ELEM_C64)
+                    ((double complex *)(void *)buf)[at] = re + I * im;
+                else
+                    ((float complex *)(void *)buf)[at] = (float)re + I * (float)im;
+            }
+        int64_t lo[2] = {0, 0}, hi[2] = {rows, cols};
+        ok = rmc_matrix_put(m, lo, hi, buf, NULL) == RMC_OK;
+        free(buf);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    return m;
+}
+
+/* op(X)(i, j) of the pattern (complex double arithmetic for every type). */
+static double complex opv(int which, char t, int cplx, int64_t i, int64_t j)
+{
+    int64_t r = t == 'N' ? i : j, c = t == 'N' ? j : i;
+    double complex v = ev(which, r, c) + (cplx ? I * evi(which, r, c) : 0);
+    return t == 'C' ? conj(v) : v;
+}
+
+/* Checks C[clo, chi) against alpha op(A) op(B) + beta C0 computed serially from the patterns
+ * (A: pattern 1 at alo, B: pattern 2 at blo, C0: pattern 3), every rank reading all of C. */
+static int check(rmc_matrix_h c, rmc_elem_t e, char ta, char tb, double complex alpha,
+                 double complex beta, const int64_t alo[2], const int64_t blo[2],
+                 const int64_t clo[2], const int64_t chi[2], int64_t k, int c0_nan)
+{
+    int cplx = e == RMC_ELEM_C32 || e == RMC_ELEM_C64;
+    double tol = e == RMC_ELEM_F32 || e == RMC_ELEM_C32 ? 1e-4 : 1e-12;
+    int64_t m = chi[0] - clo[0], n = chi[1] - clo[1];
+    size_t es = rmc_elem_size(e);
+    char *got = malloc((size_t)(m * n) * es + 1);
+    if (rmc_matrix_get(c, clo, chi, got, NULL) != RMC_OK) {
+        free(got);
+        return 0;
+    }
+    int ok = 1;
+    for (int64_t i = 0; i < m && ok; i++)
+        for (int64_t j = 0; j < n && ok; j++) {
+            double complex s = 0, mag = 0;
+            for (int64_t p = 0; p < k; p++) {
+                double complex x = opv(1, ta, cplx, alo[ta == 'N' ? 0 : 1] + i,
+                                       alo[ta == 'N' ? 1 : 0] + p),
+                               y = opv(2, tb, cplx, blo[tb == 'N' ? 0 : 1] + p,
+                                       blo[tb == 'N' ? 1 : 0] + j);
+                s += x * y;
+                mag += cabs(x * y);
+            }
+            double complex c0 = ev(3, clo[0] + i, clo[1] + j) +
+                                (cplx ? I * evi(3, clo[0] + i, clo[1] + j) : 0);
+            double complex want = alpha * s + (beta != 0 || c0_nan ? beta * c0 : 0);
+            if (c0_nan && beta == 0)
+                want = alpha * s;
+            size_t at = (size_t)(i * n + j);
+            double complex v = e == RMC_ELEM_F64   ? ((double *)(void *)got)[at]
+                               : e == RMC_ELEM_F32 ? ((float *)(void *)got)[at]
+                               : e == RMC_ELEM_C64 ? ((double complex *)(void *)got)[at]
+                                                   : ((float complex *)(void *)got)[at];
+            double scale = cabs(alpha) * cabs(mag) + cabs(beta) * cabs(c0) + 1;
+            if (!(cabs(v - want) <= tol * scale)) {
+                fprintf(stderr, "[rank %d] C(%lld, %lld) = %g%+gi, want %g%+gi\n", me,
+                        (long long)i, (long long)j, creal(v), cimag(v), creal(want), cimag(want));
+                ok = 0;
+            }
+        }
+    free(got);
+    return ok;
+}
+
+/* One multiplication of the whole matrices: shapes (m, n, k), distributions (da, db, dc), every
+ * algorithm. */
+static void whole(rmc_elem_t e, int64_t m, int64_t n, int64_t k, int da, int db, int dc, char ta,
+                  char tb)
+{
+    rmc_matrix_h A = make(e, da, ta == 'N' ? m : k, ta == 'N' ? k : m, 1);
+    rmc_matrix_h B = make(e, db, tb == 'N' ? k : n, tb == 'N' ? n : k, 2);
+    int64_t z[2] = {0, 0}, full[2] = {m, n};
+    for (int a = 0; a < NALGO; a++) {
+        rmc_matrix_h C = make(e, dc, m, n, 3);
+        double complex alpha = 1.5 - (e >= RMC_ELEM_C32 ? 0.5 * I : 0), beta = -0.75;
+        char al[16], be[16];
+        if (e == RMC_ELEM_F64) {
+            double x = creal(alpha), y = creal(beta);
+            memcpy(al, &x, 8);
+            memcpy(be, &y, 8);
+        } else if (e == RMC_ELEM_F32) {
+            float x = (float)creal(alpha), y = (float)creal(beta);
+            memcpy(al, &x, 4);
+            memcpy(be, &y, 4);
+        } else if (e == RMC_ELEM_C64) {
+            memcpy(al, &alpha, 16);
+            memcpy(be, &beta, 16);
+        } else {
+            float complex x = (float complex)alpha, y = (float complex)beta;
+            memcpy(al, &x, 8);
+            memcpy(be, &y, 8);
+        }
+        rmc_gemm_stats_t st;
+        rmc_status_t s = rmc_matrix_gemm(ta, tb, al, A, B, be, C, algos[a], &st);
+        int ok = s == RMC_OK;
+        if (!ok)
+            fprintf(stderr, "[rank %d] gemm %s: %s (%s)\n", me, rmc_gemm_algo_name(algos[a]),
+                    rmc_status_string(s), rmc_last_error());
+        if (e == RMC_ELEM_F32 || e == RMC_ELEM_F64)
+            alpha = creal(alpha), beta = creal(beta);
+        ok = ok && check(C, e, ta, tb, alpha, beta, z, z, z, full, k, 0);
+        if (!ok)
+            fprintf(stderr, "[rank %d] %s, %lldx%lldx%lld, dists %d %d %d, %c%c, type %d\n", me,
+                    rmc_gemm_algo_name(algos[a]), (long long)m, (long long)n, (long long)k, da, db,
+                    dc, ta, tb, (int)e);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_ALL(algos[a] == RMC_GEMM_AUTO || st.algo == algos[a]);
+        MPI_CHECK_OK(rmc_matrix_destroy(C));
+    }
+    MPI_CHECK_OK(rmc_matrix_destroy(A));
+    MPI_CHECK_OK(rmc_matrix_destroy(B));
+}
+
+/* With 4 ranks on 2 cores every collective costs milliseconds: the first case of each group only.
+ */
+static int few(void)
+{
+    return np >= 4;
+}
+
+static void test_square(void **s)
+{
+    (void)s;
+    whole(RMC_ELEM_F64, 24, 24, 24, 1, 1, 1, 'N', 'N'); /* several tiles per rank */
+    if (!few())
+        whole(RMC_ELEM_F64, 24, 24, 24, 0, 0, 0, 'N', 'N');
+}
+
+static void test_ragged_mixed(void **s)
+{
+    (void)s;
+    whole(RMC_ELEM_F64, 29, 17, 23, 1, 2, 3, 'N', 'N'); /* three distributions, ragged */
+    if (few())
+        return;
+    whole(RMC_ELEM_F64, 13, 31, 7, 4, 0, 1, 'N', 'N');  /* round-robin A */
+    whole(RMC_ELEM_F64, 1, 9, 30, 0, 1, 2, 'N', 'N');   /* a single row */
+    whole(RMC_ELEM_F64, 21, 1, 1, 2, 3, 0, 'N', 'N');   /* k = 1, one column */
+}
+
+static void test_transposes(void **s)
+{
+    (void)s;
+    whole(RMC_ELEM_F64, 19, 22, 15, 1, 2, 0, 'T', 'N');
+    if (few()) {
+        whole(RMC_ELEM_C64, 14, 11, 9, 1, 0, 2, 'C', 'T');
+        return;
+    }
+    whole(RMC_ELEM_F64, 19, 22, 15, 3, 1, 2, 'N', 'T');
+    whole(RMC_ELEM_F32, 20, 16, 18, 1, 1, 1, 'T', 'T');
+    whole(RMC_ELEM_C64, 14, 11, 9, 1, 0, 2, 'C', 'N');
+    whole(RMC_ELEM_C32, 10, 12, 8, 2, 1, 1, 'N', 'C');
+}
+
+/* The queue update path (RMC_GEMM_UPDATE=queue) for the variants that send partial blocks. */
+static void test_update_queue(void **s)
+{
+    (void)s;
+    setenv("RMC_GEMM_UPDATE", "queue", 1);
+    whole(RMC_ELEM_F64, 26, 19, 21, 1, 1, 2, 'N', 'N');
+    if (!few())
+        whole(RMC_ELEM_C64, 12, 12, 12, 1, 2, 1, 'N', 'T');
+    unsetenv("RMC_GEMM_UPDATE");
+}
+
+/* SUMMA: one tile per process on one grid; patches; beta 0 over NaNs. */
+static void test_summa_patch_beta0(void **s)
+{
+    (void)s;
+    int64_t ma[2] = {30, 20}, mb[2] = {20, 25}, mc[2] = {30, 25};
+    int g[2];
+    int64_t sq[2] = {1, 1};
+    assert_int_equal(rmc_dist_pgrid(2, sq, np, g), RMC_OK);
+    rmc_dist_h da, db, dc;
+    MPI_CHECK_OK(rmc_dist_regular(2, ma, NULL, g, &da));
+    MPI_CHECK_OK(rmc_dist_regular(2, mb, NULL, g, &db));
+    MPI_CHECK_OK(rmc_dist_regular(2, mc, NULL, g, &dc));
+    rmc_matrix_h A, B, C;
+    MPI_CHECK_OK(rmc_matrix_create(da, RMC_ELEM_F64, &A));
+    MPI_CHECK_OK(rmc_matrix_create(db, RMC_ELEM_F64, &B));
+    MPI_CHECK_OK(rmc_matrix_create(dc, RMC_ELEM_F64, &C));
+    rmc_dist_free(da);
+    rmc_dist_free(db);
+    rmc_dist_free(dc);
+    int ok = 1;
+    if (me == 0) { /* the patterns; C holds NaN where the patch goes */
+        double *a = malloc(30 * 25 * sizeof(double));
+        int64_t z[2] = {0, 0};
+        for (int w = 1; w <= 3; w++) {
+            int64_t *dims = w == 1 ? ma : w == 2 ? mb : mc;
+            for (int64_t i = 0; i < dims[0]; i++)
+                for (int64_t j = 0; j < dims[1]; j++)
+                    a[i * dims[1] + j] = w == 3 ? NAN : ev(w, i, j);
+            ok &= rmc_matrix_put(w == 1 ? A : w == 2 ? B : C, z, dims, a, NULL) == RMC_OK;
+        }
+        free(a);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    double one = 1, zero = 0;
+    rmc_gemm_stats_t st;
+    MPI_CHECK_OK(rmc_matrix_gemm('N', 'N', &one, A, B, &zero, C, RMC_GEMM_SUMMA, &st));
+    int64_t z[2] = {0, 0};
+    MPI_CHECK_ALL(check(C, RMC_ELEM_F64, 'N', 'N', 1, 0, z, z, z, mc, 20, 1));
+    MPI_CHECK_ALL(st.algo == RMC_GEMM_SUMMA && st.flops >= 0);
+    /* a patch product: C[3:13, 5:20] = 2 A[2:12, 4:11] B[6:13, 1:16] + 0.5 C */
+    int64_t alo[2] = {2, 4}, ahi[2] = {12, 11}, blo[2] = {6, 1}, bhi[2] = {13, 16};
+    int64_t clo[2] = {3, 5}, chi[2] = {13, 20};
+    double two = 2, half = 0.5;
+    for (int a = 0; a < NALGO; a++) { /* each algorithm on C's pattern 3 */
+        if (me == 0) {
+            double *c = malloc(30 * 25 * sizeof(double));
+            for (int64_t i = 0; i < 30; i++)
+                for (int64_t j = 0; j < 25; j++)
+                    c[i * 25 + j] = ev(3, i, j);
+            ok = rmc_matrix_put(C, z, mc, c, NULL) == RMC_OK;
+            free(c);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(rmc_matrix_gemm_patch('N', 'N', &two, A, alo, ahi, B, blo, bhi, &half, C, clo,
+                                           chi, algos[a], NULL));
+        ok = check(C, RMC_ELEM_F64, 'N', 'N', 2, 0.5, alo, blo, clo, chi, 7, 0);
+        if (!ok)
+            fprintf(stderr, "[rank %d] patch product, %s\n", me, rmc_gemm_algo_name(algos[a]));
+        MPI_CHECK_ALL(ok);
+    }
+    /* the patch form never touches C outside the patch */
+    double cval = 0;
+    int64_t outside[2] = {0, 0};
+    MPI_CHECK_ALL(rmc_matrix_elem_get(C, outside, &cval) == RMC_OK && cval == ev(3, 0, 0));
+    MPI_CHECK_OK(rmc_matrix_destroy(A));
+    MPI_CHECK_OK(rmc_matrix_destroy(B));
+    MPI_CHECK_OK(rmc_matrix_destroy(C));
+}
+
+static void test_bad_input(void **s)
+{
+    (void)s;
+    rmc_matrix_h A = make(RMC_ELEM_F64, 1, 10, 8, 1), B = make(RMC_ELEM_F64, 1, 7, 6, 2);
+    rmc_matrix_h C = make(RMC_ELEM_F64, 0, 10, 6, 3), F = make(RMC_ELEM_F32, 0, 8, 6, 2);
+    double one = 1;
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A, B, &one, C, 0, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_matrix_gemm('X', 'N', &one, A, B, &one, C, 0, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A, F, &one, C, 0, NULL) == RMC_ERR_TYPE);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', NULL, A, B, &one, C, 0, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A, B, &one, C, (rmc_gemm_algo_t)42, NULL) ==
+                  RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A, B, &one, NULL, 0, NULL) == RMC_ERR_HANDLE);
+    rmc_matrix_h S = make(RMC_ELEM_F64, 1, 10, 10, 1);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, S, S, &one, S, 0, NULL) == RMC_ERR_ARG);
+    /* SUMMA on tiles that are not one per process */
+    rmc_matrix_h A2 = make(RMC_ELEM_F64, 1, 10, 7, 1);
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A2, B, &one, C, RMC_GEMM_SUMMA, NULL) ==
+                  RMC_ERR_UNSUPPORTED);
+    /* a patch outside the matrix */
+    int64_t lo[2] = {0, 0}, hi[2] = {11, 7}, bhi[2] = {7, 6}, chi[2] = {11, 6};
+    MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, lo, hi, B, lo, bhi, &one, C, lo, chi,
+                                        0, NULL) == RMC_ERR_BOUNDS);
+    /* integer matrices do not multiply */
+    rmc_dist_h d;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_RECT, 4, 4, 0, &d));
+    rmc_matrix_h X;
+    MPI_CHECK_OK(rmc_matrix_create(d, RMC_ELEM_I32, &X));
+    rmc_dist_free(d);
+    rmc_matrix_h Y;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_RECT, 4, 4, 0, &d));
+    MPI_CHECK_OK(rmc_matrix_create(d, RMC_ELEM_I32, &Y));
+    rmc_dist_free(d);
+    int32_t ione = 1;
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &ione, X, X, &ione, Y, 0, NULL) == RMC_ERR_TYPE);
+    /* C unchanged by every refused call */
+    int64_t z[2] = {0, 0}, full[2] = {10, 6};
+    MPI_CHECK_ALL(check(C, RMC_ELEM_F64, 'N', 'N', 0, 1, z, z, z, full, 0, 0));
+    rmc_matrix_h ms[] = {A, B, C, F, S, A2, X, Y};
+    for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+        MPI_CHECK_OK(rmc_matrix_destroy(ms[i]));
+}
+
+MPITEST_MAIN("gemm", cttest_setup, mpitest_teardown_rmc, test_square, test_ragged_mixed,
+             test_transposes, test_update_queue, test_summa_patch_beta0, test_bad_input)
