@@ -10,5 +10,6 @@
 #include <rmc/hashmap.h>
 #include <rmc/bloom.h>
 #include <rmc/kv.h>
+#include <rmc/csr.h>
 #include <rmc/matrix.h>
 #endif
