@@ -12,4 +12,5 @@
 #include <rmc/kv.h>
 #include <rmc/csr.h>
 #include <rmc/matrix.h>
+#include <rmc/sparse.h>
 #endif
