@@ -263,9 +263,9 @@ rmc_status_t rmc_dist_2d(rmc_block_t kind, int64_t m, int64_t n, int64_t param, 
             side = a > b ? a : b;
             while (side > cap) /* halve until it fits: several tiles per rank, cyclic */
                 side = (side + 1) / 2;
-        } else if (!side) {
+        } else if (!side) { /* the shorter block side: every rank of the grid gets tiles */
             int64_t a = (m + g[0] - 1) / g[0], b = (n + g[1] - 1) / g[1];
-            side = a > b ? a : b;
+            side = a < b ? a : b;
         }
         tile[0] = tile[1] = side;
         return rmc_error_in(rmc_dist_regular(2, dims, tile, g, d), fn);

@@ -34,7 +34,7 @@
 #include <cblas.h>
 #include <rmc/queue.h>
 #include <rmc/env.h>
-#include "matrix_impl.h"
+#include "gemm_impl.h"
 
 static const rmc_knob_t knob_threads = {
     "RMC_BLAS_THREADS", "1",
@@ -51,12 +51,13 @@ __attribute__((constructor)) static void gemm_register(void)
     rmc_knob_register(&knob_update);
 }
 
-static double now(void)
+double rmcc_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+#define now rmcc_now
 
 const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
 {
@@ -68,20 +69,8 @@ const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
 
 /* ------------------------------------------------------------------------ the grid --- */
 
-/* Breakpoints of one dimension of the work grid: the patch [lo, hi) cut at the boundaries of up
- * to two tilings, each given as (distribution, dimension, offset of the patch in it). */
-typedef struct cuts {
-    int64_t n;   /* blocks */
-    int64_t *at; /* n + 1 points, relative to the patch start */
-} cuts_t;
-
-typedef struct tiling {
-    const struct rmc_dist *d;
-    int dim;
-    int64_t off; /* the patch's start in that dimension of d */
-} tiling_t;
-
-static rmc_status_t make_cuts(cuts_t *c, int64_t len, const tiling_t *t, int nt, const char *fn)
+/* The breakpoints of one dimension of the work grid (gemm_impl.h). */
+rmc_status_t rmcc_make_cuts(cuts_t *c, int64_t len, const tiling_t *t, int nt, const char *fn)
 {
     size_t cap = 2;
     for (int i = 0; i < nt; i++)
@@ -106,14 +95,6 @@ static rmc_status_t make_cuts(cuts_t *c, int64_t len, const tiling_t *t, int nt,
     return RMC_OK;
 }
 
-/* One operand block: op(X)[rows, cols] as X's patch (transposed when the operand is). */
-typedef struct operand {
-    struct rmc_matrix *m;
-    int trans;          /* 0: op(X) = X; else X^T (conjugated when conj) */
-    int conj;
-    int64_t r0, c0;     /* op(X)'s patch start in X's coordinates of op(X)'s row / column */
-} operand_t;
-
 /* X's box for op(X)[i0, i1) x [j0, j1) (relative to the operand's patch), its tile, and whether it
  * is node-local (*lp: its first element in place, *ld its tile's row length). */
 static int64_t box_of(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
@@ -124,18 +105,10 @@ static int64_t box_of(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, in
     } else {
         lo[0] = o->c0 + j0, hi[0] = o->c0 + j1, lo[1] = o->r0 + i0, hi[1] = o->r0 + i1;
     }
-    const struct rmc_dist *d = o->m->d;
+    const struct rmc_dist *d = o->d;
     int64_t tc[2] = {rmcc_tile_of(d, 0, lo[0]), rmcc_tile_of(d, 1, lo[1])};
     return tc[0] * d->nt[1] + tc[1];
 }
-
-/* A block ready for BLAS: where it is and its leading dimension (X's layout: rows of X). */
-typedef struct blk {
-    const char *p;
-    int64_t ld;
-    rmc_request_h r; /* its fetch in flight */
-    int fetched;     /* bytes moved (stats) */
-} blk_t;
 
 /* Makes op(X)[i0, i1) x [j0, j1) available: in place when node-local, else fetched (nb) into buf.
  */
@@ -144,9 +117,21 @@ static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int6
 {
     int64_t lo[2], hi[2];
     int64_t t = box_of(o, i0, i1, j0, j1, lo, hi);
-    const struct rmc_dist *d = o->m->d;
-    char *l = rmcc_tile_laddr(o->m, t);
+    const struct rmc_dist *d = o->d;
     b->r = RMC_REQUEST_NULL;
+    b->sp = o->s != NULL;
+    b->own_csr = 0;
+    if (o->s) { /* a sparse tile (the grids line up: the block is the tile) */
+        (void)buf;
+        if (rmc_spmatrix_tile_view(o->s, t, &b->csr) == RMC_OK)
+            return RMC_OK;
+        int64_t rows, cols;
+        rmcc_sptile_shape(o->s, t, &rows, &cols);
+        *bytes += (double)rmcc_spblock_bytes(rows, o->s->dir[t].nnz, o->s->idx64);
+        b->own_csr = 1;
+        return rmc_spmatrix_tile_get_nb(o->s, t, &b->csr, &b->r);
+    }
+    char *l = rmcc_tile_laddr(o->m, t);
     if (l) {
         int64_t tc0 = t / d->nt[1], tc1 = t % d->nt[1];
         int64_t tl0 = rmcc_tile_lo(d, 0, tc0), tl1 = rmcc_tile_lo(d, 1, tc1);
@@ -158,6 +143,15 @@ static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int6
     b->p = buf;
     *bytes += (double)((hi[0] - lo[0]) * b->ld) * (double)o->m->esz;
     return rmcc_matrix_patch(o->m, 0, lo, hi, buf, NULL, NULL, &b->r, fn);
+}
+
+/* Releases what a block holds (a fetched sparse tile). */
+static void block_release(blk_t *b)
+{
+    if (b->own_csr) {
+        rmc_csr_free(&b->csr);
+        b->own_csr = 0;
+    }
 }
 
 /* ----------------------------------------------------------------------------- BLAS --- */
@@ -224,27 +218,11 @@ static void scale_block(rmc_elem_t e, char *c, int64_t m, int64_t n, int64_t ldc
 
 /* ------------------------------------------------------------------------ the call --- */
 
-typedef struct gemm {
-    rmc_elem_t e;
-    size_t es;
-    const void *alpha, *beta;
-    char one[16]; /* 1 of the type: BLAS's beta when adding into C */
-    operand_t a, b;
-    struct rmc_matrix *c;
-    int64_t c0[2];       /* C's patch start */
-    int64_t m, n, k;
-    cuts_t ci, cj, ck;   /* the work grid */
-    rmc_gemm_stats_t st;
-    size_t bufA, bufB;   /* bytes of the largest A / B block */
-    const char *fn;
-} gemm_t;
-
 /* C's block [I, J]: in place (this rank owns it) with its leading dimension. */
 static char *c_block(gemm_t *g, int64_t i, int64_t j, int64_t *ldc)
 {
     int64_t lo[2], hi[2];
-    operand_t o = {g->c, 0, 0, g->c0[0], g->c0[1]};
-    int64_t t = box_of(&o, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1], lo, hi);
+    int64_t t = box_of(&g->co, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1], lo, hi);
     const struct rmc_dist *d = g->c->d;
     int64_t tc0 = t / d->nt[1], tc1 = t % d->nt[1];
     int64_t tl0 = rmcc_tile_lo(d, 0, tc0), tl1 = rmcc_tile_lo(d, 1, tc1);
@@ -253,17 +231,20 @@ static char *c_block(gemm_t *g, int64_t i, int64_t j, int64_t *ldc)
     return l ? l + ((lo[0] - tl0) * *ldc + (lo[1] - tl1)) * (int64_t)g->es : NULL;
 }
 
-static int c_owner(const gemm_t *g, int64_t i, int64_t j)
+/* C's tile holding block [I, J], and its owner. */
+static int64_t c_tile(const gemm_t *g, int64_t i, int64_t j)
 {
     int64_t lo[2], hi[2];
-    operand_t o = {g->c, 0, 0, g->c0[0], g->c0[1]};
-    return g->c->towner[box_of(&o, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1],
-                               lo, hi)];
+    return box_of(&g->co, g->ci.at[i], g->ci.at[i + 1], g->cj.at[j], g->cj.at[j + 1], lo, hi);
+}
+static int c_owner(const gemm_t *g, int64_t i, int64_t j)
+{
+    return g->co.towner[c_tile(g, i, j)];
 }
 static int op_owner(const operand_t *o, const cuts_t *r, int64_t i, const cuts_t *c, int64_t j)
 {
     int64_t lo[2], hi[2];
-    return o->m->towner[box_of(o, r->at[i], r->at[i + 1], c->at[j], c->at[j + 1], lo, hi)];
+    return o->towner[box_of(o, r->at[i], r->at[i + 1], c->at[j], c->at[j + 1], lo, hi)];
 }
 
 /* Waits for a block's fetch (comm wait time). */
@@ -283,14 +264,27 @@ static rmc_status_t multiply(gemm_t *g, int64_t m, int64_t n, int64_t k, const b
                              const blk_t *b, char *dst, int64_t ldd, const void *beta,
                              rmc_request_h *pend, int np)
 {
+    if (a->sp) { /* SpMM: dst = beta dst + alpha A B */
+        double t0 = now();
+        if (memcmp(beta, g->one, g->es))
+            scale_block(g->e, dst, m, n, ldd, beta);
+        rmc_status_t st = rmc_csr_spmm(*(const double *)g->alpha, &a->csr,
+                                       (const double *)(const void *)b->p, b->ld, n,
+                                       (double *)(void *)dst, ldd);
+        g->st.compute += now() - t0;
+        g->st.flops += 2.0 * (double)a->csr.nnz * (double)n;
+        (void)k, (void)pend, (void)np;
+        return rmc_error_in(st, g->fn);
+    }
     int ta = g->a.trans ? (g->a.conj ? 2 : 1) : 0, tb = g->b.trans ? (g->b.conj ? 2 : 1) : 0;
-    int64_t panels = 1;
-    for (int i = 0; i < np; i++)
-        if (pend[i])
-            panels = 4;
-    if (n < 256 * panels)
-        panels = 1;
-    int64_t w = (n + panels - 1) / panels;
+    /* with remote ranks, transfers to and from this rank may need its MPI progress (MPICH with
+     * UCX completes a large one-sided transfer only when the target calls MPI): long multiplies
+     * are cut into column panels, with a round of progress between them */
+    int64_t w = n;
+    if (g->poll) { /* panels of about 2 ms (4e7 multiply-adds), at least 64 columns */
+        w = (int64_t)(4e7 / ((double)(m > 0 ? m : 1) * (double)(k > 0 ? k : 1)));
+        w = w < 64 ? 64 : w > n ? n : w;
+    }
     double t0 = now();
     for (int64_t j0 = 0; j0 < n; j0 += w) {
         int64_t nj = n - j0 < w ? n - j0 : w;
@@ -305,16 +299,87 @@ static rmc_status_t multiply(gemm_t *g, int64_t m, int64_t n, int64_t k, const b
                     return s;
             }
         }
+        if (j0 + w < n && g->poll)
+            rmc_progress();
     }
     g->st.compute += now() - t0;
     g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
     return RMC_OK;
 }
 
+/* SpGEMM's local product: *out = A B (alpha applied when it is not 1). */
+static rmc_status_t multiply_sp(gemm_t *g, const blk_t *a, const blk_t *b, rmc_csr_t *out)
+{
+    double t0 = now(), flops = 0;
+    rmc_status_t st = rmc_csr_spgemm(out, &a->csr, &b->csr, g->spa, &flops);
+    double alpha = *(const double *)g->alpha;
+    for (int64_t q = 0; st == RMC_OK && alpha != 1 && q < out->nnz; q++)
+        out->val[q] *= alpha;
+    g->st.compute += now() - t0;
+    g->st.flops += flops;
+    return rmc_error_in(st, g->fn);
+}
+
+/* Sparse C: a partial product of C tile t (this rank's) kept for the final sum (taken over). */
+static rmc_status_t partial_add(gemm_t *g, int64_t t, rmc_csr_t *p)
+{
+    if (g->npart[t] == g->cappart[t]) {
+        int cap = g->cappart[t] ? 2 * g->cappart[t] : 4;
+        rmc_csr_t *v = realloc(g->part[t], (size_t)cap * sizeof(*v));
+        if (!v) {
+            rmc_csr_free(p);
+            return rmcc_fail(RMC_ERR_NOMEM, g->fn, "partial products of C tile %lld",
+                             (long long)t);
+        }
+        g->part[t] = v;
+        g->cappart[t] = cap;
+    }
+    g->part[t][g->npart[t]++] = *p;
+    memset(p, 0, sizeof(*p)); /* taken over */
+    rmc_csr_init(p, g->cs->idx64);
+    return RMC_OK;
+}
+
+/* Sparse C: every tile of this rank summed from its partial products (none: empty) and set. */
+static rmc_status_t partials_finish(gemm_t *g)
+{
+    const struct rmc_dist *d = g->cs->d;
+    rmc_status_t st = RMC_OK;
+    for (int64_t t = 0; t < d->ntiles; t++) {
+        if (g->co.towner[t] != rmcc.rank) {
+            continue;
+        }
+        double t0 = now();
+        rmc_csr_t sum;
+        rmc_csr_init(&sum, g->cs->idx64);
+        int64_t rows, cols;
+        rmcc_sptile_shape(g->cs, t, &rows, &cols);
+        const rmc_csr_t **in = malloc(((size_t)g->npart[t] + 1) * sizeof(*in));
+        if (!in && st == RMC_OK)
+            st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the sum of C tile %lld", (long long)t);
+        for (int q = 0; in && q < g->npart[t]; q++)
+            in[q] = &g->part[t][q];
+        if (st == RMC_OK && g->npart[t] == 0)
+            st = rmc_csr_alloc(&sum, rows, cols, 0, g->cs->idx64);
+        else if (st == RMC_OK && g->npart[t] > 1)
+            st = rmc_csr_sum(&sum, (const rmc_csr_t *const *)in, g->npart[t], g->spa);
+        if (st == RMC_OK) /* (a single partial is the tile) */
+            st = rmc_spmatrix_tile_set(g->cs, t, g->npart[t] == 1 ? &g->part[t][0] : &sum);
+        rmc_csr_free(&sum);
+        free(in);
+        g->st.accumulate += now() - t0;
+    }
+    return st;
+}
+
 /* ----------------------------------------------------------------- stationary C --- */
+
+static rmc_status_t stationary_c_sparse(gemm_t *g);
 
 static rmc_status_t stationary_c(gemm_t *g)
 {
+    if (g->cs)
+        return stationary_c_sparse(g);
     /* this rank's C blocks, each with its k blocks from the offset i + j: one sequence of block
      * products, fetched one ahead */
     int64_t nk = g->ck.n, nw = 0;
@@ -356,28 +421,120 @@ static rmc_status_t stationary_c(gemm_t *g)
         if ((st = block_wait(g, &A[x])) != RMC_OK || (st = block_wait(g, &B[x])) != RMC_OK)
             break;
         int64_t i = w[s][0], j = w[s][1], kk = w[s][2], ldc;
-        char *cp = c_block(g, i, j, &ldc);
-        rmc_request_h pend[2] = {s + 1 < nseq ? A[1 - x].r : RMC_REQUEST_NULL,
-                                 s + 1 < nseq ? B[1 - x].r : RMC_REQUEST_NULL};
-        /* C's beta is applied by the first product of each block (no separate pass over C) */
-        const void *beta = kk == (i + j) % nk ? g->beta : g->one;
-        st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
-                      g->ck.at[kk + 1] - g->ck.at[kk], &A[x], &B[x], cp, ldc, beta, pend, 2);
-        if (s + 1 < nseq) { /* the tests may have completed them */
-            A[1 - x].r = pend[0];
-            B[1 - x].r = pend[1];
+        if (g->cs) { /* sparse C: a partial product of the tile, summed at the end */
+            rmc_csr_t p;
+            rmc_csr_init(&p, g->cs->idx64);
+            st = multiply_sp(g, &A[x], &B[x], &p);
+            if (st == RMC_OK)
+                st = partial_add(g, c_tile(g, i, j), &p);
+        } else {
+            char *cp = c_block(g, i, j, &ldc);
+            rmc_request_h pend[2] = {s + 1 < nseq ? A[1 - x].r : RMC_REQUEST_NULL,
+                                     s + 1 < nseq ? B[1 - x].r : RMC_REQUEST_NULL};
+            /* C's beta is applied by the first product of each block (no pass over C) */
+            const void *beta = kk == (i + j) % nk ? g->beta : g->one;
+            st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                          g->ck.at[kk + 1] - g->ck.at[kk], &A[x], &B[x], cp, ldc, beta, pend, 2);
+            if (s + 1 < nseq) { /* the tests may have completed them */
+                A[1 - x].r = pend[0];
+                B[1 - x].r = pend[1];
+            }
         }
+        block_release(&A[x]);
+        block_release(&B[x]);
     }
 #undef START
-    if (st != RMC_OK) /* nothing in flight stays */
-        for (int x = 0; x < 2; x++) {
-            if (A[x].r)
-                rmc_wait(&A[x].r);
-            if (B[x].r)
-                rmc_wait(&B[x].r);
-        }
+    for (int x = 0; x < 2; x++) { /* after a failure: nothing in flight stays */
+        if (A[x].r)
+            rmc_wait(&A[x].r);
+        if (B[x].r)
+            rmc_wait(&B[x].r);
+        block_release(&A[x]);
+        block_release(&B[x]);
+    }
     free(bufs);
     free(w);
+    return st;
+}
+
+/* Stationary C for SpGEMM: each of this rank's C tiles computed whole, with one accumulator over
+ * all its k blocks (a fused Gustavson: no partial products to store and sum), the blocks of the
+ * next C tile fetched while this one is computed. */
+static rmc_status_t stationary_c_sparse(gemm_t *g)
+{
+    int64_t nk = g->ck.n, nw = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            nw += c_owner(g, i, j) == rmcc.rank;
+    if (nw == 0 || nk == 0)
+        return RMC_OK;
+    int64_t(*w)[2] = malloc((size_t)nw * sizeof(*w));
+    blk_t *bl = calloc(4 * (size_t)nk, sizeof(blk_t)); /* two sets of nk A and nk B blocks */
+    const rmc_csr_t **pa = malloc(2 * (size_t)nk * sizeof(*pa));
+    if (!w || !bl || !pa) {
+        free(w);
+        free(bl);
+        free(pa);
+        return rmcc_fail(RMC_ERR_NOMEM, g->fn, "the blocks of a C tile");
+    }
+    const rmc_csr_t **pb = pa + nk;
+    int64_t n = 0;
+    for (int64_t i = 0; i < g->ci.n; i++)
+        for (int64_t j = 0; j < g->cj.n; j++)
+            if (c_owner(g, i, j) == rmcc.rank) {
+                w[n][0] = i;
+                w[n++][1] = j;
+            }
+    rmc_status_t st = RMC_OK;
+    /* set x of tile s: A blocks bl[2x nk ..], B blocks after them; k from the offset i + j */
+#define SET(x) (bl + (size_t)(x) * 2 * (size_t)nk)
+    for (int64_t s = 0; st == RMC_OK && s <= n; s++) {
+        if (s < n) { /* start tile s's blocks */
+            blk_t *b = SET(s & 1);
+            int64_t i = w[s][0], j = w[s][1];
+            for (int64_t q = 0; st == RMC_OK && q < nk; q++) {
+                int64_t kk = (q + i + j) % nk;
+                st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
+                                 g->ck.at[kk + 1], NULL, &b[q], &g->st.bytes, g->fn);
+                if (st == RMC_OK)
+                    st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j],
+                                     g->cj.at[j + 1], NULL, &b[nk + q], &g->st.bytes, g->fn);
+            }
+        }
+        if (st != RMC_OK || s == 0)
+            continue;
+        blk_t *b = SET((s - 1) & 1); /* compute tile s - 1 */
+        for (int64_t q = 0; st == RMC_OK && q < 2 * nk; q++)
+            st = block_wait(g, &b[q]);
+        for (int64_t q = 0; q < nk; q++) {
+            pa[q] = &b[q].csr;
+            pb[q] = &b[nk + q].csr;
+        }
+        int64_t i = w[s - 1][0], j = w[s - 1][1], t = c_tile(g, i, j), rows, cols;
+        rmcc_sptile_shape(g->cs, t, &rows, &cols);
+        rmc_csr_t c;
+        rmc_csr_init(&c, g->cs->idx64);
+        double t0 = now(), flops = 0;
+        if (st == RMC_OK)
+            st = rmcc_spgemm_fused(pa, pb, (int)nk, *(const double *)g->alpha, g->spa,
+                                   g->cs->idx64, rows, cols, &c, &flops, g->fn);
+        g->st.compute += now() - t0;
+        g->st.flops += flops;
+        if (st == RMC_OK)
+            st = partial_add(g, t, &c);
+        rmc_csr_free(&c);
+        for (int64_t q = 0; q < 2 * nk; q++)
+            block_release(&b[q]);
+    }
+    for (int64_t q = 0; q < 4 * nk; q++) { /* after a failure: nothing in flight stays */
+        if (bl[q].r)
+            rmc_wait(&bl[q].r);
+        block_release(&bl[q]);
+    }
+#undef SET
+    free(w);
+    free(bl);
+    free(pa);
     return st;
 }
 
@@ -387,7 +544,7 @@ static rmc_status_t stationary_c(gemm_t *g)
  * consumer adds 1 at `ack` (the producer's) when it has read it. */
 typedef struct upd {
     rmc_gptr_t p, ack;
-    int64_t i, j;
+    int64_t i, j, nnz; /* nnz: a sparse product's nonzeros (its block: rmcc_spblock_bytes) */
 } upd_t;
 static const rmc_type_t upd_type = RMC_TYPE_FIXED("rmc-gemm-update", sizeof(upd_t));
 
@@ -404,7 +561,35 @@ typedef struct updater {
     int64_t sent[NSLOT];    /* queue: updates sent from each slot, acknowledged: *ack[s] */
     int next;
     char *pull;             /* queue: where a popped product is read */
+    size_t pullcap;
+    int sparse;             /* sparse C: products are CSR blocks, one segment allocation each, */
+    rmc_gptr_t *blocks;     /* freed at the end (after every owner has read them) */
+    size_t nblocks, capblocks;
 } updater_t;
+
+/* Sparse C: pulls the product block of update d into a CSR of its own. */
+static rmc_status_t pull_sparse(gemm_t *g, updater_t *u, const upd_t *d, rmc_csr_t *p)
+{
+    int64_t rows, cols, t = c_tile(g, d->i, d->j);
+    rmcc_sptile_shape(g->cs, t, &rows, &cols);
+    int w64 = g->cs->idx64;
+    size_t bytes = rmcc_spblock_bytes(rows, d->nnz, w64), w = w64 ? 8 : 4;
+    rmc_status_t st = rmcc_scratch(&u->pull, &u->pullcap, bytes, g->fn);
+    if (st == RMC_OK)
+        st = rmc_gptr_get(u->pull, d->p, bytes);
+    if (st == RMC_OK)
+        st = rmc_csr_alloc(p, rows, cols, d->nnz, w64);
+    if (st != RMC_OK)
+        return st;
+    void *rp, *ci;
+    double *v;
+    rmcc_spblock_arrays(u->pull, rows, d->nnz, w64, &rp, &ci, &v);
+    memcpy(p->rowptr, rp, (size_t)(rows + 1) * w);
+    memcpy(p->colind, ci, (size_t)d->nnz * w);
+    memcpy(p->val, v, (size_t)d->nnz * 8);
+    g->st.bytes += (double)bytes;
+    return RMC_OK;
+}
 
 /* Drains this rank's update queue: pulls each product there now and adds it to the C block it
  * names (*left: the updates still to come). Counts accumulate time. */
@@ -423,6 +608,15 @@ static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
         }
         if (st != RMC_OK)
             break;
+        if (u->sparse) { /* a partial CSR block of one of this rank's tiles, kept for the sum */
+            rmc_csr_t p;
+            rmc_csr_init(&p, g->cs->idx64);
+            if ((st = pull_sparse(g, u, &d, &p)) != RMC_OK ||
+                (st = partial_add(g, c_tile(g, d.i, d.j), &p)) != RMC_OK)
+                break;
+            --*left;
+            continue;
+        }
         int64_t ldc, mi = g->ci.at[d.i + 1] - g->ci.at[d.i], nj = g->cj.at[d.j + 1] - g->cj.at[d.j];
         char *cp = c_block(g, d.i, d.j, &ldc);
         size_t bytes = (size_t)(mi * nj) * g->es;
@@ -493,7 +687,7 @@ static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int6
         int64_t hi[2] = {g->c0[0] + g->ci.at[i + 1], g->c0[1] + g->cj.at[j + 1]};
         return rmcc_matrix_patch(g->c, 2, lo, hi, u->buf[s], NULL, NULL, &u->r[s], g->fn);
     }
-    upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j};
+    upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j, 0};
     u->sent[s]++;
     int owner = c_owner(g, i, j);
     double t0 = now();
@@ -507,12 +701,54 @@ static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int6
     return st;
 }
 
+/* Sparse C: sends product p of C block [i, j] (a copy in this rank's segment, freed at the end) to
+ * its owner's queue. */
+static rmc_status_t upd_send_sp(gemm_t *g, updater_t *u, int64_t i, int64_t j, const rmc_csr_t *p,
+                                int64_t *left)
+{
+    size_t bytes = rmcc_spblock_bytes(p->nrows, p->nnz, p->idx64), w = p->idx64 ? 8 : 4;
+    if (u->nblocks == u->capblocks) {
+        size_t cap = u->capblocks ? 2 * u->capblocks : 16;
+        rmc_gptr_t *v = realloc(u->blocks, cap * sizeof(*v));
+        if (!v)
+            return rmcc_fail(RMC_ERR_NOMEM, g->fn, "the list of partial products");
+        u->blocks = v;
+        u->capblocks = cap;
+    }
+    rmc_gptr_t blk;
+    rmc_status_t st = rmc_alloc(bytes, &blk);
+    if (st != RMC_OK)
+        return st;
+    u->blocks[u->nblocks++] = blk;
+    void *rp, *ci;
+    double *v;
+    rmcc_spblock_arrays(rmc_gptr_local(blk), p->nrows, p->nnz, p->idx64, &rp, &ci, &v);
+    memcpy(rp, p->rowptr, (size_t)(p->nrows + 1) * w);
+    memcpy(ci, p->colind, (size_t)p->nnz * w);
+    memcpy(v, p->val, (size_t)p->nnz * 8);
+    g->st.bytes += (double)bytes;
+    upd_t d = {blk, RMC_GPTR_NULL, i, j, p->nnz};
+    int owner = c_owner(g, i, j);
+    double t0 = now();
+    while ((st = rmc_queue_push(u->q[owner], &d, 0)) == RMC_ERR_FULL) {
+        if ((st = drain(g, u, left)) != RMC_OK)
+            break;
+        rmc_progress();
+    }
+    g->st.comm_wait += now() - t0;
+    return st;
+}
+
 /* Collective: sets up the update path (the queue method's queues and segment blocks). */
 static rmc_status_t upd_init(gemm_t *g, updater_t *u)
 {
     memset(u, 0, sizeof(*u));
+    u->ack = RMC_GPTR_NULL;
+    for (int s = 0; s < NSLOT; s++)
+        u->slot[s] = RMC_GPTR_NULL;
     const char *v = rmc_knob_value("RMC_GEMM_UPDATE");
-    u->queue = v && !strcmp(v, "queue");
+    u->sparse = g->cs != NULL;
+    u->queue = u->sparse || (v && !strcmp(v, "queue"));
     size_t bytes = g->es * (size_t)g->ci.n * 0; /* (the largest C block below) */
     int64_t mi = 0, nj = 0;
     for (int64_t i = 0; i < g->ci.n; i++)
@@ -521,7 +757,7 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
     for (int64_t j = 0; j < g->cj.n; j++)
         if (g->cj.at[j + 1] - g->cj.at[j] > nj)
             nj = g->cj.at[j + 1] - g->cj.at[j];
-    bytes = (size_t)(mi * nj) * g->es;
+    bytes = u->sparse ? 64 : (size_t)(mi * nj) * g->es; /* sparse: the pull buffer grows */
     rmc_status_t st = RMC_OK;
     if (!u->queue) {
         for (int s = 0; s < NSLOT && st == RMC_OK; s++)
@@ -531,11 +767,12 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
     }
     u->q = calloc((size_t)rmcc.nranks, sizeof(rmc_queue_h));
     u->pull = malloc(bytes ? bytes : 1);
+    u->pullcap = bytes ? bytes : 1;
     st = u->q && u->pull ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "update queues");
-    for (int s = 0; s < NSLOT && st == RMC_OK; s++)
+    for (int s = 0; s < NSLOT && st == RMC_OK && !u->sparse; s++)
         if ((st = rmc_alloc(bytes ? bytes : 8, &u->slot[s])) == RMC_OK)
             u->buf[s] = rmc_gptr_local(u->slot[s]);
-    if (st == RMC_OK)
+    if (st == RMC_OK && !u->sparse)
         st = rmc_alloc(8 * NSLOT, &u->ack);
     st = rmcc_agree(st);
     for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++) /* collective: every rank, each */
@@ -594,6 +831,9 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
             rmc_free(u->slot[s]);
     if (!rmc_gptr_is_null(u->ack))
         rmc_free(u->ack);
+    for (size_t i = 0; i < u->nblocks; i++)
+        rmc_free(u->blocks[i]);
+    free(u->blocks);
     free(u->q);
     free(u->pull);
     return st;
@@ -615,13 +855,21 @@ static rmc_status_t product(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64
                             const blk_t *A, const blk_t *B, rmc_request_h *pend, int np,
                             int64_t *left)
 {
+    if (g->cs) {
+        rmc_csr_t p;
+        rmc_csr_init(&p, g->cs->idx64);
+        rmc_status_t st = multiply_sp(g, A, B, &p);
+        if (st == RMC_OK)
+            st = upd_send_sp(g, u, i, j, &p, left);
+        rmc_csr_free(&p);
+        return st;
+    }
     char *pb;
     rmc_status_t st = upd_slot(g, u, left, &pb);
     if (st != RMC_OK)
         return st;
     int64_t mi = g->ci.at[i + 1] - g->ci.at[i], nj = g->cj.at[j + 1] - g->cj.at[j];
-    char zero[16] = {0};
-    if ((st = multiply(g, mi, nj, g->ck.at[kk + 1] - g->ck.at[kk], A, B, pb, nj, zero, pend,
+    if ((st = multiply(g, mi, nj, g->ck.at[kk + 1] - g->ck.at[kk], A, B, pb, nj, g->zero, pend,
                        np)) != RMC_OK)
         return st;
     return upd_send(g, u, i, j, left);
@@ -675,11 +923,17 @@ static rmc_status_t stationary_ab(gemm_t *g, int which, updater_t *u, int64_t *l
                            : product(g, u, o, m, kk, &S, &M[x], pend, 1, left);
                 if (s + 1 < nm)
                     M[1 - x].r = pend[0];
+                block_release(&M[x]);
             }
 #undef MSTART
-            for (int x = 0; x < 2; x++)
+            for (int x = 0; x < 2; x++) {
                 if (M[x].r)
                     rmc_wait(&M[x].r);
+                block_release(&M[x]);
+            }
+            if (S.r)
+                rmc_wait(&S.r);
+            block_release(&S);
             if (st == RMC_OK)
                 st = drain(g, u, left);
         }
@@ -722,10 +976,9 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
         double sc = own ? 1e9 : 0;
         if (!own && local) { /* blocks it holds: A's in place, C's and B's of the products */
             int64_t lo[2], hi[2];
-            sc += rmcc_tile_laddr(g->a.m, box_of(&g->a, g->ci.at[i], g->ci.at[i + 1],
-                                                 g->ck.at[kk], g->ck.at[kk + 1], lo, hi))
-                      ? 1e6
-                      : 0;
+            int64_t at = box_of(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
+                                g->ck.at[kk + 1], lo, hi);
+            sc += rmc_same_node(g->a.towner[at]) == 1 ? 1e6 : 0;
             for (int64_t j = 0; j < nj; j++)
                 sc += (c_owner(g, i, j) == rmcc.rank) + (op_owner(&g->b, &g->ck, kk, &g->cj, j) ==
                                                          rmcc.rank);
@@ -764,9 +1017,15 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
                 st = block_wait(g, &M);
             if (st == RMC_OK)
                 st = product(g, u, i, j, kk, &S, &M, NULL, 0, left);
+            if (M.r)
+                rmc_wait(&M.r);
+            block_release(&M);
             if (st == RMC_OK)
                 st = rmc_gptr_fetch_add_i64(c, 1, &j);
         }
+        if (S.r)
+            rmc_wait(&S.r);
+        block_release(&S);
         if (st == RMC_OK)
             st = drain(g, u, left);
     }
@@ -792,7 +1051,7 @@ static void grid_coords(const struct rmc_dist *d, int r, int *pr, int *pc)
  * split differently: the k panels are cut at both). */
 static rmc_status_t summa_check(const gemm_t *g)
 {
-    const struct rmc_dist *a = g->a.m->d, *b = g->b.m->d, *c = g->c->d;
+    const struct rmc_dist *a = g->a.d, *b = g->b.d, *c = g->co.d;
     const char *why = NULL;
     if (g->a.trans || g->b.trans)
         why = "transposed operands";
@@ -816,12 +1075,87 @@ static rmc_status_t summa_check(const gemm_t *g)
                : RMC_OK;
 }
 
+/* One SUMMA panel broadcast in `comm` from `root`: op(X)[i0, i1) x [k0, k1) (a sparse operand:
+ * the tile, whole). The root reads it (in place when it can), packs it into buf (grown as needed)
+ * and every rank ends with *b describing buf (dense: rows of k1 - k0 or of i1 - i0 ...). */
+static rmc_status_t panel(gemm_t *g, const operand_t *o, int64_t r0, int64_t r1, int64_t c0,
+                          int64_t c1, int root, int me, MPI_Comm comm, char **buf, size_t *cap,
+                          blk_t *b)
+{
+    rmc_status_t st = RMC_OK;
+    blk_t src = {0};
+    int64_t nnz = 0, rows = r1 - r0, cols = c1 - c0;
+    rmc_csr_t cut; /* a sparse panel that is part of its tile: that part */
+    rmc_csr_init(&cut, o->s ? o->s->idx64 : 0);
+    if (me == root) {
+        st = block_start(o, r0, r1, c0, c1, *buf, &src, &g->st.bytes, g->fn);
+        if (st == RMC_OK && src.r)
+            st = rmc_wait(&src.r);
+        if (st == RMC_OK && o->s && (src.csr.nrows != rows || src.csr.ncols != cols)) {
+            const struct rmc_dist *d = o->d;
+            int64_t tr = rmcc_tile_lo(d, 0, rmcc_tile_of(d, 0, r0));
+            int64_t tc = rmcc_tile_lo(d, 1, rmcc_tile_of(d, 1, c0));
+            st = rmc_csr_slice(&cut, &src.csr, r0 - tr, r1 - tr, c0 - tc, c1 - tc);
+            if (st == RMC_OK) {
+                block_release(&src);
+                src.csr = cut; /* (freed below) */
+                src.own_csr = 1;
+                rmc_csr_init(&cut, o->s->idx64);
+            }
+        }
+        nnz = o->s ? src.csr.nnz : 0;
+    }
+    if (o->s && MPI_Bcast(&nnz, 1, MPI_INT64_T, root, comm) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel's size");
+    int w64 = o->s ? o->s->idx64 : 0;
+    size_t w = w64 ? 8 : 4;
+    size_t bytes = o->s ? rmcc_spblock_bytes(rows, nnz, w64) : (size_t)(rows * cols) * g->es;
+    if (st == RMC_OK)
+        st = rmcc_scratch(buf, cap, bytes + 8, g->fn);
+    if (st == RMC_OK && me == root) { /* pack */
+        if (o->s) {
+            void *rp, *ci;
+            double *v;
+            rmcc_spblock_arrays(*buf, rows, nnz, w64, &rp, &ci, &v);
+            memcpy(rp, src.csr.rowptr, (size_t)(rows + 1) * w);
+            memcpy(ci, src.csr.colind, (size_t)nnz * w);
+            memcpy(v, src.csr.val, (size_t)nnz * 8);
+        } else if (src.p != *buf) {
+            for (int64_t r = 0; r < rows; r++)
+                memmove(*buf + (size_t)(r * cols) * g->es, src.p + (size_t)(r * src.ld) * g->es,
+                        (size_t)cols * g->es);
+        }
+    }
+    block_release(&src);
+    if (st != RMC_OK) /* (the panel's size was agreed: every rank takes part in the broadcast) */
+        rmcc_fail(st, g->fn, "a SUMMA panel");
+    if (bytes > INT32_MAX)
+        return rmcc_fail(RMC_ERR_TOO_BIG, g->fn, "a SUMMA panel of %zu bytes", bytes);
+    if (MPI_Bcast(*buf, (int)bytes, MPI_BYTE, root, comm) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel");
+    if (me != root)
+        g->st.bytes += (double)bytes;
+    memset(b, 0, sizeof(*b));
+    if (o->s) {
+        b->sp = 1;
+        b->csr.nrows = rows;
+        b->csr.ncols = cols;
+        b->csr.nnz = nnz;
+        b->csr.idx64 = w64;
+        rmcc_spblock_arrays(*buf, rows, nnz, w64, &b->csr.rowptr, &b->csr.colind, &b->csr.val);
+    } else {
+        b->p = *buf;
+        b->ld = cols;
+    }
+    return st;
+}
+
 /* Bulk-synchronous SUMMA (Alg 2): for each k block, its A column of tiles is broadcast along the
  * process rows and its B row along the process columns, then every rank multiplies into its C
  * tile. MPI only (row and column communicators). */
 static rmc_status_t summa(gemm_t *g)
 {
-    const struct rmc_dist *c = g->c->d;
+    const struct rmc_dist *c = g->co.d;
     int pr, pc;
     rmc_status_t st = RMC_OK;
     MPI_Comm row = MPI_COMM_NULL, col = MPI_COMM_NULL;
@@ -830,54 +1164,39 @@ static rmc_status_t summa(gemm_t *g)
     if (MPI_Comm_split(rmcc.comm, in ? pr : MPI_UNDEFINED, pc, &row) != MPI_SUCCESS ||
         MPI_Comm_split(rmcc.comm, in ? pc : MPI_UNDEFINED, pr, &col) != MPI_SUCCESS)
         st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Comm_split of SUMMA's row / column communicators");
-    char *abuf = NULL, *bbuf = NULL;
-    int64_t mi = 0, nj = 0, kmax = 0;
-    if (st == RMC_OK && in) {
-        mi = rmcc_tile_hi(c, 0, pr) - rmcc_tile_lo(c, 0, pr);
-        nj = rmcc_tile_hi(c, 1, pc) - rmcc_tile_lo(c, 1, pc);
-        for (int64_t kk = 0; kk < g->ck.n; kk++)
-            if (g->ck.at[kk + 1] - g->ck.at[kk] > kmax)
-                kmax = g->ck.at[kk + 1] - g->ck.at[kk];
-        abuf = malloc((size_t)(mi * kmax) * g->es + 1);
-        bbuf = malloc((size_t)(kmax * nj) * g->es + 1);
-        if (!abuf || !bbuf)
-            st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "SUMMA's panels");
-    }
     st = rmcc_agree(st);
-    MPI_Datatype dt = MPI_BYTE;
-    for (int64_t kk = 0; st == RMC_OK && in && kk < g->ck.n; kk++) {
-        int64_t k0 = g->ck.at[kk], kw = g->ck.at[kk + 1] - k0;
-        int acol = (int)rmcc_tile_of(g->a.m->d, 1, k0), brow = (int)rmcc_tile_of(g->b.m->d, 0, k0);
-        blk_t A = {0}, B = {0};
+    char *abuf = NULL, *bbuf = NULL;
+    size_t acap = 0, bcap = 0;
+    int64_t i0 = rmcc_tile_lo(c, 0, pr), i1 = rmcc_tile_hi(c, 0, pr);
+    int64_t j0 = rmcc_tile_lo(c, 1, pc), j1 = rmcc_tile_hi(c, 1, pc);
+    for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++) {
+        int64_t k0 = g->ck.at[kk], k1 = g->ck.at[kk + 1];
+        if (!in) { /* outside the grid: only the agreement of each step */
+            st = rmcc_agree(st);
+            continue;
+        }
+        int acol = (int)rmcc_tile_of(g->a.d, 1, k0), brow = (int)rmcc_tile_of(g->b.d, 0, k0);
+        blk_t pa, pb;
         double t0 = now();
-        if (pc == acol) { /* this rank's A tile holds the panel: pack it */
-            block_start(&g->a, rmcc_tile_lo(c, 0, pr), rmcc_tile_hi(c, 0, pr), k0, k0 + kw, abuf,
-                        &A, &g->st.bytes, g->fn);
-            for (int64_t r = 0; r < mi; r++)
-                memcpy(abuf + (size_t)(r * kw) * g->es, A.p + (size_t)(r * A.ld) * g->es,
-                       (size_t)kw * g->es);
-        }
-        if (pr == brow) {
-            block_start(&g->b, k0, k0 + kw, rmcc_tile_lo(c, 1, pc), rmcc_tile_hi(c, 1, pc), bbuf,
-                        &B, &g->st.bytes, g->fn);
-            for (int64_t r = 0; r < kw; r++)
-                memcpy(bbuf + (size_t)(r * nj) * g->es, B.p + (size_t)(r * B.ld) * g->es,
-                       (size_t)nj * g->es);
-        }
-        if (MPI_Bcast(abuf, (int)((size_t)(mi * kw) * g->es), dt, acol, row) != MPI_SUCCESS ||
-            MPI_Bcast(bbuf, (int)((size_t)(kw * nj) * g->es), dt, brow, col) != MPI_SUCCESS) {
-            st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel");
+        if ((st = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &abuf, &acap, &pa)) != RMC_OK ||
+            (st = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &bbuf, &bcap, &pb)) != RMC_OK) {
+            st = rmcc_agree(st); /* a root that failed: everyone stops at this step */
             break;
         }
         g->st.comm_wait += now() - t0;
-        if (pc != acol)
-            g->st.bytes += (double)(mi * kw) * (double)g->es;
-        if (pr != brow)
-            g->st.bytes += (double)(kw * nj) * (double)g->es;
-        blk_t pa = {abuf, kw, RMC_REQUEST_NULL, 0}, pb = {bbuf, nj, RMC_REQUEST_NULL, 0};
-        int64_t ldc;
-        char *cp = c_block(g, pr, pc, &ldc);
-        st = multiply(g, mi, nj, kw, &pa, &pb, cp, ldc, kk == 0 ? g->beta : g->one, NULL, 0);
+        if (g->cs) {
+            rmc_csr_t p;
+            rmc_csr_init(&p, g->cs->idx64);
+            st = multiply_sp(g, &pa, &pb, &p);
+            if (st == RMC_OK)
+                st = partial_add(g, c_tile(g, pr, pc), &p);
+        } else {
+            int64_t ldc;
+            char *cp = c_block(g, pr, pc, &ldc);
+            st = multiply(g, i1 - i0, j1 - j0, k1 - k0, &pa, &pb, cp, ldc,
+                          kk == 0 ? g->beta : g->one, NULL, 0);
+        }
+        st = rmcc_agree(st);
     }
     free(abuf);
     free(bbuf);
@@ -890,10 +1209,10 @@ static rmc_status_t summa(gemm_t *g)
 
 /* ---------------------------------------------------------------------- the entry --- */
 
-/* C blocks this rank owns, times beta (the algorithms that only add into C). */
+/* C blocks this rank owns, times beta (the algorithms that only add into C; dense C). */
 static void scale_mine(gemm_t *g)
 {
-    for (int64_t i = 0; i < g->ci.n; i++)
+    for (int64_t i = 0; g->c && i < g->ci.n; i++)
         for (int64_t j = 0; j < g->cj.n; j++)
             if (c_owner(g, i, j) == rmcc.rank) {
                 int64_t ldc;
@@ -903,7 +1222,7 @@ static void scale_mine(gemm_t *g)
             }
 }
 
-/* The operand for op(X)[lo, hi) with trans t; checks. */
+/* The operand for op(X)[lo, hi) of dense matrix m with trans t; checks. */
 static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const int64_t lo[2],
                             const int64_t hi[2], int64_t *rows, int64_t *cols, const char *what,
                             const char *fn)
@@ -922,7 +1241,10 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
                                                  "[0, %lld) or reversed",
                              what, k, (long long)lo[k], (long long)hi[k],
                              (long long)m->d->dims[k]);
+    memset(o, 0, sizeof(*o));
     o->m = m;
+    o->d = m->d;
+    o->towner = m->towner;
     o->trans = t != 'N' && t != 'n';
     o->conj = (t == 'C' || t == 'c') && m->elem >= RMC_ELEM_C32;
     o->r0 = o->trans ? lo[1] : lo[0];
@@ -932,7 +1254,7 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
     return RMC_OK;
 }
 
-static void set_blas_threads(void)
+void rmcc_blas_threads(void)
 {
 #ifdef HAVE_OPENBLAS
     int n = atoi(rmc_knob_value("RMC_BLAS_THREADS"));
@@ -949,6 +1271,128 @@ static size_t max_block(const cuts_t *r, const cuts_t *c, size_t es)
     for (int64_t j = 0; j < c->n; j++)
         b = c->at[j + 1] - c->at[j] > b ? c->at[j + 1] - c->at[j] : b;
     return (size_t)(a * b) * es;
+}
+
+rmc_gemm_algo_t rmcc_gemm_choose(double bytes_a, double bytes_b, double bytes_c)
+{
+    double vc = bytes_a + bytes_b, va = bytes_b + bytes_c, vb = bytes_a + bytes_c;
+    return vc <= va && vc <= vb ? RMC_GEMM_STATIONARY_C
+           : va <= vb           ? RMC_GEMM_STATIONARY_A
+                                : RMC_GEMM_STATIONARY_B;
+}
+
+/* The work grid of g (its operands and C set): cuts at every tiling's boundaries. */
+static rmc_status_t work_grid(gemm_t *g)
+{
+    tiling_t ti[2] = {{g->co.d, 0, g->c0[0]}, {g->a.d, g->a.trans ? 1 : 0, g->a.r0}};
+    tiling_t tj[2] = {{g->co.d, 1, g->c0[1]}, {g->b.d, g->b.trans ? 0 : 1, g->b.c0}};
+    tiling_t tk[2] = {{g->a.d, g->a.trans ? 0 : 1, g->a.c0}, {g->b.d, g->b.trans ? 1 : 0, g->b.r0}};
+    rmc_status_t st = rmcc_make_cuts(&g->ci, g->m, ti, 2, g->fn);
+    if (st == RMC_OK)
+        st = rmcc_make_cuts(&g->cj, g->n, tj, 2, g->fn);
+    if (st == RMC_OK)
+        st = rmcc_make_cuts(&g->ck, g->k, tk, 2, g->fn);
+    /* dense blocks' buffers (a sparse block is a tile of its own: no buffer) */
+    g->bufA = (g->a.s ? 0 : max_block(&g->ci, &g->ck, g->es)) + 64;
+    g->bufB = (g->b.s ? 0 : max_block(&g->ck, &g->cj, g->es)) + 64;
+    return st;
+}
+
+rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
+{
+    double t_start = now();
+    rmcc_blas_threads();
+    for (int r = 0; r < rmcc.nranks; r++) /* some rank is reached through MPI */
+        g->poll |= rmc_same_node(r) != 1;
+    rmc_status_t st = work_grid(g);
+    g->st.algo = algo;
+    if (st == RMC_OK && algo == RMC_GEMM_SUMMA)
+        st = summa_check(g);
+    if (st == RMC_OK && g->cs) { /* the partial products of this rank's C tiles */
+        size_t nt = (size_t)g->cs->d->ntiles;
+        g->part = calloc(nt, sizeof(*g->part));
+        g->npart = calloc(nt, sizeof(int));
+        g->cappart = calloc(nt, sizeof(int));
+        if (!g->part || !g->npart || !g->cappart)
+            st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the partial products' lists");
+    }
+    st = rmcc_agree(st);
+    int64_t left = 0;
+    if (st == RMC_OK && g->m > 0 && g->n > 0) {
+        if (g->k == 0) {
+            scale_mine(g);
+        } else if (algo == RMC_GEMM_STATIONARY_C) {
+            st = stationary_c(g);
+        } else if (algo == RMC_GEMM_SUMMA) {
+            st = summa(g);
+        } else {
+            updater_t u;
+            scale_mine(g);
+            st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
+            if (st == RMC_OK)
+                st = upd_init(g, &u);
+            if (st == RMC_OK) {
+                left = updates_to_me(g);
+                rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
+                if (algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B)
+                    st = stationary_ab(g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
+                else
+                    st = stealing(g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
+                /* no waiting between the work and the drain: an owner must keep pulling its
+                 * updates until every one has arrived (a producer may wait for its ack) */
+                st = upd_finish(g, &u, st, left);
+                rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
+                if (st == RMC_OK)
+                    st = b;
+                if (!rmc_gptr_is_null(ctr))
+                    rmc_free(ctr);
+            }
+        }
+    }
+    /* sparse C: every tile summed from its partial products and set */
+    if (g->cs && g->part) {
+        if (st == RMC_OK)
+            st = partials_finish(g);
+        for (int64_t t = 0; t < g->cs->d->ntiles; t++) {
+            for (int q = 0; q < g->npart[t]; q++)
+                rmc_csr_free(&g->part[t][q]);
+            free(g->part[t]);
+        }
+    }
+    free(g->part);
+    free(g->npart);
+    free(g->cappart);
+    g->part = NULL;
+    /* the end: every rank's blocks complete and visible (updates fenced), waiting counted as
+     * imbalance */
+    double t_end = now();
+    rmc_status_t f = rmc_fence_all();
+    if (st == RMC_OK)
+        st = f;
+    rmc_status_t bar = rmc_barrier();
+    g->st.imbalance = now() - t_end;
+    st = rmcc_agree(st != RMC_OK ? st : bar);
+    if (g->cs) { /* the new tiles everywhere (the old contents stay on failure: renew anyway) */
+        rmc_status_t r = rmc_spmatrix_renew(g->cs);
+        if (st == RMC_OK)
+            st = r;
+    }
+    free(g->ci.at);
+    free(g->cj.at);
+    free(g->ck.at);
+    g->st.total = now() - t_start;
+    return st;
+}
+
+/* 1 of the type in g->one, 0 in g->zero. */
+static void set_one(gemm_t *g)
+{
+    memset(g->one, 0, sizeof(g->one));
+    memset(g->zero, 0, sizeof(g->zero));
+    if (g->e == RMC_ELEM_F32 || g->e == RMC_ELEM_C32)
+        *(float *)(void *)g->one = 1;
+    else
+        *(double *)(void *)g->one = 1;
 }
 
 rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, rmc_matrix_h a,
@@ -971,10 +1415,8 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
     else if ((st = operand(&g.a, a, transa, alo, ahi, &ar, &ac, "A", fn)) != RMC_OK ||
              (st = operand(&g.b, b, transb, blo, bhi, &br, &bc, "B", fn)) != RMC_OK)
         ;
-    else {
-        operand_t oc;
-        st = operand(&oc, c, 'N', clo, chi, &cr, &cc, "C", fn);
-    }
+    else
+        st = operand(&g.co, c, 'N', clo, chi, &cr, &cc, "C", fn);
     if (st == RMC_OK) {
         if (a->elem != c->elem || b->elem != c->elem)
             st = rmcc_fail(RMC_ERR_TYPE, fn, "A, B and C of different element types (%d, %d, %d)",
@@ -998,93 +1440,27 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
     uint64_t args[8] = {st == RMC_OK ? a->id : ~0ull, st == RMC_OK ? b->id : 0,
                         st == RMC_OK ? c->id : 0, (uint64_t)(unsigned char)transa,
                         (uint64_t)(unsigned char)transb, (uint64_t)algo,
-                        (uint64_t)(ar * 1000003 + ac), (uint64_t)(clo[0] ^ (chi[1] << 20))};
+                        (uint64_t)(ar * 1000003 + ac),
+                        st == RMC_OK ? (uint64_t)(clo[0] ^ (chi[1] << 20)) : 0};
     if ((st = rmcc_coll_begin(fn, args, 8, st)) != RMC_OK)
         return st;
-    set_blas_threads();
     g.e = c->elem;
     g.es = c->esz;
     g.alpha = alpha;
     g.beta = beta;
-    if (g.e == RMC_ELEM_F32)
-        *(float *)(void *)g.one = 1;
-    else if (g.e == RMC_ELEM_F64)
-        *(double *)(void *)g.one = 1;
-    else if (g.e == RMC_ELEM_C32)
-        *(float *)(void *)g.one = 1;
-    else
-        *(double *)(void *)g.one = 1;
+    set_one(&g);
     g.c = c;
     g.c0[0] = clo[0];
     g.c0[1] = clo[1];
     g.m = cr;
     g.n = cc;
     g.k = ac;
-    tiling_t ti[2] = {{c->d, 0, clo[0]}, {a->d, g.a.trans ? 1 : 0, g.a.r0}};
-    tiling_t tj[2] = {{c->d, 1, clo[1]}, {b->d, g.b.trans ? 0 : 1, g.b.c0}};
-    tiling_t tk[2] = {{a->d, g.a.trans ? 0 : 1, g.a.c0}, {b->d, g.b.trans ? 1 : 0, g.b.r0}};
-    st = make_cuts(&g.ci, g.m, ti, 2, fn);
-    if (st == RMC_OK)
-        st = make_cuts(&g.cj, g.n, tj, 2, fn);
-    if (st == RMC_OK)
-        st = make_cuts(&g.ck, g.k, tk, 2, fn);
-    g.bufA = max_block(&g.ci, &g.ck, g.es) + 64;
-    g.bufB = max_block(&g.ck, &g.cj, g.es) + 64;
     if (algo == RMC_GEMM_AUTO) { /* §7.5's volumes: the least data moved */
-        double m = (double)g.m, n = (double)g.n, k = (double)g.k;
-        double vc = m * k + k * n, va = k * n + m * n, vb = m * k + m * n;
-        algo = vc <= va && vc <= vb ? RMC_GEMM_STATIONARY_C
-               : va <= vb           ? RMC_GEMM_STATIONARY_A
-                                    : RMC_GEMM_STATIONARY_B;
+        double es = (double)g.es;
+        algo = rmcc_gemm_choose((double)g.m * (double)g.k * es, (double)g.k * (double)g.n * es,
+                                (double)g.m * (double)g.n * es);
     }
-    g.st.algo = algo;
-    if (st == RMC_OK && algo == RMC_GEMM_SUMMA)
-        st = summa_check(&g);
-    st = rmcc_agree(st);
-    int64_t left = 0;
-    if (st == RMC_OK && g.m > 0 && g.n > 0) {
-        if (g.k == 0) {
-            scale_mine(&g);
-        } else if (algo == RMC_GEMM_STATIONARY_C) {
-            st = stationary_c(&g);
-        } else if (algo == RMC_GEMM_SUMMA) {
-            st = summa(&g);
-        } else {
-            updater_t u;
-            scale_mine(&g);
-            st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
-            if (st == RMC_OK)
-                st = upd_init(&g, &u);
-            if (st == RMC_OK) {
-                left = updates_to_me(&g);
-                rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
-                if (algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B)
-                    st = stationary_ab(&g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
-                else
-                    st = stealing(&g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
-                /* no waiting between the work and the drain: an owner must keep pulling its
-                 * updates until every one has arrived (a producer may wait for its ack) */
-                st = upd_finish(&g, &u, st, left);
-                rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
-                if (st == RMC_OK)
-                    st = b;
-                if (!rmc_gptr_is_null(ctr))
-                    rmc_free(ctr);
-            }
-        }
-    }
-    /* the end: every rank's blocks complete and visible (updates fenced), waiting counted as
-     * imbalance */
-    double t_end = now();
-    rmc_status_t f = rmc_fence_all();
-    if (st == RMC_OK)
-        st = f;
-    rmc_status_t bar = rmc_barrier();
-    g.st.imbalance = now() - t_end;
-    st = rmcc_agree(st != RMC_OK ? st : bar);
-    free(g.ci.at);
-    free(g.cj.at);
-    free(g.ck.at);
+    st = rmcc_gemm_run(&g, algo);
     g.st.total = now() - t_start;
     if (stats)
         *stats = g.st;
