@@ -189,6 +189,9 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
 rmc_status_t rmcc_queue_serve(const void *payload, size_t len, void *reply, size_t reply_cap,
                               size_t *reply_len);
 
+/* The matrices' multiplication buffers, freed at finalize (matrix/gemm.c). */
+void rmcc_gemm_release(void);
+
 /* ----------------------------------------------------------------------- allocation --- */
 
 /* The end of a collective allocation of per-rank parts: every rank passes the status of its own

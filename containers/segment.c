@@ -192,6 +192,7 @@ static void layer_finalize(void *arg)
     rmcc.up = 0;
     rmc_am_unregister_layer(rmcc.rpc_id);
     rmcc_obj_free_all();
+    rmcc_gemm_release();
     seg_release();
     pthread_mutex_destroy(&rmcc.lock);
 }

@@ -67,6 +67,43 @@ const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
     return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
 }
 
+/* ---------------------------------------------------------------------- the arena --- */
+
+/* The block buffers of multiplications, kept from one to the next (multiplications are collective
+ * and run one at a time). Fresh memory for every call cost the first transfers into it dearly:
+ * 4 gets of 16 MiB with RMC_NODE_SIZE=1 took 262 ms into new pages, 6-7 ms into pages MPI had seen
+ * (page faults and the transport's memory registration). Freed at rmc_finalize. */
+static struct {
+    char *p;
+    size_t cap;
+} arena;
+
+/* A buffer of at least `bytes` from the arena (valid until the next call). */
+static char *arena_get(size_t bytes, const char *fn)
+{
+    if (bytes <= arena.cap)
+        return arena.p;
+    size_t cap = arena.cap ? arena.cap : (size_t)1 << 20;
+    while (cap < bytes)
+        cap *= 2;
+    char *p = malloc(cap);
+    if (!p) {
+        rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for blocks", cap);
+        return NULL;
+    }
+    free(arena.p);
+    arena.p = p;
+    arena.cap = cap;
+    return p;
+}
+
+void rmcc_gemm_release(void)
+{
+    free(arena.p);
+    arena.p = NULL;
+    arena.cap = 0;
+}
+
 /* ------------------------------------------------------------------------ the grid --- */
 
 /* The breakpoints of one dimension of the work grid (gemm_impl.h). */
@@ -281,9 +318,10 @@ static rmc_status_t multiply(gemm_t *g, int64_t m, int64_t n, int64_t k, const b
      * UCX completes a large one-sided transfer only when the target calls MPI): long multiplies
      * are cut into column panels, with a round of progress between them */
     int64_t w = n;
-    if (g->poll) { /* panels of about 2 ms (4e7 multiply-adds), at least 64 columns */
-        w = (int64_t)(4e7 / ((double)(m > 0 ? m : 1) * (double)(k > 0 ? k : 1)));
-        w = w < 64 ? 64 : w > n ? n : w;
+    if (g->poll) { /* up to 8 panels of at least 512 columns: narrower ones cost BLAS more (each
+                    * call packs A again) than the transfers they would let progress */
+        int64_t panels = n / 512 < 8 ? n / 512 : 8;
+        w = panels > 1 ? (n + panels - 1) / panels : n;
     }
     double t0 = now();
     for (int64_t j0 = 0; j0 < n; j0 += w) {
@@ -376,6 +414,134 @@ static rmc_status_t partials_finish(gemm_t *g)
 
 static rmc_status_t stationary_c_sparse(gemm_t *g);
 
+#define ROUND_BYTES ((size_t)256 << 20) /* blocks fetched per round (stationary C, remote ranks) */
+
+/* Bytes of op(X)[i0, i1) x [j0, j1) a fetch moves (0 when its tile is on this node), and of
+ * them the buffer a dense block needs (*buf; a sparse tile brings its own arrays). */
+static size_t fetch_bytes(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                          size_t es, size_t *buf)
+{
+    int64_t lo[2], hi[2], t = box_of(o, i0, i1, j0, j1, lo, hi);
+    *buf = 0;
+    if (rmc_same_node(o->towner[t]) == 1)
+        return 0;
+    if (o->s) {
+        int64_t rows, cols;
+        rmcc_sptile_shape(o->s, t, &rows, &cols);
+        return rmcc_spblock_bytes(rows, o->s->dir[t].nnz, o->s->idx64);
+    }
+    return *buf = (size_t)((hi[0] - lo[0]) * (hi[1] - lo[1])) * es;
+}
+
+/* Stationary C with ranks on other nodes. One-sided transfers there complete only when their
+ * target calls MPI, and a rank in a long BLAS call does not: fetching the next block while
+ * multiplying this one left a 64 MiB block waiting 0.7 s at 4096^2 with RMC_NODE_SIZE=1. So the
+ * sequence goes in rounds of up to ROUND_BYTES of remote blocks: every rank starts its round's
+ * fetches, serves the others' until its own have arrived and every rank's have (a barrier in the
+ * background, all the while serving), then multiplies the round with nothing in flight. The
+ * number of rounds is agreed (a rank with fewer joins the others' with nothing to fetch). */
+static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq)
+{
+    size_t *need = malloc((size_t)(nseq + 1) * 3 * sizeof(size_t)); /* total, A's, B's buffer */
+    int64_t *first = malloc((size_t)(nseq + 2) * sizeof(int64_t)); /* each round's first step */
+    blk_t *A = calloc((size_t)(2 * nseq + 2), sizeof(blk_t)), *B = A + nseq + 1;
+    rmc_status_t st = need && first && A ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
+    long nr = 0;
+    for (int64_t q = 0; st == RMC_OK && q < nseq; q++) {
+        int64_t i = w[q][0], j = w[q][1], kk = w[q][2];
+        size_t *nb = need + nseq + 1 + 2 * q;
+        need[q] = fetch_bytes(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1],
+                              g->es, &nb[0]) +
+                  fetch_bytes(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j], g->cj.at[j + 1],
+                              g->es, &nb[1]);
+    }
+    size_t in = 0;
+    for (int64_t q = 0; st == RMC_OK && q < nseq; q++) { /* greedy rounds */
+        if (q == 0 || in + need[q] > ROUND_BYTES) {
+            first[nr++] = q;
+            in = 0;
+        }
+        in += need[q];
+    }
+    if (st == RMC_OK)
+        first[nr] = nseq;
+    long all = 0;
+    st = rmcc_agree(st);
+    if (st == RMC_OK &&
+        MPI_Allreduce(&nr, &all, 1, MPI_LONG, MPI_MAX, rmcc.comm) != MPI_SUCCESS)
+        st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allreduce of the rounds");
+    st = rmcc_agree(st);
+    for (long r = 0; st == RMC_OK && r < all; r++) {
+        int64_t q0 = r < nr ? first[r] : nseq, q1 = r < nr ? first[r + 1] : nseq;
+        size_t total = 0, at = 0;
+        for (int64_t q = q0; q < q1; q++)
+            total += need[nseq + 1 + 2 * q] + need[nseq + 2 + 2 * q];
+        char *base = arena_get(total + 64, g->fn);
+        if (!base)
+            st = RMC_ERR_NOMEM;
+        for (int64_t q = q0; st == RMC_OK && q < q1; q++) { /* this round's fetches */
+            int64_t i = w[q][0], j = w[q][1], kk = w[q][2];
+            size_t na = need[nseq + 1 + 2 * q], nb = need[nseq + 2 + 2 * q];
+            char *bq = base + at;
+            at += na + nb;
+            if (st == RMC_OK)
+                st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
+                                 g->ck.at[kk + 1], bq, &A[q], &g->st.bytes, g->fn);
+            if (st == RMC_OK)
+                st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j],
+                                 g->cj.at[j + 1], bq + na, &B[q], &g->st.bytes, g->fn);
+        }
+        /* serve and wait: this rank's fetches, then every rank's (a background barrier) */
+        double t0 = now();
+        MPI_Request ib = MPI_REQUEST_NULL;
+        int mine = st != RMC_OK, done = 0;
+        while (!done) {
+            if (!mine) {
+                mine = 1;
+                for (int64_t q = q0; q < q1; q++)
+                    for (int x = 0; x < 2; x++) {
+                        blk_t *b = x ? &B[q] : &A[q];
+                        int fin = 1;
+                        if (b->r && rmc_test(&b->r, &fin) != RMC_OK && st == RMC_OK)
+                            st = rmcc_fail(RMC_ERR_MPI, g->fn, "a block's fetch failed");
+                        mine &= fin || st != RMC_OK;
+                    }
+            }
+            if (mine && ib == MPI_REQUEST_NULL && MPI_Ibarrier(rmcc.comm, &ib) != MPI_SUCCESS) {
+                st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Ibarrier of a round");
+                break;
+            }
+            if (ib != MPI_REQUEST_NULL && MPI_Test(&ib, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Test of a round");
+                break;
+            }
+            if (!done)
+                rmc_progress();
+        }
+        g->st.comm_wait += now() - t0;
+        st = rmcc_agree(st);
+        for (int64_t q = q0; st == RMC_OK && q < q1; q++) { /* the round's products */
+            int64_t i = w[q][0], j = w[q][1], kk = w[q][2], ldc;
+            char *cp = c_block(g, i, j, &ldc);
+            const void *beta = kk == (i + j) % g->ck.n ? g->beta : g->one;
+            st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                          g->ck.at[kk + 1] - g->ck.at[kk], &A[q], &B[q], cp, ldc, beta, NULL, 0);
+        }
+        for (int64_t q = q0; q < q1; q++) {
+            for (int x = 0; x < 2; x++) {
+                blk_t *b = x ? &B[q] : &A[q];
+                if (b->r)
+                    rmc_wait(&b->r);
+                block_release(b);
+            }
+        }
+    }
+    free(need);
+    free(first);
+    free(A);
+    return st;
+}
+
 static rmc_status_t stationary_c(gemm_t *g)
 {
     if (g->cs)
@@ -387,12 +553,11 @@ static rmc_status_t stationary_c(gemm_t *g)
         for (int64_t j = 0; j < g->cj.n; j++)
             nw += c_owner(g, i, j) == rmcc.rank;
     rmc_status_t st = RMC_OK;
-    if (nw == 0 || nk == 0)
+    if ((nw == 0 && !g->poll) || nk == 0) /* (the rounds are collective: every rank joins) */
         return RMC_OK;
-    char *bufs = malloc(2 * (g->bufA + g->bufB));
-    int64_t(*w)[3] = malloc((size_t)(nw * nk) * sizeof(*w)); /* i, j, k block */
+    char *bufs = arena_get(2 * (g->bufA + g->bufB), g->fn);
+    int64_t(*w)[3] = malloc((size_t)(nw * nk + 1) * sizeof(*w)); /* i, j, k block */
     if (!bufs || !w) {
-        free(bufs);
         free(w);
         return rmcc_fail(RMC_ERR_NOMEM, g->fn, "buffers for blocks of A and B");
     }
@@ -405,6 +570,11 @@ static rmc_status_t stationary_c(gemm_t *g)
                     w[nseq][1] = j;
                     w[nseq++][2] = (s + i + j) % nk;
                 }
+    if (g->poll) { /* remote ranks: rounds of fetches, then products */
+        st = stationary_c_rounds(g, w, nseq);
+        free(w);
+        return st;
+    }
     blk_t A[2] = {{0}}, B[2] = {{0}};
     char *ab[2] = {bufs, bufs + g->bufA + g->bufB}, *bb[2] = {ab[0] + g->bufA, ab[1] + g->bufA};
 #define START(x, s)                                                                                \
@@ -452,7 +622,6 @@ static rmc_status_t stationary_c(gemm_t *g)
         block_release(&A[x]);
         block_release(&B[x]);
     }
-    free(bufs);
     free(w);
     return st;
 }
@@ -884,9 +1053,9 @@ static rmc_status_t stationary_ab(gemm_t *g, int which, updater_t *u, int64_t *l
     const cuts_t *outer = which ? &g->cj : &g->ci, *moving = which ? &g->ci : &g->cj;
     const operand_t *so = which ? &g->b : &g->a, *mo = which ? &g->a : &g->b;
     size_t per = g->bufA + g->bufB; /* each buffer holds a block of either */
-    char *buf = malloc(3 * per);
+    char *buf = arena_get(3 * per, g->fn);
     if (!buf)
-        return rmcc_fail(RMC_ERR_NOMEM, g->fn, "block buffers");
+        return RMC_ERR_NOMEM;
     char *sbuf = buf, *mbuf[2] = {buf + per, buf + 2 * per};
     rmc_status_t st = RMC_OK;
     for (int64_t o = 0; st == RMC_OK && o < outer->n; o++)
@@ -937,7 +1106,6 @@ static rmc_status_t stationary_ab(gemm_t *g, int which, updater_t *u, int64_t *l
             if (st == RMC_OK)
                 st = drain(g, u, left);
         }
-    free(buf);
     return st;
 }
 
@@ -955,7 +1123,7 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
     uint64_t *base = calloc((size_t)rmcc.nranks, sizeof(uint64_t));
     int64_t *order = malloc((size_t)(nu ? nu : 1) * sizeof(int64_t));
     double *score = malloc((size_t)(nu ? nu : 1) * sizeof(double));
-    char *buf = malloc(2 * g->bufA + 2 * g->bufB);
+    char *buf = arena_get(2 * g->bufA + 2 * g->bufB, g->fn);
     if (!base || !order || !score || !buf)
         st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the reservation grid");
     if (st == RMC_OK && (st = rmc_alloc(8 * (size_t)(nu ? nu : 1), &ctr)) == RMC_OK)
@@ -1033,7 +1201,6 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
     free(base);
     free(order);
     free(score);
-    free(buf);
     return st;
 }
 
