@@ -190,8 +190,8 @@ static double rmc_get1(void *arg, int64_t i, int64_t j)
 }
 
 typedef struct rmc_res {
-    double sec;            /* median, slowest rank */
-    rmc_gemm_stats_t max;  /* the slowest rank's split of the last repetition (max per field) */
+    double sec;           /* median, slowest rank */
+    rmc_gemm_stats_t max; /* the slowest rank's split of the last repetition (max per field) */
 } rmc_res_t;
 
 static void stats_max(rmc_gemm_stats_t *s)
@@ -260,7 +260,8 @@ typedef struct pd {
 static double pd_get(void *arg, int64_t i, int64_t j)
 {
     pd_t *p = arg;
-    int owner = (int)((j / p->nb) % p->npcol), lj = (int)((j / p->nb) / p->npcol * p->nb + j % p->nb);
+    int owner = (int)((j / p->nb) % p->npcol),
+        lj = (int)((j / p->nb) / p->npcol * p->nb + j % p->nb);
     double v = 0;
     if (p->mycol == owner)
         v = p->c[(size_t)lj * (size_t)p->n + (size_t)i];
@@ -367,13 +368,20 @@ static double run_ga(ctx_t *c, int64_t n)
 /* ---------------------------------------------------------------------------- main --- */
 
 enum { C_CEIL, C_CONC, C_SC, C_SA, C_SB, C_STR, C_STL, C_SUMMA, C_BEST, C_PD, C_GA, NCOL };
-static const char *const cname[NCOL] = {"ceiling",      "BLAS together", "RMC stat-C",    "RMC stat-A",
-                                        "RMC stat-B",   "RMC steal-rnd", "RMC steal-loc",
-                                        "RMC SUMMA",    "RMC best",      "pdgemm",
-                                        "GA_Dgemm"};
-static const rmc_gemm_algo_t calgo[NCOL] = {
-    0, 0, RMC_GEMM_STATIONARY_C, RMC_GEMM_STATIONARY_A, RMC_GEMM_STATIONARY_B,
-    RMC_GEMM_STEAL_RANDOM, RMC_GEMM_STEAL_LOCAL, RMC_GEMM_SUMMA, 0, 0, 0};
+static const char *const cname[NCOL] = {
+    "ceiling",       "BLAS together", "RMC stat-C", "RMC stat-A", "RMC stat-B", "RMC steal-rnd",
+    "RMC steal-loc", "RMC SUMMA",     "RMC best",   "pdgemm",     "GA_Dgemm"};
+static const rmc_gemm_algo_t calgo[NCOL] = {0,
+                                            0,
+                                            RMC_GEMM_STATIONARY_C,
+                                            RMC_GEMM_STATIONARY_A,
+                                            RMC_GEMM_STATIONARY_B,
+                                            RMC_GEMM_STEAL_RANDOM,
+                                            RMC_GEMM_STEAL_LOCAL,
+                                            RMC_GEMM_SUMMA,
+                                            0,
+                                            0,
+                                            0};
 
 int main(int argc, char **argv)
 {
@@ -414,7 +422,8 @@ int main(int argc, char **argv)
 #endif
     );
     bench_header(&o, "dense GEMM C = A B, double, n x n", peers);
-    bench_table_t *tt = bench_table_new("gemm_ms", "n", "ms per multiplication (median, slowest rank)");
+    bench_table_t *tt =
+        bench_table_new("gemm_ms", "n", "ms per multiplication (median, slowest rank)");
     bench_table_t *tg = bench_table_new("gemm_gflops", "n", "GF/s (2 n^3 / time)");
     int ct[NCOL], cg[NCOL];
     for (int k = 0; k < NCOL; k++) {
@@ -429,9 +438,10 @@ int main(int argc, char **argv)
     bench_table_plot(tt, 1, 1, "ms (log)");
     bench_table_plot(tg, 1, 0, "GF/s");
     bench_table_target(tg, c_of_ceil, 95, 4096, 4096, "RMC best >= 95% of the ceiling at 4096");
-    bench_table_t *tsplit = bench_table_new("gemm_split", "algorithm",
-                                            "time split at the largest n, ms (slowest rank per part)");
-    int cs_tot = bench_table_col(tsplit, "total", "ms"), cs_comp = bench_table_col(tsplit, "compute", "ms");
+    bench_table_t *tsplit = bench_table_new(
+        "gemm_split", "algorithm", "time split at the largest n, ms (slowest rank per part)");
+    int cs_tot = bench_table_col(tsplit, "total", "ms"),
+        cs_comp = bench_table_col(tsplit, "compute", "ms");
     int cs_wait = bench_table_col(tsplit, "comm wait", "ms");
     int cs_acc = bench_table_col(tsplit, "accumulate", "ms");
     int cs_imb = bench_table_col(tsplit, "imbalance", "ms");
@@ -489,17 +499,19 @@ int main(int argc, char **argv)
     double flops = 2 * n * n * n / pow(p, 1.5) + n * n / p;
     double ai_loc = flops / (w * 3 * n * n / p), ai_net = flops / (w * 2 * n * n / p);
     double peak_loc = fmin(ceil_rate, ai_loc * bm), peak_net = fmin(peak_loc, ai_net * bi);
-    bench_table_note(tg, "roofline (seed 001 §7.6, n = %g, p = %g): BLAS %.1f GF/s per rank, memory "
-                         "%.1f GB/s, inter-rank %.2f GB/s; local AI %.0f flop/B -> %.1f GF/s, "
-                         "inter-node AI %.0f flop/B -> %.1f GF/s per rank (%.1f for all ranks)",
+    bench_table_note(tg,
+                     "roofline (seed 001 §7.6, n = %g, p = %g): BLAS %.1f GF/s per rank, memory "
+                     "%.1f GB/s, inter-rank %.2f GB/s; local AI %.0f flop/B -> %.1f GF/s, "
+                     "inter-node AI %.0f flop/B -> %.1f GF/s per rank (%.1f for all ranks)",
                      n, p, ceil_rate, bm, bi, ai_loc, peak_loc, ai_net, peak_net, peak_net * p);
     bench_table_note(tg, "RMC: RMC_BLOCK_RECT distributions (one tile per rank); ceiling: 2 x one "
                          "rank's single-threaded dgemm rate on the whole problem (the other rank "
                          "idle); BLAS together: every rank's dgemm of its n/p rows at once, no "
                          "communication (what the ranks' BLAS reach side by side)");
-    bench_table_note(tsplit, "RMC_BLOCK_RECT, n = %zu; compute: BLAS, comm wait: waiting for "
-                             "blocks, accumulate: pulling and adding partial blocks, imbalance: "
-                             "the final barrier",
+    bench_table_note(tsplit,
+                     "RMC_BLOCK_RECT, n = %zu; compute: BLAS, comm wait: waiting for "
+                     "blocks, accumulate: pulling and adding partial blocks, imbalance: "
+                     "the final barrier",
                      last);
     bench_table_t *tabs[3] = {tt, tg, tsplit};
     int miss = bench_finish(&o, tabs, 3);

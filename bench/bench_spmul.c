@@ -32,13 +32,13 @@ static const rmc_gemm_algo_t algos[] = {RMC_GEMM_STATIONARY_C, RMC_GEMM_STATIONA
                                         RMC_GEMM_STATIONARY_B, RMC_GEMM_STEAL_RANDOM,
                                         RMC_GEMM_STEAL_LOCAL,  RMC_GEMM_SUMMA};
 #define NALGO 6
-static const char *const aname[NALGO] = {"stat-C", "stat-A", "stat-B", "steal-rnd", "steal-loc",
-                                          "SUMMA"};
+static const char *const aname[NALGO] = {"stat-C",    "stat-A",    "stat-B",
+                                         "steal-rnd", "steal-loc", "SUMMA"};
 
 typedef struct res {
-    double sec;   /* median, slowest rank */
-    double imb;   /* max / mean flops */
-    double flops; /* sum over ranks */
+    double sec;             /* median, slowest rank */
+    double imb;             /* max / mean flops */
+    double flops;           /* sum over ranks */
     rmc_gemm_stats_t split; /* max over ranks, per part */
 } res_t;
 
@@ -119,8 +119,8 @@ static double dense_sum(rmc_matrix_h m)
 typedef struct setup {
     int scale, ef, np;
     int64_t n;
-    rmc_dist_h dv, ds;        /* the variants' tiles, SUMMA's tiles (n x n) */
-    rmc_spmatrix_h av, as;    /* A on each */
+    rmc_dist_h dv, ds;     /* the variants' tiles, SUMMA's tiles (n x n) */
+    rmc_spmatrix_h av, as; /* A on each */
 } setup_t;
 
 static void make_setup(setup_t *s, int scale, int ef, int np)
@@ -194,8 +194,7 @@ static res_t spgemm(const bench_opts_t *o, setup_t *s, int q, int64_t *nnz, doub
     for (int rep = 0; rep < o->reps; rep++) {
         bench_ck(rmc_barrier(), "rmc_barrier");
         double t0 = wtime();
-        bench_ck(rmc_spmatrix_spgemm(A, A, C, algos[q], RMC_SPA_AUTO, &st),
-                 "rmc_spmatrix_spgemm");
+        bench_ck(rmc_spmatrix_spgemm(A, A, C, algos[q], RMC_SPA_AUTO, &st), "rmc_spmatrix_spgemm");
         sec[rep] = maxall(wtime() - t0);
     }
     record(&r, &st, s->np);
@@ -266,11 +265,12 @@ int main(int argc, char **argv)
         bench_table_ratio(t[k], "SUMMA/best", NALGO - 1, best, BENCH_RATIO_X);
         bench_table_plot(t[k], 0, 1, "ms (log)");
     }
-    t[3] = bench_table_new("split", "case", "time split at the largest scale, ms (max over ranks "
-                                            "per part); imbalance = max/mean flops");
+    t[3] = bench_table_new("split", "case",
+                           "time split at the largest scale, ms (max over ranks "
+                           "per part); imbalance = max/mean flops");
     int cs[7];
-    static const char *const sn[7] = {"total", "compute", "comm wait", "accumulate", "barrier",
-                                      "flop imbalance", "GF/s"};
+    static const char *const sn[7] = {"total",   "compute",        "comm wait", "accumulate",
+                                      "barrier", "flop imbalance", "GF/s"};
     for (int k = 0; k < 7; k++)
         cs[k] = bench_table_col(t[3], sn[k], k == 5 ? "x" : k == 6 ? "GF/s" : "ms");
     int last = 0;
@@ -291,8 +291,8 @@ int main(int argc, char **argv)
             int64_t nnz[NALGO];
             double best = INFINITY;
             for (int q = NALGO - 1; q >= 0; q--) { /* SUMMA first: the reference */
-                r[q] = k < 2 ? spmm(&o, &s, cols[k], q, &chk[q])
-                             : spgemm(&o, &s, q, &nnz[q], &chk[q]);
+                r[q] =
+                    k < 2 ? spmm(&o, &s, cols[k], q, &chk[q]) : spgemm(&o, &s, q, &nnz[q], &chk[q]);
                 if (q < NALGO - 1) {
                     want_close(chk[q], chk[NALGO - 1], 1e-9, aname[q], (int)sc);
                     if (k == 2 && nnz[q] != nnz[NALGO - 1])
@@ -307,13 +307,16 @@ int main(int argc, char **argv)
             if ((int)sc == last)
                 for (int q = 0; q < NALGO; q++) {
                     char cl[48];
-                    snprintf(cl, sizeof(cl), "%s %s", k < 2 ? (k ? "SpMM512" : "SpMM128")
-                                                            : "SpGEMM",
-                             aname[q]);
+                    snprintf(cl, sizeof(cl), "%s %s",
+                             k < 2 ? (k ? "SpMM512" : "SpMM128") : "SpGEMM", aname[q]);
                     int row = bench_table_row(t[3], cl, NAN);
                     rmc_gemm_stats_t *p = &r[q].split;
-                    double v[7] = {p->total * 1e3,     p->compute * 1e3,   p->comm_wait * 1e3,
-                                   p->accumulate * 1e3, p->imbalance * 1e3, r[q].imb,
+                    double v[7] = {p->total * 1e3,
+                                   p->compute * 1e3,
+                                   p->comm_wait * 1e3,
+                                   p->accumulate * 1e3,
+                                   p->imbalance * 1e3,
+                                   r[q].imb,
                                    r[q].flops / r[q].sec * 1e-9};
                     for (int c = 0; c < 7; c++)
                         bench_table_set(t[3], row, cs[c], v[c]);
@@ -321,8 +324,8 @@ int main(int argc, char **argv)
             int64_t annz;
             bench_ck(rmc_spmatrix_nnz(s.av, &annz), "rmc_spmatrix_nnz");
             if (k == 2)
-                bench_table_note(t[2], "scale %zu: nnz(A) %lld, nnz(A A) %lld", sc,
-                                 (long long)annz, (long long)nnz[NALGO - 1]);
+                bench_table_note(t[2], "scale %zu: nnz(A) %lld, nnz(A A) %lld", sc, (long long)annz,
+                                 (long long)nnz[NALGO - 1]);
             if ((int)sc == last) { /* the inter-node roofline of §7.6 */
                 double m = (double)s.n, kk = m, p = np, w = 8, sp = sqrt(p);
                 double d = (double)annz / (m * kk), flops = r[0].flops, gf = flops / best * 1e-9;
@@ -333,8 +336,7 @@ int main(int argc, char **argv)
                     ai_loc = f / (w * (2 * d * m * kk / p + m / sp + 1 + m * n / p + kk * n / p));
                 } else {
                     double cf = nnz[NALGO - 1] > 0 ? flops / 2 / (double)nnz[NALGO - 1] : 1;
-                    ai_net = flops / p /
-                             (w * (2 * (2 * d * m * kk / p) + 2 * (m / sp + 1)));
+                    ai_net = flops / p / (w * (2 * (2 * d * m * kk / p) + 2 * (m / sp + 1)));
                     ai_loc = cf / ((3 + 2 * cf) * 12);
                 }
                 double pk_loc = ai_loc * bmem, pk_net = fmin(pk_loc, ai_net * bnet);

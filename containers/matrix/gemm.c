@@ -15,10 +15,12 @@
  * its `if` here (the seed's listing skips the last block).
  * Stationary A / B (Algs 5, 7): the owner of op(A)[I, K] (op(B)[K, J]) computes its products with
  * every J (I) and sends each to C's owner: by atomic accumulate into C (RMC_GEMM_UPDATE=acc, the
- * default: one one-sided operation, comm's accumulates are element-wise atomic) or through the
+ * default: one one-sided operation, comm's accumulates are element-wise atomic), through the
  * owner's update queue (=queue, the seed's Alg 5: the product stays in the producer's segment, a
  * CHECKSUM queue carries {where, which block}, the owner pulls and adds it while it works and at
- * the end). Alg 7's `put_tile(i, k, ...)` is put_tile(i, j, ...) here: the update goes to C[I, J].
+ * the end), or by a put into copy k of K zeroed copies of C that the owners add up at the end
+ * (=copies, Alg 7, whose `put_tile(i, k, ...)` is put_tile(i, j, ...) here: block [I, J] of copy
+ * k).
  * Work stealing (Alg 8): stationary A whose (I, K) units hand out their J products one at a time
  * through a fetch-and-add on a reservation counter (on the unit's owner); a rank that finished its
  * own units steals from the others': every J of every unit is taken exactly once (Alg 8 reads `j`
@@ -42,8 +44,8 @@ static const rmc_knob_t knob_threads = {
     "rank keeps ranks sharing cores from oversubscribing them)"};
 static const rmc_knob_t knob_update = {
     "RMC_GEMM_UPDATE", "acc",
-    "how stationary-A/B multiplications send partial C blocks: acc (atomic remote accumulate) or "
-    "queue (the owner's update queue, seed 001 Alg 5)"};
+    "how stationary-A/B multiplications send partial C blocks: acc (atomic remote accumulate), "
+    "queue (the owner's update queue, seed 001 Alg 5) or copies (K partial copies of C, Alg 7)"};
 
 __attribute__((constructor)) static void gemm_register(void)
 {
@@ -61,8 +63,8 @@ double rmcc_now(void)
 
 const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
 {
-    static const char *const names[] = {"auto",          "stationary-c",   "stationary-a",
-                                        "stationary-b",  "steal-random",   "steal-local",
+    static const char *const names[] = {"auto",         "stationary-c", "stationary-a",
+                                        "stationary-b", "steal-random", "steal-local",
                                         "summa"};
     return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "?";
 }
@@ -149,8 +151,8 @@ static int64_t box_of(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, in
 
 /* Makes op(X)[i0, i1) x [j0, j1) available: in place when node-local, else fetched (nb) into buf.
  */
-static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int64_t j0,
-                                int64_t j1, char *buf, blk_t *b, double *bytes, const char *fn)
+static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
+                                char *buf, blk_t *b, double *bytes, const char *fn)
 {
     int64_t lo[2], hi[2];
     int64_t t = box_of(o, i0, i1, j0, j1, lo, hi);
@@ -210,12 +212,12 @@ static void blas(rmc_elem_t e, int ta, int tb, int64_t m, int64_t n, int64_t k, 
                     (blasint)ldb, *(const double *)beta, c, (blasint)ldc);
         break;
     case RMC_ELEM_C32:
-        cblas_cgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta,
-                    c, (blasint)ldc);
+        cblas_cgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c,
+                    (blasint)ldc);
         break;
     default:
-        cblas_zgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta,
-                    c, (blasint)ldc);
+        cblas_zgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c,
+                    (blasint)ldc);
     }
 }
 
@@ -305,9 +307,9 @@ static rmc_status_t multiply(gemm_t *g, int64_t m, int64_t n, int64_t k, const b
         double t0 = now();
         if (memcmp(beta, g->one, g->es))
             scale_block(g->e, dst, m, n, ldd, beta);
-        rmc_status_t st = rmc_csr_spmm(*(const double *)g->alpha, &a->csr,
-                                       (const double *)(const void *)b->p, b->ld, n,
-                                       (double *)(void *)dst, ldd);
+        rmc_status_t st =
+            rmc_csr_spmm(*(const double *)g->alpha, &a->csr, (const double *)(const void *)b->p,
+                         b->ld, n, (double *)(void *)dst, ldd);
         g->st.compute += now() - t0;
         g->st.flops += 2.0 * (double)a->csr.nnz * (double)n;
         (void)k, (void)pend, (void)np;
@@ -366,8 +368,7 @@ static rmc_status_t partial_add(gemm_t *g, int64_t t, rmc_csr_t *p)
         rmc_csr_t *v = realloc(g->part[t], (size_t)cap * sizeof(*v));
         if (!v) {
             rmc_csr_free(p);
-            return rmcc_fail(RMC_ERR_NOMEM, g->fn, "partial products of C tile %lld",
-                             (long long)t);
+            return rmcc_fail(RMC_ERR_NOMEM, g->fn, "partial products of C tile %lld", (long long)t);
         }
         g->part[t] = v;
         g->cappart[t] = cap;
@@ -414,7 +415,8 @@ static rmc_status_t partials_finish(gemm_t *g)
 
 static rmc_status_t stationary_c_sparse(gemm_t *g);
 
-#define ROUND_BYTES ((size_t)256 << 20) /* blocks fetched per round (stationary C, remote ranks) */
+#define ROUND_BYTES ((size_t)256 << 20) /* blocks fetched per round (stationary C, remote ranks)   \
+                                         */
 
 /* Bytes of op(X)[i0, i1) x [j0, j1) a fetch moves (0 when its tile is on this node), and of
  * them the buffer a dense block needs (*buf; a sparse tile brings its own arrays). */
@@ -443,7 +445,7 @@ static size_t fetch_bytes(const operand_t *o, int64_t i0, int64_t i1, int64_t j0
 static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq)
 {
     size_t *need = malloc((size_t)(nseq + 1) * 3 * sizeof(size_t)); /* total, A's, B's buffer */
-    int64_t *first = malloc((size_t)(nseq + 2) * sizeof(int64_t)); /* each round's first step */
+    int64_t *first = malloc((size_t)(nseq + 2) * sizeof(int64_t));  /* each round's first step */
     blk_t *A = calloc((size_t)(2 * nseq + 2), sizeof(blk_t)), *B = A + nseq + 1;
     rmc_status_t st = need && first && A ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
     long nr = 0;
@@ -467,8 +469,7 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
         first[nr] = nseq;
     long all = 0;
     st = rmcc_agree(st);
-    if (st == RMC_OK &&
-        MPI_Allreduce(&nr, &all, 1, MPI_LONG, MPI_MAX, rmcc.comm) != MPI_SUCCESS)
+    if (st == RMC_OK && MPI_Allreduce(&nr, &all, 1, MPI_LONG, MPI_MAX, rmcc.comm) != MPI_SUCCESS)
         st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allreduce of the rounds");
     st = rmcc_agree(st);
     for (long r = 0; st == RMC_OK && r < all; r++) {
@@ -579,7 +580,7 @@ static rmc_status_t stationary_c(gemm_t *g)
     char *ab[2] = {bufs, bufs + g->bufA + g->bufB}, *bb[2] = {ab[0] + g->bufA, ab[1] + g->bufA};
 #define START(x, s)                                                                                \
     (block_start(&g->a, g->ci.at[w[s][0]], g->ci.at[w[s][0] + 1], g->ck.at[w[s][2]],               \
-                 g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn) == RMC_OK              \
+                 g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn) == RMC_OK               \
          ? block_start(&g->b, g->ck.at[w[s][2]], g->ck.at[w[s][2] + 1], g->cj.at[w[s][1]],         \
                        g->cj.at[w[s][1] + 1], bb[x], &B[x], &g->st.bytes, g->fn)                   \
          : RMC_ERR_INTERNAL)
@@ -656,7 +657,7 @@ static rmc_status_t stationary_c_sparse(gemm_t *g)
             }
     rmc_status_t st = RMC_OK;
     /* set x of tile s: A blocks bl[2x nk ..], B blocks after them; k from the offset i + j */
-#define SET(x) (bl + (size_t)(x) * 2 * (size_t)nk)
+#define SET(x) (bl + (size_t)(x)*2 * (size_t)nk)
     for (int64_t s = 0; st == RMC_OK && s <= n; s++) {
         if (s < n) { /* start tile s's blocks */
             blk_t *b = SET(s & 1);
@@ -685,8 +686,8 @@ static rmc_status_t stationary_c_sparse(gemm_t *g)
         rmc_csr_init(&c, g->cs->idx64);
         double t0 = now(), flops = 0;
         if (st == RMC_OK)
-            st = rmcc_spgemm_fused(pa, pb, (int)nk, *(const double *)g->alpha, g->spa,
-                                   g->cs->idx64, rows, cols, &c, &flops, g->fn);
+            st = rmcc_spgemm_fused(pa, pb, (int)nk, *(const double *)g->alpha, g->spa, g->cs->idx64,
+                                   rows, cols, &c, &flops, g->fn);
         g->st.compute += now() - t0;
         g->st.flops += flops;
         if (st == RMC_OK)
@@ -722,6 +723,8 @@ static const rmc_type_t upd_type = RMC_TYPE_FIXED("rmc-gemm-update", sizeof(upd_
 /* How partial C blocks travel (stationary A / B, stealing). */
 typedef struct updater {
     int queue;              /* 0: atomic accumulate into C; 1: update queues */
+    int copies;             /* K partial copies of C, one per k block (seed 001 Alg 7) */
+    struct rmc_matrix **cp; /* [ck.n] the copies (on C's distribution) */
     rmc_queue_h *q;         /* [nranks] each rank's queue (queue method) */
     char *buf[NSLOT];       /* products: local buffers (acc) or segment blocks (queue) */
     rmc_gptr_t slot[NSLOT]; /* queue: the blocks' global pointers */
@@ -729,10 +732,10 @@ typedef struct updater {
     rmc_request_h r[NSLOT]; /* acc: the accumulate in flight from each buffer */
     int64_t sent[NSLOT];    /* queue: updates sent from each slot, acknowledged: *ack[s] */
     int next;
-    char *pull;             /* queue: where a popped product is read */
+    char *pull; /* queue: where a popped product is read */
     size_t pullcap;
-    int sparse;             /* sparse C: products are CSR blocks, one segment allocation each, */
-    rmc_gptr_t *blocks;     /* freed at the end (after every owner has read them) */
+    int sparse;         /* sparse C: products are CSR blocks, one segment allocation each, */
+    rmc_gptr_t *blocks; /* freed at the end (after every owner has read them) */
     size_t nblocks, capblocks;
 } updater_t;
 
@@ -760,11 +763,36 @@ static rmc_status_t pull_sparse(gemm_t *g, updater_t *u, const upd_t *d, rmc_csr
     return RMC_OK;
 }
 
+/* dst (mi x nj, ldd) += src (lds). */
+static void add_block(const gemm_t *g, char *dst, int64_t ldd, const char *src, int64_t lds,
+                      int64_t mi, int64_t nj)
+{
+    for (int64_t r = 0; r < mi; r++) {
+        char *cr = dst + (size_t)(r * ldd) * g->es;
+        const char *pr = src + (size_t)(r * lds) * g->es;
+        switch (g->e) {
+        case RMC_ELEM_F32:
+            cblas_saxpy((blasint)nj, 1.0f, (const float *)(const void *)pr, 1, (float *)(void *)cr,
+                        1);
+            break;
+        case RMC_ELEM_F64:
+            cblas_daxpy((blasint)nj, 1.0, (const double *)(const void *)pr, 1, (double *)(void *)cr,
+                        1);
+            break;
+        case RMC_ELEM_C32:
+            cblas_caxpy((blasint)nj, g->one, pr, 1, cr, 1);
+            break;
+        default:
+            cblas_zaxpy((blasint)nj, g->one, pr, 1, cr, 1);
+        }
+    }
+}
+
 /* Drains this rank's update queue: pulls each product there now and adds it to the C block it
  * names (*left: the updates still to come). Counts accumulate time. */
 static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
 {
-    if (!u->queue)
+    if (!u->queue || !u->q || !u->q[rmcc.rank])
         return RMC_OK;
     double t0 = now();
     rmc_status_t st = RMC_OK;
@@ -795,22 +823,7 @@ static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
         if ((st = rmc_gptr_fetch_add_i64(d.ack, 1, &old)) != RMC_OK)
             break;
         g->st.bytes += (double)bytes;
-        for (int64_t r = 0; r < mi; r++) { /* C += product (alpha was applied by the producer) */
-            char *cr = cp + (size_t)(r * ldc) * g->es, *pr = u->pull + (size_t)(r * nj) * g->es;
-            switch (g->e) {
-            case RMC_ELEM_F32:
-                cblas_saxpy((blasint)nj, 1.0f, (float *)(void *)pr, 1, (float *)(void *)cr, 1);
-                break;
-            case RMC_ELEM_F64:
-                cblas_daxpy((blasint)nj, 1.0, (double *)(void *)pr, 1, (double *)(void *)cr, 1);
-                break;
-            case RMC_ELEM_C32:
-                cblas_caxpy((blasint)nj, g->one, pr, 1, cr, 1);
-                break;
-            default:
-                cblas_zaxpy((blasint)nj, g->one, pr, 1, cr, 1);
-            }
-        }
+        add_block(g, cp, ldc, u->pull, nj, mi, nj); /* (alpha was applied by the producer) */
         --*left;
     }
     g->st.accumulate += now() - t0;
@@ -846,15 +859,17 @@ static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
 }
 
 /* Sends the product in the buffer last given by upd_slot to C block [i, j]. */
-static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t *left)
+static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t kk,
+                             int64_t *left)
 {
     int s = (u->next + NSLOT - 1) % NSLOT;
     int64_t mi = g->ci.at[i + 1] - g->ci.at[i], nj = g->cj.at[j + 1] - g->cj.at[j];
     g->st.bytes += (double)(mi * nj) * (double)g->es;
-    if (!u->queue) {
+    if (!u->queue) { /* into C (atomic accumulate), or into copy kk (a plain put) */
         int64_t lo[2] = {g->c0[0] + g->ci.at[i], g->c0[1] + g->cj.at[j]};
         int64_t hi[2] = {g->c0[0] + g->ci.at[i + 1], g->c0[1] + g->cj.at[j + 1]};
-        return rmcc_matrix_patch(g->c, 2, lo, hi, u->buf[s], NULL, NULL, &u->r[s], g->fn);
+        return rmcc_matrix_patch(u->copies ? u->cp[kk] : g->c, u->copies ? 1 : 2, lo, hi, u->buf[s],
+                                 NULL, NULL, &u->r[s], g->fn);
     }
     upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j, 0};
     u->sent[s]++;
@@ -918,6 +933,7 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
     const char *v = rmc_knob_value("RMC_GEMM_UPDATE");
     u->sparse = g->cs != NULL;
     u->queue = u->sparse || (v && !strcmp(v, "queue"));
+    u->copies = !u->sparse && v && !strcmp(v, "copies");
     size_t bytes = g->es * (size_t)g->ci.n * 0; /* (the largest C block below) */
     int64_t mi = 0, nj = 0;
     for (int64_t i = 0; i < g->ci.n; i++)
@@ -932,7 +948,12 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
         for (int s = 0; s < NSLOT && st == RMC_OK; s++)
             if (!(u->buf[s] = malloc(bytes ? bytes : 1)))
                 st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "product buffers");
-        return rmcc_agree(st);
+        if (u->copies && st == RMC_OK && !(u->cp = calloc((size_t)g->ck.n, sizeof(*u->cp))))
+            st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the copies of C");
+        st = rmcc_agree(st);
+        for (int64_t kk = 0; u->copies && st == RMC_OK && kk < g->ck.n; kk++)
+            st = rmc_matrix_create(g->c->d, g->e, &u->cp[kk]); /* collective, zeroed */
+        return st;
     }
     u->q = calloc((size_t)rmcc.nranks, sizeof(rmc_queue_h));
     u->pull = malloc(bytes ? bytes : 1);
@@ -962,6 +983,34 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
             }
             free(u->buf[s]);
         }
+        if (!u->copies)
+            return st;
+        /* every copy complete, then each owner adds the copies' blocks of its C tiles */
+        rmc_status_t f = rmc_fence_all(), b = rmc_barrier();
+        st = rmcc_agree(st != RMC_OK ? st : f != RMC_OK ? f : b);
+        for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++)
+            if (!u->cp || !u->cp[kk])
+                st = RMC_ERR_INTERNAL; /* (cannot happen: creation failed everywhere first) */
+        double t0 = now();
+        for (int64_t i = 0; st == RMC_OK && i < g->ci.n; i++)
+            for (int64_t j = 0; j < g->cj.n; j++) {
+                if (c_owner(g, i, j) != rmcc.rank)
+                    continue;
+                int64_t ldc, t = c_tile(g, i, j);
+                char *cp = c_block(g, i, j, &ldc);
+                size_t off = (size_t)(cp - rmcc_tile_laddr(g->c, t)); /* the block in its tile */
+                for (int64_t kk = 0; kk < g->ck.n; kk++)
+                    add_block(g, cp, ldc, rmcc_tile_laddr(u->cp[kk], t) + off, ldc,
+                              g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j]);
+            }
+        g->st.accumulate += now() - t0;
+        for (int64_t kk = 0; u->cp && kk < g->ck.n; kk++)
+            if (u->cp[kk]) {
+                rmc_status_t d = rmc_matrix_destroy(u->cp[kk]);
+                if (st == RMC_OK)
+                    st = d;
+            }
+        free(u->cp);
         return st;
     }
     /* every rank pulls its updates until all ranks have finished pushing theirs (a barrier in
@@ -1041,7 +1090,7 @@ static rmc_status_t product(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64
     if ((st = multiply(g, mi, nj, g->ck.at[kk + 1] - g->ck.at[kk], A, B, pb, nj, g->zero, pend,
                        np)) != RMC_OK)
         return st;
-    return upd_send(g, u, i, j, left);
+    return upd_send(g, u, i, j, kk, left);
 }
 
 /* ----------------------------------------------------------- stationary A and B --- */
@@ -1144,12 +1193,12 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
         double sc = own ? 1e9 : 0;
         if (!own && local) { /* blocks it holds: A's in place, C's and B's of the products */
             int64_t lo[2], hi[2];
-            int64_t at = box_of(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
-                                g->ck.at[kk + 1], lo, hi);
+            int64_t at =
+                box_of(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1], lo, hi);
             sc += rmc_same_node(g->a.towner[at]) == 1 ? 1e6 : 0;
             for (int64_t j = 0; j < nj; j++)
-                sc += (c_owner(g, i, j) == rmcc.rank) + (op_owner(&g->b, &g->ck, kk, &g->cj, j) ==
-                                                         rmcc.rank);
+                sc += (c_owner(g, i, j) == rmcc.rank) +
+                      (op_owner(&g->b, &g->ck, kk, &g->cj, j) == rmcc.rank);
         }
         seed = rmcc_mix64(seed + (uint64_t)v);
         score[v] = sc + (double)(seed >> 11) * 0x1.0p-53; /* ties: random */
@@ -1172,8 +1221,8 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
         if ((st = rmc_gptr_fetch_add_i64(c, 1, &j)) != RMC_OK || j >= nj)
             continue;
         blk_t S = {0}, M = {0};
-        st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1],
-                         sbuf, &S, &g->st.bytes, g->fn);
+        st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1], sbuf,
+                         &S, &g->st.bytes, g->fn);
         if (st == RMC_OK)
             st = block_wait(g, &S);
         while (st == RMC_OK && j < nj) {
@@ -1236,8 +1285,9 @@ static rmc_status_t summa_check(const gemm_t *g)
         why = "different process grids";
     else if (a->tile[0] != c->tile[0] || b->tile[1] != c->tile[1])
         why = "tiles that do not line up (A's rows split as C's, B's columns as C's)";
-    return why ? rmcc_fail(RMC_ERR_UNSUPPORTED, g->fn, "SUMMA needs one tile per process on one "
-                                                       "regular grid for A, B and C: not %s",
+    return why ? rmcc_fail(RMC_ERR_UNSUPPORTED, g->fn,
+                           "SUMMA needs one tile per process on one "
+                           "regular grid for A, B and C: not %s",
                            why)
                : RMC_OK;
 }
@@ -1404,10 +1454,10 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
         return rmcc_fail(RMC_ERR_ARG, fn, "trans%s '%c' (N, T or C)", what, t);
     for (int k = 0; k < 2; k++)
         if (lo[k] < 0 || hi[k] > m->d->dims[k] || lo[k] > hi[k])
-            return rmcc_fail(RMC_ERR_BOUNDS, fn, "%s's patch: dimension %d [%lld, %lld) outside "
-                                                 "[0, %lld) or reversed",
-                             what, k, (long long)lo[k], (long long)hi[k],
-                             (long long)m->d->dims[k]);
+            return rmcc_fail(RMC_ERR_BOUNDS, fn,
+                             "%s's patch: dimension %d [%lld, %lld) outside "
+                             "[0, %lld) or reversed",
+                             what, k, (long long)lo[k], (long long)hi[k], (long long)m->d->dims[k]);
     memset(o, 0, sizeof(*o));
     o->m = m;
     o->d = m->d;
@@ -1496,14 +1546,14 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
             updater_t u;
             scale_mine(g);
             st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
-            if (st == RMC_OK)
+            if (st == RMC_OK) {             /* (init's outcome is agreed: finish on every rank) */
                 st = upd_init(g, &u);
-            if (st == RMC_OK) {
                 left = updates_to_me(g);
                 rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
-                if (algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B)
+                int ab = algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B;
+                if (st == RMC_OK && ab)
                     st = stationary_ab(g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
-                else
+                else if (st == RMC_OK)
                     st = stealing(g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
                 /* no waiting between the work and the drain: an owner must keep pulling its
                  * updates until every one has arrived (a producer may wait for its ack) */
@@ -1590,8 +1640,9 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
                            (int)a->elem, (int)b->elem, (int)c->elem);
         else if (c->elem != RMC_ELEM_F32 && c->elem != RMC_ELEM_F64 && c->elem != RMC_ELEM_C32 &&
                  c->elem != RMC_ELEM_C64)
-            st = rmcc_fail(RMC_ERR_TYPE, fn, "element type %d: multiplication needs F32, F64, C32 "
-                                             "or C64",
+            st = rmcc_fail(RMC_ERR_TYPE, fn,
+                           "element type %d: multiplication needs F32, F64, C32 "
+                           "or C64",
                            (int)c->elem);
         else if (ar != cr || bc != cc || ac != br)
             st = rmcc_fail(RMC_ERR_ARG, fn,
@@ -1604,11 +1655,11 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
             st = rmcc_fail(RMC_ERR_ARG, fn, "C is also %s (it would change while it is read)",
                            a == c ? "A" : "B");
     }
-    uint64_t args[8] = {st == RMC_OK ? a->id : ~0ull, st == RMC_OK ? b->id : 0,
-                        st == RMC_OK ? c->id : 0, (uint64_t)(unsigned char)transa,
-                        (uint64_t)(unsigned char)transb, (uint64_t)algo,
-                        (uint64_t)(ar * 1000003 + ac),
-                        st == RMC_OK ? (uint64_t)(clo[0] ^ (chi[1] << 20)) : 0};
+    uint64_t args[8] = {
+        st == RMC_OK ? a->id : ~0ull,    st == RMC_OK ? b->id : 0,
+        st == RMC_OK ? c->id : 0,        (uint64_t)(unsigned char)transa,
+        (uint64_t)(unsigned char)transb, (uint64_t)algo,
+        (uint64_t)(ar * 1000003 + ac),   st == RMC_OK ? (uint64_t)(clo[0] ^ (chi[1] << 20)) : 0};
     if ((st = rmcc_coll_begin(fn, args, 8, st)) != RMC_OK)
         return st;
     g.e = c->elem;
@@ -1635,8 +1686,8 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
 }
 
 rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_matrix_h a,
-                             rmc_matrix_h b, const void *beta, rmc_matrix_h c,
-                             rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats)
+                             rmc_matrix_h b, const void *beta, rmc_matrix_h c, rmc_gemm_algo_t algo,
+                             rmc_gemm_stats_t *stats)
 {
     const char *fn = __func__;
     rmc_status_t st = RMC_OK;

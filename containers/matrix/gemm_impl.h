@@ -28,7 +28,7 @@ typedef struct operand {
     const int *towner;        /* X's tile owners */
     int trans;                /* 0: op(X) = X; else X^T (conjugated when conj) */
     int conj;
-    int64_t r0, c0;           /* op(X)'s patch start in X's coordinates of op(X)'s row / column */
+    int64_t r0, c0; /* op(X)'s patch start in X's coordinates of op(X)'s row / column */
 } operand_t;
 
 /* A block ready for a local multiply: dense (p, ld: X's layout) or a sparse tile (csr, in place or
@@ -51,15 +51,15 @@ typedef struct gemm {
     operand_t a, b, co;     /* co: C as an operand (its distribution, owners, patch start) */
     struct rmc_matrix *c;
     struct rmc_spmatrix *cs;
-    rmc_spa_kind_t spa;     /* sparse C: the accumulator of products and sums */
-    rmc_csr_t **part;       /* [C's ntiles] sparse C: partial products of this rank's tiles */
+    rmc_spa_kind_t spa; /* sparse C: the accumulator of products and sums */
+    rmc_csr_t **part;   /* [C's ntiles] sparse C: partial products of this rank's tiles */
     int *npart, *cappart;
-    int64_t c0[2];          /* C's patch start */
+    int64_t c0[2]; /* C's patch start */
     int64_t m, n, k;
-    cuts_t ci, cj, ck;      /* the work grid */
+    cuts_t ci, cj, ck; /* the work grid */
     rmc_gemm_stats_t st;
-    size_t bufA, bufB;      /* bytes of the largest dense A / B block */
-    int poll;               /* some rank is remote: keep MPI's progress going during multiplies */
+    size_t bufA, bufB; /* bytes of the largest dense A / B block */
+    int poll;          /* some rank is remote: keep MPI's progress going during multiplies */
     const char *fn;
 } gemm_t;
 

@@ -1,5 +1,6 @@
 /* Distributed dense matrices and arrays (include/rmc/matrix.h): creation, the tile directory, and
- * every data movement (patches, tiles, elements) as comm strided transfers, one per tile touched. */
+ * every data movement (patches, tiles, elements) as comm strided transfers, one per tile touched.
+ */
 #include "config.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -85,8 +86,8 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     else if (rmc_elem_size(e) == 0)
         st = rmcc_fail(RMC_ERR_ARG, fn, "element type %d (RMC_ELEM_I32 .. RMC_ELEM_C64)", (int)e);
     else if (d->nranks != rmcc.nranks)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d",
-                       d->nranks, rmcc.nranks);
+        st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d", d->nranks,
+                       rmcc.nranks);
     uint64_t args[3] = {next_id, (uint64_t)e, st == RMC_OK ? rmcc_dist_digest(d) : 0};
     st = rmcc_coll_begin(fn, args, 3, st);
     if (st != RMC_OK)
@@ -106,8 +107,8 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     if (mine == RMC_OK)
         mine = rmcc_parts_init(&m->parts, fn);
     if (mine == RMC_OK) /* zeroed memory (rmc_alloc's promise): every element 0 */
-        allocated = (mine = rmcc_alloc_off(m->own_bytes ? m->own_bytes : TILE_ALIGN, &off, fn)) ==
-                    RMC_OK;
+        allocated =
+            (mine = rmcc_alloc_off(m->own_bytes ? m->own_bytes : TILE_ALIGN, &off, fn)) == RMC_OK;
     st = rmcc_exchange_parts(mine, off, m && m->parts.offs ? m->parts.offs : NULL, fn);
     next_id++;
     if (st == RMC_OK) {
@@ -181,9 +182,9 @@ static rmc_status_t multi_step(void *state, int *done)
 
 /* One transfer between tile box [a, b) of tile t and the buffer; op 0 get, 1 put, 2 acc. */
 static rmc_status_t move_box(struct rmc_matrix *m, int op, int64_t t, const int64_t tlo[],
-                             const int64_t thi[], const int64_t a[], const int64_t b[],
-                             char *bufp, const int64_t bst[], const void *alpha,
-                             rmc_request_h *req, const char *fn)
+                             const int64_t thi[], const int64_t a[], const int64_t b[], char *bufp,
+                             const int64_t bst[], const void *alpha, rmc_request_h *req,
+                             const char *fn)
 {
     const struct rmc_dist *d = m->d;
     int n = d->ndim;
@@ -331,8 +332,8 @@ rmc_status_t rmc_matrix_get(rmc_matrix_h m, const int64_t lo[], const int64_t hi
     return st != RMC_OK ? st : rmcc_matrix_patch(m, 0, lo, hi, buf, ld, NULL, NULL, __func__);
 }
 
-rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
-                            const void *buf, const int64_t ld[])
+rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], const void *buf,
+                            const int64_t ld[])
 {
     RMCC_SERIAL();
     rmc_status_t st = rmcc_matrix_check(m, __func__);
@@ -340,8 +341,8 @@ rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi
                         : rmcc_matrix_patch(m, 1, lo, hi, (void *)buf, ld, NULL, NULL, __func__);
 }
 
-rmc_status_t rmc_matrix_acc(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
-                            const void *buf, const int64_t ld[], const void *alpha)
+rmc_status_t rmc_matrix_acc(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], const void *buf,
+                            const int64_t ld[], const void *alpha)
 {
     RMCC_SERIAL();
     rmc_status_t st = rmcc_matrix_check(m, __func__);
@@ -433,8 +434,7 @@ rmc_status_t rmc_matrix_tile_get_nb(rmc_matrix_h m, int64_t t, void *buf, rmc_re
         return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
     return tile_op(m, 0, t, buf, req, __func__);
 }
-rmc_status_t rmc_matrix_tile_put_nb(rmc_matrix_h m, int64_t t, const void *buf,
-                                    rmc_request_h *req)
+rmc_status_t rmc_matrix_tile_put_nb(rmc_matrix_h m, int64_t t, const void *buf, rmc_request_h *req)
 {
     if (!req)
         return rmcc_fail(RMC_ERR_ARG, __func__, "NULL request pointer");

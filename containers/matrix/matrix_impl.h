@@ -14,15 +14,15 @@ struct rmc_dist {
     uint32_t magic; /* RMCC_MAGIC_DIST while live */
     rmc_dist_kind_t kind;
     int ndim;
-    int nranks;          /* when it was made: the owner map's modulus */
+    int nranks; /* when it was made: the owner map's modulus */
     int64_t dims[MD];
-    int64_t tile[MD];    /* regular, round-robin */
-    int64_t nt[MD];      /* tiles per dimension */
-    int pgrid[MD];       /* regular, irregular: the process grid (round-robin: nt, unused) */
-    int64_t *split[MD];  /* irregular: nt[d] + 1 boundaries; else NULL */
+    int64_t tile[MD];   /* regular, round-robin */
+    int64_t nt[MD];     /* tiles per dimension */
+    int pgrid[MD];      /* regular, irregular: the process grid (round-robin: nt, unused) */
+    int64_t *split[MD]; /* irregular: nt[d] + 1 boundaries; else NULL */
     int64_t ntiles;
 };
-#define RMCC_MAGIC_DIST 0x44495354u /* "DIST" */
+#define RMCC_MAGIC_DIST   0x44495354u /* "DIST" */
 #define RMCC_MAGIC_MATRIX 0x4d415452u /* "MATR" */
 
 /* Validity (RMC_ERR_HANDLE naming fn). */
@@ -54,11 +54,11 @@ struct rmc_matrix {
     struct rmc_dist *d; /* its own copy */
     rmc_elem_t elem;
     size_t esz;
-    uint64_t id;          /* equal on every rank (the collectives' argument check) */
-    rmcc_parts_t parts;   /* each rank's block of tiles (offsets in its segment) */
-    uint64_t *toff;       /* [ntiles] tile t's offset within its owner's block */
-    int *towner;          /* [ntiles] tile t's owner */
-    uint64_t own_bytes;   /* this rank's block */
+    uint64_t id;        /* equal on every rank (the collectives' argument check) */
+    rmcc_parts_t parts; /* each rank's block of tiles (offsets in its segment) */
+    uint64_t *toff;     /* [ntiles] tile t's offset within its owner's block */
+    int *towner;        /* [ntiles] tile t's owner */
+    uint64_t own_bytes; /* this rank's block */
 };
 
 /* Tile t's owner-space address (what comm's calls take), and its load/store address here (NULL

@@ -127,16 +127,19 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
         g.n = c->d->dims[1];
         g.k = a->d->dims[1];
     }
-    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull, st == RMC_OK ? b->id : 0,
-                        st == RMC_OK ? c->id : 0, (uint64_t)algo, 0, 0};
+    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull,
+                        st == RMC_OK ? b->id : 0,
+                        st == RMC_OK ? c->id : 0,
+                        (uint64_t)algo,
+                        0,
+                        0};
     memcpy(&args[4], &alpha, 8);
     memcpy(&args[5], &beta, 8);
     return run(&g, algo, args, st, (double)g.m * (double)g.n * 8, stats);
 }
 
 rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatrix_h c,
-                                 rmc_gemm_algo_t algo, rmc_spa_kind_t spa,
-                                 rmc_gemm_stats_t *stats)
+                                 rmc_gemm_algo_t algo, rmc_spa_kind_t spa, rmc_gemm_stats_t *stats)
 {
     RMCC_SERIAL();
     const char *fn = __func__;
@@ -146,8 +149,7 @@ rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatri
     setup(&g, &one, &zero, fn);
     rmc_status_t st;
     if ((st = rmcc_spmatrix_check(a, fn)) != RMC_OK ||
-        (st = rmcc_spmatrix_check(b, fn)) != RMC_OK ||
-        (st = rmcc_spmatrix_check(c, fn)) != RMC_OK)
+        (st = rmcc_spmatrix_check(b, fn)) != RMC_OK || (st = rmcc_spmatrix_check(c, fn)) != RMC_OK)
         ;
     else if (a->idx64 != c->idx64 || b->idx64 != c->idx64)
         st = rmcc_fail(RMC_ERR_ARG, fn, "A, B and C of different index widths (%d, %d, %d bits)",
@@ -171,8 +173,12 @@ rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatri
         g.n = c->d->dims[1];
         g.k = a->d->dims[1];
     }
-    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull, st == RMC_OK ? b->id : 0,
-                        st == RMC_OK ? c->id : 0, (uint64_t)algo, (uint64_t)spa, 1};
+    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull,
+                        st == RMC_OK ? b->id : 0,
+                        st == RMC_OK ? c->id : 0,
+                        (uint64_t)algo,
+                        (uint64_t)spa,
+                        1};
     return run(&g, algo, args, st, -1, stats);
 }
 
@@ -242,8 +248,9 @@ rmc_status_t rmcc_spgemm_fused(const rmc_csr_t *const *a, const rmc_csr_t *const
         else
             ((int32_t *)rp)[r + 1] = (int32_t)used;
         if (st == RMC_OK && !idx64 && used > INT32_MAX)
-            st = rmcc_fail(RMC_ERR_TOO_BIG, fn, "a C tile of more than 2^31 nonzeros with 32-bit "
-                                                "indices");
+            st = rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                           "a C tile of more than 2^31 nonzeros with 32-bit "
+                           "indices");
     }
     rmc_spa_destroy(spa);
     if (st == RMC_OK) /* into a matrix of RMC's own, of the exact size */

@@ -40,8 +40,8 @@ enum {
     S_MOVED,
     S_MARK,
     S_MARKED,
-    S_RPC,    /* send the operation to the host (rpc.c) */
-    S_RPCED,  /* its reply is in */
+    S_RPC,   /* send the operation to the host (rpc.c) */
+    S_RPCED, /* its reply is in */
     S_DONE
 };
 
@@ -61,8 +61,8 @@ typedef struct qop {
      * slots then at `land`; a push's: in rh) */
     char *pay, *rep;
     size_t plen, rcap, rlen;
-    unsigned tries;     /* RPCs told to retry */
-    rmc_status_t rst;   /* the last RPC's status */
+    unsigned tries;   /* RPCs told to retry */
+    rmc_status_t rst; /* the last RPC's status */
     char rh[QR_REPLY_HDR];
     char mem[]; /* _nb: the operation's own slots (with the RPC's header and reply before them) */
 } qop_t;
@@ -454,9 +454,9 @@ static rmc_status_t local_op(struct rmc_queue *q, int push, const char *src, cha
 static rmc_status_t choose_path(const struct rmc_queue *q, int push, size_t n, unsigned promise,
                                 int *rpc, const char *fn)
 {
-    unsigned force = promise & (RMC_PATH_RDMA | RMC_PATH_RPC) ? promise & (RMC_PATH_RDMA |
-                                                                           RMC_PATH_RPC)
-                                                              : q->path;
+    unsigned force = promise & (RMC_PATH_RDMA | RMC_PATH_RPC)
+                         ? promise & (RMC_PATH_RDMA | RMC_PATH_RPC)
+                         : q->path;
     size_t bytes = n * q->slot, max = rmc_am_max_payload();
     int fits = push ? rmcc_qrpc_header() + bytes <= max : QR_REPLY_HDR + bytes <= max;
     *rpc = 0;
@@ -541,7 +541,8 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
             rpc_setup(o, o->mem, push ? QR_PUSH : QR_POP);
         if (push && q->direct)
             memcpy((char *)o->src, in, bytes);
-        else if (push && (st = rmcc_pack_n(q->type, in, n, (char *)o->src, q->slot, fn)) != RMC_OK) {
+        else if (push &&
+                 (st = rmcc_pack_n(q->type, in, n, (char *)o->src, q->slot, fn)) != RMC_OK) {
             free(o);
             return st;
         }
@@ -606,8 +607,8 @@ static rmc_status_t pop_upto_rpc(qop_t *o, char *buf, size_t max)
     rpc_setup(o, buf, QR_POP_UPTO);
     for (;;) {
         o->rlen = 0;
-        rmc_status_t st = rmc_am_send(o->q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap,
-                                      &o->rlen);
+        rmc_status_t st =
+            rmc_am_send(o->q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap, &o->rlen);
         if (st != RMC_OK)
             return st;
         int32_t out = RMC_ERR_INTERNAL;
@@ -616,8 +617,8 @@ static rmc_status_t pop_upto_rpc(qop_t *o, char *buf, size_t max)
             memcpy(&out, o->rep, 4);
             memcpy(&cnt, o->rep + 4, 4);
         }
-        if (out == RMC_OK && (cnt == 0 || cnt > max ||
-                              o->rlen != QR_REPLY_HDR + (size_t)cnt * o->q->slot))
+        if (out == RMC_OK &&
+            (cnt == 0 || cnt > max || o->rlen != QR_REPLY_HDR + (size_t)cnt * o->q->slot))
             out = RMC_ERR_INTERNAL;
         if (out == RMC_OK) {
             o->n = cnt;

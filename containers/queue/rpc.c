@@ -46,8 +46,16 @@ size_t rmcc_qrpc_header(void)
 void rmcc_qrpc_fill(const struct rmc_queue *q, int op, size_t n, unsigned promise, void *hdr)
 {
     unsigned unordered = op == QR_PUSH ? RMC_PROMISE_PUSH : RMC_PROMISE_POP;
-    qrpc_t h = {RMCC_RPC_QUEUE, (uint8_t)op,  (uint8_t)q->kind, (promise & unordered) ? 1 : 0,
-                (uint32_t)q->slot, (uint32_t)q->esz, q->ctl_off, q->data_off, q->cap, n};
+    qrpc_t h = {RMCC_RPC_QUEUE,
+                (uint8_t)op,
+                (uint8_t)q->kind,
+                (promise & unordered) ? 1 : 0,
+                (uint32_t)q->slot,
+                (uint32_t)q->esz,
+                q->ctl_off,
+                q->data_off,
+                q->cap,
+                n};
     memcpy(hdr, &h, sizeof(h));
 }
 
@@ -170,8 +178,8 @@ rmc_status_t rmcc_queue_serve(const void *payload, size_t len, void *reply, size
         !in_heap(h.data_off, h.cap * h.slot))
         return RMC_ERR_ARG;
     size_t body = (size_t)(h.n * h.slot);
-    if (h.op == QR_PUSH ? len != sizeof(h) + body : (len != sizeof(h) || reply_cap - QR_REPLY_HDR <
-                                                                              body))
+    if (h.op == QR_PUSH ? len != sizeof(h) + body
+                        : (len != sizeof(h) || reply_cap - QR_REPLY_HDR < body))
         return RMC_ERR_ARG;
     char *base = rmcc.lbase[rmcc.rank], *ctl = base + h.ctl_off, *data = base + h.data_off;
     char *r = reply;

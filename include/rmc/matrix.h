@@ -208,9 +208,10 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v);
  *                          local blocks are used in place)
  *   RMC_GEMM_STATIONARY_A  each rank multiplies its own blocks of A by the B blocks they meet and
  *                          sends every partial C block to C's owner: an atomic remote accumulate
- *                          into C (RMC_GEMM_UPDATE=acc, the default), or a descriptor pushed to
- *                          the owner's update queue (=queue, a CHECKSUM queue; the owner pulls the
- *                          block and adds it: seed 001 Alg 5)
+ *                          into C (RMC_GEMM_UPDATE=acc, the default), a descriptor pushed to the
+ *                          owner's update queue (=queue, a CHECKSUM queue; the owner pulls the
+ *                          block and adds it: seed 001 Alg 5), or a put into one of K copies of C
+ *                          that the owners add up at the end (=copies: Alg 7)
  *   RMC_GEMM_STATIONARY_B  the same with B's blocks stationary
  *   RMC_GEMM_STEAL_RANDOM  stationary A, then work stealing: each (i, k) block's column products
  *                          are reserved one at a time by fetch-and-add on a reservation grid, a

@@ -111,8 +111,8 @@ static int check(rmc_matrix_h c, rmc_elem_t e, char ta, char tb, double complex 
                 s += x * y;
                 mag += cabs(x * y);
             }
-            double complex c0 = ev(3, clo[0] + i, clo[1] + j) +
-                                (cplx ? I * evi(3, clo[0] + i, clo[1] + j) : 0);
+            double complex c0 =
+                ev(3, clo[0] + i, clo[1] + j) + (cplx ? I * evi(3, clo[0] + i, clo[1] + j) : 0);
             double complex want = alpha * s + (beta != 0 || c0_nan ? beta * c0 : 0);
             if (c0_nan && beta == 0)
                 want = alpha * s;
@@ -123,8 +123,8 @@ static int check(rmc_matrix_h c, rmc_elem_t e, char ta, char tb, double complex 
                                                    : ((float complex *)(void *)got)[at];
             double scale = cabs(alpha) * cabs(mag) + cabs(beta) * cabs(c0) + 1;
             if (!(cabs(v - want) <= tol * scale)) {
-                fprintf(stderr, "[rank %d] C(%lld, %lld) = %g%+gi, want %g%+gi\n", me,
-                        (long long)i, (long long)j, creal(v), cimag(v), creal(want), cimag(want));
+                fprintf(stderr, "[rank %d] C(%lld, %lld) = %g%+gi, want %g%+gi\n", me, (long long)i,
+                        (long long)j, creal(v), cimag(v), creal(want), cimag(want));
                 ok = 0;
             }
         }
@@ -202,9 +202,9 @@ static void test_ragged_mixed(void **s)
     whole(RMC_ELEM_F64, 29, 17, 23, 1, 2, 3, 'N', 'N'); /* three distributions, ragged */
     if (few())
         return;
-    whole(RMC_ELEM_F64, 13, 31, 7, 4, 0, 1, 'N', 'N');  /* round-robin A */
-    whole(RMC_ELEM_F64, 1, 9, 30, 0, 1, 2, 'N', 'N');   /* a single row */
-    whole(RMC_ELEM_F64, 21, 1, 1, 2, 3, 0, 'N', 'N');   /* k = 1, one column */
+    whole(RMC_ELEM_F64, 13, 31, 7, 4, 0, 1, 'N', 'N'); /* round-robin A */
+    whole(RMC_ELEM_F64, 1, 9, 30, 0, 1, 2, 'N', 'N');  /* a single row */
+    whole(RMC_ELEM_F64, 21, 1, 1, 2, 3, 0, 'N', 'N');  /* k = 1, one column */
 }
 
 static void test_transposes(void **s)
@@ -221,7 +221,8 @@ static void test_transposes(void **s)
     whole(RMC_ELEM_C32, 10, 12, 8, 2, 1, 1, 'N', 'C');
 }
 
-/* The queue update path (RMC_GEMM_UPDATE=queue) for the variants that send partial blocks. */
+/* The other update paths for the variants that send partial blocks: the owners' queues
+ * (RMC_GEMM_UPDATE=queue) and K partial copies of C (=copies). */
 static void test_update_queue(void **s)
 {
     (void)s;
@@ -229,6 +230,10 @@ static void test_update_queue(void **s)
     whole(RMC_ELEM_F64, 26, 19, 21, 1, 1, 2, 'N', 'N');
     if (!few())
         whole(RMC_ELEM_C64, 12, 12, 12, 1, 2, 1, 'N', 'T');
+    setenv("RMC_GEMM_UPDATE", "copies", 1);
+    whole(RMC_ELEM_F64, 23, 17, 20, 1, 2, 1, 'N', 'N');
+    if (!few())
+        whole(RMC_ELEM_F32, 14, 15, 16, 4, 1, 2, 'T', 'N');
     unsetenv("RMC_GEMM_UPDATE");
 }
 
@@ -324,8 +329,8 @@ static void test_bad_input(void **s)
                   RMC_ERR_UNSUPPORTED);
     /* a patch outside the matrix */
     int64_t lo[2] = {0, 0}, hi[2] = {11, 7}, bhi[2] = {7, 6}, chi[2] = {11, 6};
-    MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, lo, hi, B, lo, bhi, &one, C, lo, chi,
-                                        0, NULL) == RMC_ERR_BOUNDS);
+    MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, lo, hi, B, lo, bhi, &one, C, lo, chi, 0,
+                                        NULL) == RMC_ERR_BOUNDS);
     /* integer matrices do not multiply */
     rmc_dist_h d;
     MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_RECT, 4, 4, 0, &d));

@@ -179,8 +179,7 @@ static void patches(rmc_elem_t e)
                                        RMC_OK);
                 MPITEST_EXPECT(ok, rmc_wait(&r) == RMC_OK);
             } else {
-                MPITEST_EXPECT(ok, rmc_matrix_get(m, lo, hi, got, n > 1 ? ld + 1 : NULL) ==
-                                       RMC_OK);
+                MPITEST_EXPECT(ok, rmc_matrix_get(m, lo, hi, got, n > 1 ? ld + 1 : NULL) == RMC_OK);
             }
             /* compare element by element */
             int64_t idx[RMC_MATRIX_MAX_DIM];
@@ -368,7 +367,8 @@ static void test_bad_input(void **s)
     rmc_dist_h d = NULL, x = NULL;
     int64_t dims[2] = {10, 10}, neg[2] = {10, 0}, t[2] = {0, 0};
     int pg_big[2] = {np, 2}, nb[2] = {1, 2};
-    int64_t map_bad[3] = {0, 0, 0}, map_first[3] = {1, 0, 5}; /* dimension 1 not increasing; dimension 0 not from 0 */
+    int64_t map_bad[3] = {0, 0, 0},
+            map_first[3] = {1, 0, 5}; /* dimension 1 not increasing; dimension 0 not from 0 */
     int ok = 1;
     MPITEST_EXPECT(ok, rmc_dist_regular(0, dims, NULL, NULL, &x) == RMC_ERR_ARG && !x);
     MPITEST_EXPECT(ok, rmc_dist_regular(8, dims, NULL, NULL, &x) == RMC_ERR_ARG);

@@ -68,10 +68,10 @@ static void spmm_case(rmc_spmatrix_h A, rmc_dist_h db, rmc_dist_h dc, int summa)
     rmc_matrix_h B, C;
     MPI_CHECK_OK(rmc_matrix_create(db, RMC_ELEM_F64, &B));
     MPI_CHECK_OK(rmc_matrix_create(dc, RMC_ELEM_F64, &C));
-    double *bw = malloc(sizeof(double) * (size_t)(k * n)), *c0 = malloc(sizeof(double) *
-                                                                          (size_t)(m * n));
-    double *got = malloc(sizeof(double) * (size_t)(m * n)), *ref = malloc(sizeof(double) *
-                                                                           (size_t)(m * n));
+    double *bw = malloc(sizeof(double) * (size_t)(k * n)),
+           *c0 = malloc(sizeof(double) * (size_t)(m * n));
+    double *got = malloc(sizeof(double) * (size_t)(m * n)),
+           *ref = malloc(sizeof(double) * (size_t)(m * n));
     for (int64_t i = 0; i < k * n; i++)
         bw[i] = (double)((i * 37) % 23 - 11) / 7.0;
     for (int64_t i = 0; i < m * n; i++)
