@@ -415,8 +415,9 @@ static rmc_status_t partials_finish(gemm_t *g)
 
 static rmc_status_t stationary_c_sparse(gemm_t *g);
 
-#define ROUND_BYTES ((size_t)256 << 20) /* blocks fetched per round (stationary C, remote ranks)   \
-                                         */
+#define ROUND_BYTES                                                                                \
+    ((size_t)256 << 20) /* blocks fetched per round (stationary C, remote ranks)                   \
+                         */
 
 /* Bytes of op(X)[i0, i1) x [j0, j1) a fetch moves (0 when its tile is on this node), and of
  * them the buffer a dense block needs (*buf; a sparse tile brings its own arrays). */
@@ -442,12 +443,14 @@ static size_t fetch_bytes(const operand_t *o, int64_t i0, int64_t i1, int64_t j0
  * fetches, serves the others' until its own have arrived and every rank's have (a barrier in the
  * background, all the while serving), then multiplies the round with nothing in flight. The
  * number of rounds is agreed (a rank with fewer joins the others' with nothing to fetch). */
-static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq)
+static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq, rmc_status_t st0)
 {
     size_t *need = malloc((size_t)(nseq + 1) * 3 * sizeof(size_t)); /* total, A's, B's buffer */
     int64_t *first = malloc((size_t)(nseq + 2) * sizeof(int64_t));  /* each round's first step */
     blk_t *A = calloc((size_t)(2 * nseq + 2), sizeof(blk_t)), *B = A + nseq + 1;
-    rmc_status_t st = need && first && A ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
+    rmc_status_t st = st0 != RMC_OK        ? st0
+                      : need && first && A ? RMC_OK
+                                           : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
     long nr = 0;
     for (int64_t q = 0; st == RMC_OK && q < nseq; q++) {
         int64_t i = w[q][0], j = w[q][1], kk = w[q][2];
@@ -503,9 +506,10 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
                     for (int x = 0; x < 2; x++) {
                         blk_t *b = x ? &B[q] : &A[q];
                         int fin = 1;
-                        if (b->r && rmc_test(&b->r, &fin) != RMC_OK && st == RMC_OK)
-                            st = rmcc_fail(RMC_ERR_MPI, g->fn, "a block's fetch failed");
-                        mine &= fin || st != RMC_OK;
+                        rmc_status_t ts = b->r ? rmc_test(&b->r, &fin) : RMC_OK;
+                        if (ts != RMC_OK && st == RMC_OK)
+                            st = rmc_error_in(ts, g->fn); /* (a failed request is released) */
+                        mine &= fin || ts != RMC_OK;
                     }
             }
             if (mine && ib == MPI_REQUEST_NULL && MPI_Ibarrier(rmcc.comm, &ib) != MPI_SUCCESS) {
@@ -528,6 +532,7 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
             st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
                           g->ck.at[kk + 1] - g->ck.at[kk], &A[q], &B[q], cp, ldc, beta, NULL, 0);
         }
+        st = rmcc_agree(st); /* a rank that failed stops every rank at this round */
         for (int64_t q = q0; q < q1; q++) {
             for (int x = 0; x < 2; x++) {
                 blk_t *b = x ? &B[q] : &A[q];
@@ -556,14 +561,16 @@ static rmc_status_t stationary_c(gemm_t *g)
     rmc_status_t st = RMC_OK;
     if ((nw == 0 && !g->poll) || nk == 0) /* (the rounds are collective: every rank joins) */
         return RMC_OK;
-    char *bufs = arena_get(2 * (g->bufA + g->bufB), g->fn);
     int64_t(*w)[3] = malloc((size_t)(nw * nk + 1) * sizeof(*w)); /* i, j, k block */
-    if (!bufs || !w) {
+    if (g->poll) /* rounds (below): a failure here is agreed in them, every rank joins them */
+        st = w ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the sequence of block products");
+    char *bufs = g->poll || !w ? NULL : arena_get(2 * (g->bufA + g->bufB), g->fn);
+    if (!g->poll && (!bufs || !w)) {
         free(w);
         return rmcc_fail(RMC_ERR_NOMEM, g->fn, "buffers for blocks of A and B");
     }
     int64_t nseq = 0;
-    for (int64_t i = 0; i < g->ci.n; i++)
+    for (int64_t i = 0; w && i < g->ci.n; i++)
         for (int64_t j = 0; j < g->cj.n; j++)
             if (c_owner(g, i, j) == rmcc.rank)
                 for (int64_t s = 0; s < nk; s++) {
@@ -572,18 +579,19 @@ static rmc_status_t stationary_c(gemm_t *g)
                     w[nseq++][2] = (s + i + j) % nk;
                 }
     if (g->poll) { /* remote ranks: rounds of fetches, then products */
-        st = stationary_c_rounds(g, w, nseq);
+        st = stationary_c_rounds(g, w, nseq, st);
         free(w);
         return st;
     }
     blk_t A[2] = {{0}}, B[2] = {{0}};
+    rmc_status_t sa;
     char *ab[2] = {bufs, bufs + g->bufA + g->bufB}, *bb[2] = {ab[0] + g->bufA, ab[1] + g->bufA};
 #define START(x, s)                                                                                \
-    (block_start(&g->a, g->ci.at[w[s][0]], g->ci.at[w[s][0] + 1], g->ck.at[w[s][2]],               \
-                 g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn) == RMC_OK               \
+    ((sa = block_start(&g->a, g->ci.at[w[s][0]], g->ci.at[w[s][0] + 1], g->ck.at[w[s][2]],         \
+                       g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn)) == RMC_OK        \
          ? block_start(&g->b, g->ck.at[w[s][2]], g->ck.at[w[s][2] + 1], g->cj.at[w[s][1]],         \
                        g->cj.at[w[s][1] + 1], bb[x], &B[x], &g->st.bytes, g->fn)                   \
-         : RMC_ERR_INTERNAL)
+         : sa)
     st = START(0, 0);
     for (int64_t s = 0; st == RMC_OK && s < nseq; s++) {
         int x = (int)(s & 1);
@@ -591,25 +599,17 @@ static rmc_status_t stationary_c(gemm_t *g)
             break;
         if ((st = block_wait(g, &A[x])) != RMC_OK || (st = block_wait(g, &B[x])) != RMC_OK)
             break;
-        int64_t i = w[s][0], j = w[s][1], kk = w[s][2], ldc;
-        if (g->cs) { /* sparse C: a partial product of the tile, summed at the end */
-            rmc_csr_t p;
-            rmc_csr_init(&p, g->cs->idx64);
-            st = multiply_sp(g, &A[x], &B[x], &p);
-            if (st == RMC_OK)
-                st = partial_add(g, c_tile(g, i, j), &p);
-        } else {
-            char *cp = c_block(g, i, j, &ldc);
-            rmc_request_h pend[2] = {s + 1 < nseq ? A[1 - x].r : RMC_REQUEST_NULL,
-                                     s + 1 < nseq ? B[1 - x].r : RMC_REQUEST_NULL};
-            /* C's beta is applied by the first product of each block (no pass over C) */
-            const void *beta = kk == (i + j) % nk ? g->beta : g->one;
-            st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
-                          g->ck.at[kk + 1] - g->ck.at[kk], &A[x], &B[x], cp, ldc, beta, pend, 2);
-            if (s + 1 < nseq) { /* the tests may have completed them */
-                A[1 - x].r = pend[0];
-                B[1 - x].r = pend[1];
-            }
+        int64_t i = w[s][0], j = w[s][1], kk = w[s][2], ldc; /* (dense C: sparse is above) */
+        char *cp = c_block(g, i, j, &ldc);
+        rmc_request_h pend[2] = {s + 1 < nseq ? A[1 - x].r : RMC_REQUEST_NULL,
+                                 s + 1 < nseq ? B[1 - x].r : RMC_REQUEST_NULL};
+        /* C's beta is applied by the first product of each block (no pass over C) */
+        const void *beta = kk == (i + j) % nk ? g->beta : g->one;
+        st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                      g->ck.at[kk + 1] - g->ck.at[kk], &A[x], &B[x], cp, ldc, beta, pend, 2);
+        if (s + 1 < nseq) { /* the tests may have completed them */
+            A[1 - x].r = pend[0];
+            B[1 - x].r = pend[1];
         }
         block_release(&A[x]);
         block_release(&B[x]);
@@ -693,8 +693,11 @@ static rmc_status_t stationary_c_sparse(gemm_t *g)
         if (st == RMC_OK)
             st = partial_add(g, t, &c);
         rmc_csr_free(&c);
-        for (int64_t q = 0; q < 2 * nk; q++)
+        for (int64_t q = 0; q < 2 * nk; q++) { /* (after a failed wait some may be in flight) */
+            if (b[q].r)
+                rmc_wait(&b[q].r);
             block_release(&b[q]);
+        }
     }
     for (int64_t q = 0; q < 4 * nk; q++) { /* after a failure: nothing in flight stays */
         if (bl[q].r)
@@ -817,10 +820,10 @@ static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
         int64_t ldc, mi = g->ci.at[d.i + 1] - g->ci.at[d.i], nj = g->cj.at[d.j + 1] - g->cj.at[d.j];
         char *cp = c_block(g, d.i, d.j, &ldc);
         size_t bytes = (size_t)(mi * nj) * g->es;
-        if ((st = rmc_gptr_get(u->pull, d.p, bytes)) != RMC_OK)
-            break;
-        int64_t old;
-        if ((st = rmc_gptr_fetch_add_i64(d.ack, 1, &old)) != RMC_OK)
+        rmc_status_t gs = rmc_gptr_get(u->pull, d.p, bytes);
+        int64_t old; /* acknowledged even when the read failed: its producer waits for it */
+        rmc_status_t as = rmc_gptr_fetch_add_i64(d.ack, 1, &old);
+        if ((st = gs != RMC_OK ? gs : as) != RMC_OK)
             break;
         g->st.bytes += (double)bytes;
         add_block(g, cp, ldc, u->pull, nj, mi, nj); /* (alpha was applied by the producer) */
@@ -934,7 +937,17 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
     u->sparse = g->cs != NULL;
     u->queue = u->sparse || (v && !strcmp(v, "queue"));
     u->copies = !u->sparse && v && !strcmp(v, "copies");
-    size_t bytes = g->es * (size_t)g->ci.n * 0; /* (the largest C block below) */
+    /* one method on every rank (the knob is read per rank): else acc everywhere and an error */
+    int m[2] = {u->queue + 2 * u->copies, -(u->queue + 2 * u->copies)}, r[2] = {0, 0};
+    if (MPI_Allreduce(m, r, 2, MPI_INT, MPI_MIN, rmcc.comm) != MPI_SUCCESS || r[0] != -r[1]) {
+        u->queue = u->copies = 0;
+        for (int s = 0; s < NSLOT; s++)
+            u->buf[s] = NULL;
+        return rmcc_agree(rmcc_fail(RMC_ERR_ARG, g->fn,
+                                    "RMC_GEMM_UPDATE differs between the "
+                                    "ranks (or could not be agreed)"));
+    }
+    size_t bytes; /* the largest C block */
     int64_t mi = 0, nj = 0;
     for (int64_t i = 0; i < g->ci.n; i++)
         if (g->ci.at[i + 1] - g->ci.at[i] > mi)
@@ -1322,14 +1335,33 @@ static rmc_status_t panel(gemm_t *g, const operand_t *o, int64_t r0, int64_t r1,
         }
         nnz = o->s ? src.csr.nnz : 0;
     }
-    if (o->s && MPI_Bcast(&nnz, 1, MPI_INT64_T, root, comm) != MPI_SUCCESS)
+    /* the root's outcome and the panel's size, then whether every rank can take it: a failure
+     * anywhere stops the panel on every rank of the communicator, before any data moves */
+    int64_t hdr[2] = {(int64_t)st, nnz};
+    if (MPI_Bcast(hdr, 2, MPI_INT64_T, root, comm) != MPI_SUCCESS) {
+        block_release(&src);
         return rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel's size");
+    }
+    st = (rmc_status_t)hdr[0];
+    nnz = hdr[1];
     int w64 = o->s ? o->s->idx64 : 0;
     size_t w = w64 ? 8 : 4;
     size_t bytes = o->s ? rmcc_spblock_bytes(rows, nnz, w64) : (size_t)(rows * cols) * g->es;
+    if (st == RMC_OK && bytes > INT32_MAX)
+        st = rmcc_fail(RMC_ERR_TOO_BIG, g->fn, "a SUMMA panel of %zu bytes", bytes);
     if (st == RMC_OK)
         st = rmcc_scratch(buf, cap, bytes + 8, g->fn);
-    if (st == RMC_OK && me == root) { /* pack */
+    int bad = st != RMC_OK, any = bad;
+    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+        any = 1, st = st != RMC_OK ? st : rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allreduce of a panel");
+    if (any) {
+        block_release(&src);
+        return st != RMC_OK ? st
+                            : rmcc_fail(RMC_ERR_STATE, g->fn,
+                                        "another rank could not take "
+                                        "a SUMMA panel");
+    }
+    if (me == root) { /* pack */
         if (o->s) {
             void *rp, *ci;
             double *v;
@@ -1344,10 +1376,6 @@ static rmc_status_t panel(gemm_t *g, const operand_t *o, int64_t r0, int64_t r1,
         }
     }
     block_release(&src);
-    if (st != RMC_OK) /* (the panel's size was agreed: every rank takes part in the broadcast) */
-        rmcc_fail(st, g->fn, "a SUMMA panel");
-    if (bytes > INT32_MAX)
-        return rmcc_fail(RMC_ERR_TOO_BIG, g->fn, "a SUMMA panel of %zu bytes", bytes);
     if (MPI_Bcast(*buf, (int)bytes, MPI_BYTE, root, comm) != MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Bcast of a SUMMA panel");
     if (me != root)
@@ -1388,18 +1416,19 @@ static rmc_status_t summa(gemm_t *g)
     int64_t j0 = rmcc_tile_lo(c, 1, pc), j1 = rmcc_tile_hi(c, 1, pc);
     for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++) {
         int64_t k0 = g->ck.at[kk], k1 = g->ck.at[kk + 1];
-        if (!in) { /* outside the grid: only the agreement of each step */
-            st = rmcc_agree(st);
+        if (!in) { /* outside the grid: only the two agreements of each step */
+            if ((st = rmcc_agree(st)) == RMC_OK)
+                st = rmcc_agree(st);
             continue;
         }
         int acol = (int)rmcc_tile_of(g->a.d, 1, k0), brow = (int)rmcc_tile_of(g->b.d, 0, k0);
         blk_t pa, pb;
         double t0 = now();
-        if ((st = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &abuf, &acap, &pa)) != RMC_OK ||
-            (st = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &bbuf, &bcap, &pb)) != RMC_OK) {
-            st = rmcc_agree(st); /* a root that failed: everyone stops at this step */
+        /* both panels on every rank (each agrees within its communicator), then all ranks */
+        rmc_status_t sa = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &abuf, &acap, &pa);
+        rmc_status_t sb = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &bbuf, &bcap, &pb);
+        if ((st = rmcc_agree(sa != RMC_OK ? sa : sb)) != RMC_OK)
             break;
-        }
         g->st.comm_wait += now() - t0;
         if (g->cs) {
             rmc_csr_t p;
@@ -1589,7 +1618,7 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
     rmc_status_t bar = rmc_barrier();
     g->st.imbalance = now() - t_end;
     st = rmcc_agree(st != RMC_OK ? st : bar);
-    if (g->cs) { /* the new tiles everywhere (the old contents stay on failure: renew anyway) */
+    if (g->cs) { /* publish the tiles set (on failure C is undefined: its tiles may be mixed) */
         rmc_status_t r = rmc_spmatrix_renew(g->cs);
         if (st == RMC_OK)
             st = r;

@@ -7,7 +7,8 @@
 #include <string.h>
 #include "matrix_impl.h"
 
-#define TILE_ALIGN 64 /* each tile starts on a cache line */
+#define TILE_ALIGN 64 /* tiles 64 bytes apart in their owner's block (16-byte aligned: rmc_alloc)  \
+                       */
 
 static uint64_t next_id; /* equal on every rank: advanced by each creation */
 
@@ -204,7 +205,7 @@ static rmc_status_t move_box(struct rmc_matrix *m, int op, int64_t t, const int6
         int64_t c = b[k] - a[k], rstr = tst[k] * (int64_t)m->esz, lstr = bst[k] * (int64_t)m->esz;
         if (c == 1)
             continue;
-        if (lv == 0 && chunk == rstr && chunk == lstr) {
+        if (lv == 0 && chunk == rstr && chunk == lstr && chunk <= INT_MAX / c) {
             chunk *= c;
             continue;
         }

@@ -279,7 +279,7 @@ static rmc_status_t advance(qop_t *o, int *done)
             o->state = ctr_mark(o) < 0 ? S_DONE : S_MARK;
             break;
         case S_MARK:
-            if (o->promise & (o->push ? RMC_PROMISE_PUSH : RMC_PROMISE_POP)) {
+            if (rmcc_unordered(o->promise, o->push)) {
                 st = add(o, ctr_mark(o), (int64_t)o->n); /* no waiting for earlier ones */
                 o->state = S_DONE;
             } else {
@@ -308,7 +308,8 @@ static rmc_status_t advance(qop_t *o, int *done)
         case S_RPCED: {
             int32_t out = RMC_ERR_INTERNAL;
             if (o->rst != RMC_OK)
-                return *done = 1, o->rst;
+                return *done = 1, rmcc_fail(o->rst, o->fn, "the RPC to the host (rank %d): %s",
+                                            q->host, rmc_status_string(o->rst));
             if (o->rlen >= QR_REPLY_HDR)
                 memcpy(&out, o->rep, 4);
             if (out == RMC_ERR_RETRY) { /* another operation in flight at the host */
@@ -370,7 +371,7 @@ static rmc_status_t run(qop_t *o)
     }
     if (mark < 0)
         return RMC_OK;
-    if (o->promise & (o->push ? RMC_PROMISE_PUSH : RMC_PROMISE_POP))
+    if (rmcc_unordered(o->promise, o->push))
         return add(o, mark, (int64_t)o->n);
     if (RMCC_UNLIKELY((st = cas(o, mark, o->pos, o->pos + (int64_t)o->n)) != RMC_OK))
         return st;
@@ -610,7 +611,8 @@ static rmc_status_t pop_upto_rpc(qop_t *o, char *buf, size_t max)
         rmc_status_t st =
             rmc_am_send(o->q->host, rmcc.rpc_id, o->pay, o->plen, o->rep, o->rcap, &o->rlen);
         if (st != RMC_OK)
-            return st;
+            return rmcc_fail(st, o->fn, "the RPC to the host (rank %d): %s", o->q->host,
+                             rmc_status_string(st));
         int32_t out = RMC_ERR_INTERNAL;
         uint32_t cnt = 0;
         if (o->rlen >= QR_REPLY_HDR) {

@@ -70,6 +70,15 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
 rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, size_t *got,
                                  unsigned promise, const char *fn);
 
+/* A push's (pop's) marks may go unordered when the promise says only pushes (pops) run
+ * concurrently: RMC_PROMISE_PUSH without _POP (seed 001 Table 5.2b). PUSH | POP means both run,
+ * and the marks must stay in order. */
+static inline int rmcc_unordered(unsigned promise, int push)
+{
+    unsigned pp = promise & (RMC_PROMISE_PUSH | RMC_PROMISE_POP);
+    return pp == (push ? RMC_PROMISE_PUSH : RMC_PROMISE_POP);
+}
+
 /* The RPC path (rpc.c): operations, the reply's header (outcome, count), the RPCs told to retry
  * before an operation goes one-sided. */
 enum { QR_PUSH = 1, QR_POP = 2, QR_POP_UPTO = 3 };

@@ -45,11 +45,10 @@ size_t rmcc_qrpc_header(void)
 
 void rmcc_qrpc_fill(const struct rmc_queue *q, int op, size_t n, unsigned promise, void *hdr)
 {
-    unsigned unordered = op == QR_PUSH ? RMC_PROMISE_PUSH : RMC_PROMISE_POP;
     qrpc_t h = {RMCC_RPC_QUEUE,
                 (uint8_t)op,
                 (uint8_t)q->kind,
-                (promise & unordered) ? 1 : 0,
+                rmcc_unordered(promise, op == QR_PUSH),
                 (uint32_t)q->slot,
                 (uint32_t)q->esz,
                 q->ctl_off,
@@ -174,7 +173,7 @@ rmc_status_t rmcc_queue_serve(const void *payload, size_t len, void *reply, size
     uint64_t ck = h.kind == RMC_QUEUE_CHECKSUM ? QCK_BYTES : 0;
     if (h.op < QR_PUSH || h.op > QR_POP_UPTO || h.kind > RMC_QUEUE_CHECKSUM || h.esz == 0 ||
         h.slot != h.esz + ck || h.cap == 0 || h.n == 0 || h.n > h.cap ||
-        h.cap > UINT64_MAX / h.slot || !in_heap(h.ctl_off, QC_BYTES) ||
+        h.cap > UINT64_MAX / h.slot || h.ctl_off % 8 || !in_heap(h.ctl_off, QC_BYTES) ||
         !in_heap(h.data_off, h.cap * h.slot))
         return RMC_ERR_ARG;
     size_t body = (size_t)(h.n * h.slot);

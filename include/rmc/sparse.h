@@ -116,7 +116,9 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
 
 /* Collective. SpGEMM: C = A B, A (m x k), B (k x n), C (m x n) sparse; C's previous contents are
  * replaced (renewed at the end). Local products by Gustavson's algorithm with accumulator `spa`
- * (rmc/csr.h), partial blocks summed with it too. */
+ * (rmc/csr.h), partial blocks summed with it too. Errors found before any work (arguments,
+ * grids) leave C unchanged; a failure during the multiplication (memory, transfers) leaves C
+ * undefined on every rank (some tiles may be new). */
 rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatrix_h c,
                                  rmc_gemm_algo_t algo, rmc_spa_kind_t spa,
                                  rmc_gemm_stats_t *stats);

@@ -323,6 +323,21 @@ static void test_bad_input(void **s)
     MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A, B, &one, NULL, 0, NULL) == RMC_ERR_HANDLE);
     rmc_matrix_h S = make(RMC_ELEM_F64, 1, 10, 10, 1);
     MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, S, S, &one, S, 0, NULL) == RMC_ERR_ARG);
+    /* ranks that disagree on the update path: refused on every rank, C unchanged */
+    if (np > 1) {
+        setenv("RMC_GEMM_UPDATE", me ? "acc" : "queue", 1);
+        MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, C, F, &one, B, RMC_GEMM_STATIONARY_A, NULL) ==
+                      RMC_ERR_TYPE); /* (types checked first) */
+        rmc_matrix_h B2 = make(RMC_ELEM_F64, 1, 6, 6, 2);
+        MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, C, B2, &one, C, RMC_GEMM_STATIONARY_A,
+                                      NULL) == RMC_ERR_ARG); /* (C is A) */
+        rmc_matrix_h C2 = make(RMC_ELEM_F64, 0, 10, 6, 3);
+        MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, C, B2, &one, C2, RMC_GEMM_STATIONARY_A,
+                                      NULL) == RMC_ERR_ARG);
+        unsetenv("RMC_GEMM_UPDATE");
+        MPI_CHECK_OK(rmc_matrix_destroy(B2));
+        MPI_CHECK_OK(rmc_matrix_destroy(C2));
+    }
     /* SUMMA on tiles that are not one per process */
     rmc_matrix_h A2 = make(RMC_ELEM_F64, 1, 10, 7, 1);
     MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A2, B, &one, C, RMC_GEMM_SUMMA, NULL) ==

@@ -29,51 +29,52 @@ static void test_order_full_empty(void **s)
 {
     (void)s;
     for (int pi = 0; pi < npaths(); pi++)
-    for (int k = 0; k < 3; k++) {
-        const unsigned P = paths[pi];
-        rmc_queue_h q;
-        int host = np - 1, ok = 1;
-        MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 5, &rmc_type_i64, &q));
-        if (me == 0) {
-            int64_t v[3] = {7, 8, 9}, x;
-            for (int64_t i = 0; i < 5; i++)
-                MPITEST_EXPECT(ok, rmc_queue_push(q, &i, P) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_push(q, &v[0], P) == RMC_ERR_FULL);
-            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_ERR_FULL);
-            if (kinds[k] == RMC_QUEUE_FAST)
-                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
-            for (int64_t i = 0; i < 3; i++)
-                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_OK && x == i);
-            if (kinds[k] == RMC_QUEUE_FAST)
-                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK); /* wraps around */
-            MPITEST_EXPECT(ok, rmc_queue_push(q, &x, P) == RMC_ERR_FULL);
-            if (kinds[k] == RMC_QUEUE_FAST)
-                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
-            int64_t out[5];
-            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, P) == RMC_OK);
-            MPITEST_EXPECT(ok,
-                           out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 && out[4] == 9);
-            MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_ERR_EMPTY);
-            MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, P) == RMC_ERR_EMPTY);
-            size_t n = 9;
-            MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0);
-            /* as many as there are, up to max (wrapping around) */
-            MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK);
-            if (kinds[k] == RMC_QUEUE_FAST)
-                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_OK && n == 3 &&
-                                   out[0] == 7 && out[1] == 8 && out[2] == 9);
-            MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_ERR_EMPTY);
-            if (!ok)
-                fprintf(stderr, "[rank %d] %s queue, %s path failed\n", me, kname[k], pname[pi]);
-        } else if (kinds[k] == RMC_QUEUE_FAST) {
-            for (int b = 0; b < 4; b++)
-                MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+        for (int k = 0; k < 3; k++) {
+            const unsigned P = paths[pi];
+            rmc_queue_h q;
+            int host = np - 1, ok = 1;
+            MPI_CHECK_OK(rmc_queue_create(kinds[k], host, 5, &rmc_type_i64, &q));
+            if (me == 0) {
+                int64_t v[3] = {7, 8, 9}, x;
+                for (int64_t i = 0; i < 5; i++)
+                    MPITEST_EXPECT(ok, rmc_queue_push(q, &i, P) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &v[0], P) == RMC_ERR_FULL);
+                MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_ERR_FULL);
+                if (kinds[k] == RMC_QUEUE_FAST)
+                    MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+                for (int64_t i = 0; i < 3; i++)
+                    MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_OK && x == i);
+                if (kinds[k] == RMC_QUEUE_FAST)
+                    MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK); /* wraps around */
+                MPITEST_EXPECT(ok, rmc_queue_push(q, &x, P) == RMC_ERR_FULL);
+                if (kinds[k] == RMC_QUEUE_FAST)
+                    MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+                int64_t out[5];
+                MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 6 - 1, P) == RMC_OK);
+                MPITEST_EXPECT(ok, out[0] == 3 && out[1] == 4 && out[2] == 7 && out[3] == 8 &&
+                                       out[4] == 9);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, P) == RMC_ERR_EMPTY);
+                MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 2, P) == RMC_ERR_EMPTY);
+                size_t n = 9;
+                MPITEST_EXPECT(ok, rmc_queue_size(q, &n) == RMC_OK && n == 0);
+                /* as many as there are, up to max (wrapping around) */
+                MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 3, P) == RMC_OK);
+                if (kinds[k] == RMC_QUEUE_FAST)
+                    MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_OK && n == 3 &&
+                                       out[0] == 7 && out[1] == 8 && out[2] == 9);
+                MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, out, 5, &n, P) == RMC_ERR_EMPTY);
+                if (!ok)
+                    fprintf(stderr, "[rank %d] %s queue, %s path failed\n", me, kname[k],
+                            pname[pi]);
+            } else if (kinds[k] == RMC_QUEUE_FAST) {
+                for (int b = 0; b < 4; b++)
+                    MPITEST_EXPECT(ok, rmc_barrier() == RMC_OK);
+            }
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_queue_destroy(q));
         }
-        MPI_CHECK_ALL(ok);
-        MPI_CHECK_OK(rmc_queue_destroy(q));
-    }
 }
 
 /* Every rank pushes and pops the same queue at once (CIRCULAR, CHECKSUM), capacity 8 for 4*60*np
@@ -191,14 +192,23 @@ static void test_contention_checksum(void **s)
     contention(RMC_QUEUE_CHECKSUM, RMC_PROMISE_ANY, RMC_PROMISE_ANY);
 }
 
+/* PUSH | POP promises that pushes and pops both run: the marks must stay ordered (only PUSH alone
+ * or POP alone lets them go unordered). */
+static void test_contention_push_pop_promise(void **s)
+{
+    (void)s;
+    const unsigned pp = RMC_PROMISE_PUSH | RMC_PROMISE_POP;
+    contention(RMC_QUEUE_CIRCULAR, pp, pp);
+}
+
 /* The same with both paths on one queue at once (thread AMO mode): odd ranks send every operation
  * to the host (RPC), even ranks run the one-sided protocol (the host, when even, on its own ring
  * with CPU atomics). With MPI atomics every rank is forced one-sided. */
 static void contention_paths(rmc_queue_kind_t kind)
 {
     unsigned p = rmc_amo_mode() != RMC_AMO_MODE_THREAD ? RMC_PATH_RDMA
-                 : me % 2                               ? RMC_PATH_RPC
-                                                        : RMC_PATH_RDMA;
+                 : me % 2                              ? RMC_PATH_RPC
+                                                       : RMC_PATH_RDMA;
     contention(kind, p, p);
 }
 
@@ -324,8 +334,7 @@ static void test_costs(void **s)
                     MPITEST_EXPECT(ok, rmc_queue_push_n(q, w, 5, rp) == RMC_OK);
                     MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, ro) == RMC_OK);
                     MPITEST_EXPECT(ok, rmc_queue_pop_n(q, w, 2, ro) == RMC_OK);
-                    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, w, 5, &got, ro) == RMC_OK &&
-                                           got == 5);
+                    MPITEST_EXPECT(ok, rmc_queue_pop_upto(q, w, 5, &got, ro) == RMC_OK && got == 5);
                     rmc_op_counts(&c);
                     rmc_op_counts_enable(0);
                     rmc_progress_stats(&p1);
@@ -351,39 +360,39 @@ static void test_strings(void **s)
     (void)s;
     static const rmc_type_t str32 = RMC_TYPE_STRING(32);
     for (int pi = 0; pi < npaths(); pi++)
-    for (int k = 0; k < 3; k++) {
-        const unsigned P = paths[pi];
-        rmc_queue_h q;
-        MPI_CHECK_OK(rmc_queue_create(kinds[k], 0, 16, &str32, &q));
-        int ok = 1, sent = 0;
-        char text[64];
-        if (me == np - 1) {
-            for (int i = 0; i <= 40; i += 4) {
-                memset(text, 'a' + i % 26, (size_t)i);
-                text[i] = 0;
-                char *p = text;
-                rmc_status_t st = rmc_queue_push(q, &p, P);
-                MPITEST_EXPECT(ok, i <= 32 ? st == RMC_OK : st == RMC_ERR_TOO_BIG);
-                sent += st == RMC_OK;
+        for (int k = 0; k < 3; k++) {
+            const unsigned P = paths[pi];
+            rmc_queue_h q;
+            MPI_CHECK_OK(rmc_queue_create(kinds[k], 0, 16, &str32, &q));
+            int ok = 1, sent = 0;
+            char text[64];
+            if (me == np - 1) {
+                for (int i = 0; i <= 40; i += 4) {
+                    memset(text, 'a' + i % 26, (size_t)i);
+                    text[i] = 0;
+                    char *p = text;
+                    rmc_status_t st = rmc_queue_push(q, &p, P);
+                    MPITEST_EXPECT(ok, i <= 32 ? st == RMC_OK : st == RMC_ERR_TOO_BIG);
+                    sent += st == RMC_OK;
+                }
             }
-        }
-        MPI_CHECK_OK(rmc_barrier());
-        if (me == np - 1) {
-            for (int i = 0; i < sent; i++) {
+            MPI_CHECK_OK(rmc_barrier());
+            if (me == np - 1) {
+                for (int i = 0; i < sent; i++) {
+                    char *p = NULL;
+                    MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_OK);
+                    MPITEST_EXPECT(ok, p && strlen(p) == (size_t)(4 * i));
+                    for (int c = 0; p && c < 4 * i; c++)
+                        MPITEST_EXPECT(ok, p[c] == 'a' + (4 * i) % 26);
+                    rmc_type_release(&str32, &p);
+                    MPITEST_EXPECT(ok, p == NULL);
+                }
                 char *p = NULL;
-                MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_OK);
-                MPITEST_EXPECT(ok, p && strlen(p) == (size_t)(4 * i));
-                for (int c = 0; p && c < 4 * i; c++)
-                    MPITEST_EXPECT(ok, p[c] == 'a' + (4 * i) % 26);
-                rmc_type_release(&str32, &p);
-                MPITEST_EXPECT(ok, p == NULL);
+                MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_ERR_EMPTY);
             }
-            char *p = NULL;
-            MPITEST_EXPECT(ok, rmc_queue_pop(q, &p, P) == RMC_ERR_EMPTY);
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_queue_destroy(q));
         }
-        MPI_CHECK_ALL(ok);
-        MPI_CHECK_OK(rmc_queue_destroy(q));
-    }
 }
 
 /* Non-blocking pushes and pops, many outstanding at once, completed by rmc_wait_all; their status
@@ -393,54 +402,54 @@ static void test_nb(void **s)
     (void)s;
     enum { N = 12 };
     for (int pi = 0; pi < npaths(); pi++)
-    for (int k = 0; k < 3; k++) {
-        const unsigned P = paths[pi];
-        if (kinds[k] == RMC_QUEUE_FAST)
-            continue; /* a pop must not run with the pushes */
-        rmc_queue_h q;
-        MPI_CHECK_OK(rmc_queue_create(kinds[k], np - 1, N, &rmc_type_i64, &q));
-        int ok = 1;
-        if (me == 0) {
-            /* outstanding at once, the reservations may reach the host in any order: 12 of the 13
-             * pushes fit and one is refused, and the 12 values come out */
-            rmc_request_h rq[N + 1];
-            int64_t v[N + 1], out[N];
-            rmc_status_t st[N + 1];
-            int full = 0, okc = 0;
-            for (int i = 0; i <= N; i++) {
-                v[i] = 100 + i;
-                st[i] = rmc_queue_push_nb(q, &v[i], P, &rq[i]);
-                v[i] = -1; /* the value was copied */
+        for (int k = 0; k < 3; k++) {
+            const unsigned P = paths[pi];
+            if (kinds[k] == RMC_QUEUE_FAST)
+                continue; /* a pop must not run with the pushes */
+            rmc_queue_h q;
+            MPI_CHECK_OK(rmc_queue_create(kinds[k], np - 1, N, &rmc_type_i64, &q));
+            int ok = 1;
+            if (me == 0) {
+                /* outstanding at once, the reservations may reach the host in any order: 12 of the
+                 * 13 pushes fit and one is refused, and the 12 values come out */
+                rmc_request_h rq[N + 1];
+                int64_t v[N + 1], out[N];
+                rmc_status_t st[N + 1];
+                int full = 0, okc = 0;
+                for (int i = 0; i <= N; i++) {
+                    v[i] = 100 + i;
+                    st[i] = rmc_queue_push_nb(q, &v[i], P, &rq[i]);
+                    v[i] = -1; /* the value was copied */
+                }
+                for (int i = 0; i <= N; i++) {
+                    if (st[i] == RMC_OK && rq[i])
+                        st[i] = rmc_wait(&rq[i]);
+                    full += st[i] == RMC_ERR_FULL;
+                    okc += st[i] == RMC_OK;
+                }
+                MPITEST_EXPECT(ok, full == 1 && okc == N);
+                for (int i = 0; i < N; i++)
+                    MPITEST_EXPECT(ok, rmc_queue_pop_nb(q, &out[i], P, &rq[i]) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
+                int64_t sum = 0;
+                for (int i = 0; i < N; i++)
+                    sum += out[i] - 100;
+                int64_t all = N * (N + 1) / 2; /* 0..N, one missing */
+                MPITEST_EXPECT(ok, all - sum >= 0 && all - sum <= N);
+                int64_t x;
+                rmc_status_t s1 = rmc_queue_pop_nb(q, &x, P, &rq[0]);
+                if (s1 == RMC_OK && rq[0])
+                    s1 = rmc_wait(&rq[0]);
+                MPITEST_EXPECT(ok, s1 == RMC_ERR_EMPTY);
+                int64_t w[3] = {1, 2, 3};
+                MPITEST_EXPECT(ok, rmc_queue_push_n_nb(q, w, 3, P, &rq[0]) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, out, 3, P, &rq[0]) == RMC_OK);
+                MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK && out[0] == 1 && out[2] == 3);
             }
-            for (int i = 0; i <= N; i++) {
-                if (st[i] == RMC_OK && rq[i])
-                    st[i] = rmc_wait(&rq[i]);
-                full += st[i] == RMC_ERR_FULL;
-                okc += st[i] == RMC_OK;
-            }
-            MPITEST_EXPECT(ok, full == 1 && okc == N);
-            for (int i = 0; i < N; i++)
-                MPITEST_EXPECT(ok, rmc_queue_pop_nb(q, &out[i], P, &rq[i]) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_wait_all(rq, N) == RMC_OK);
-            int64_t sum = 0;
-            for (int i = 0; i < N; i++)
-                sum += out[i] - 100;
-            int64_t all = N * (N + 1) / 2; /* 0..N, one missing */
-            MPITEST_EXPECT(ok, all - sum >= 0 && all - sum <= N);
-            int64_t x;
-            rmc_status_t s1 = rmc_queue_pop_nb(q, &x, P, &rq[0]);
-            if (s1 == RMC_OK && rq[0])
-                s1 = rmc_wait(&rq[0]);
-            MPITEST_EXPECT(ok, s1 == RMC_ERR_EMPTY);
-            int64_t w[3] = {1, 2, 3};
-            MPITEST_EXPECT(ok, rmc_queue_push_n_nb(q, w, 3, P, &rq[0]) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_queue_pop_n_nb(q, out, 3, P, &rq[0]) == RMC_OK);
-            MPITEST_EXPECT(ok, rmc_wait(&rq[0]) == RMC_OK && out[0] == 1 && out[2] == 3);
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_queue_destroy(q));
         }
-        MPI_CHECK_ALL(ok);
-        MPI_CHECK_OK(rmc_queue_destroy(q));
-    }
 }
 
 /* Resize while full (grow: every element stays, in order; shrink below the count: RMC_ERR_FULL,
@@ -638,8 +647,8 @@ static void test_bad_input(void **s)
         int64_t *e = calloc(big, 8);
         MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_CIRCULAR, np - 1, big, &rmc_type_i64, &b));
         MPITEST_EXPECT(ok, e && rmc_queue_push_n(b, e, big, RMC_PATH_RPC) == RMC_ERR_TOO_BIG);
-        MPITEST_EXPECT(ok, e && rmc_queue_pop_upto(b, e, big, &got, RMC_PATH_RPC) ==
-                                    RMC_ERR_TOO_BIG);
+        MPITEST_EXPECT(ok,
+                       e && rmc_queue_pop_upto(b, e, big, &got, RMC_PATH_RPC) == RMC_ERR_TOO_BIG);
         /* chosen: such an operation goes one-sided */
         MPITEST_EXPECT(ok, me != 0 || rmc_queue_push_n(b, e, big, 0) == RMC_OK);
         MPITEST_EXPECT(ok, me != 0 || rmc_queue_pop_n(b, e, big, 0) == RMC_OK);
@@ -659,7 +668,7 @@ static void test_bad_input(void **s)
 }
 
 MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
-             test_contention_circular, test_contention_checksum, test_contention_paths_circular,
-             test_contention_paths_checksum, test_phases, test_costs,
-             test_strings, test_nb, test_resize_migrate, test_local_view, test_nb_untested,
-             test_bad_input)
+             test_contention_circular, test_contention_checksum, test_contention_push_pop_promise,
+             test_contention_paths_circular, test_contention_paths_checksum, test_phases,
+             test_costs, test_strings, test_nb, test_resize_migrate, test_local_view,
+             test_nb_untested, test_bad_input)
