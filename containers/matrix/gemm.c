@@ -861,6 +861,22 @@ static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
     return st;
 }
 
+/* Pushes update d to its C block's owner; a full queue: this rank drains its own meanwhile (the
+ * owner may wait for us). */
+static rmc_status_t push_update(gemm_t *g, updater_t *u, const upd_t *d, int64_t *left)
+{
+    int owner = c_owner(g, d->i, d->j);
+    double t0 = now();
+    rmc_status_t st;
+    while ((st = rmc_queue_push(u->q[owner], d, 0)) == RMC_ERR_FULL) {
+        if ((st = drain(g, u, left)) != RMC_OK)
+            break;
+        rmc_progress();
+    }
+    g->st.comm_wait += now() - t0;
+    return st;
+}
+
 /* Sends the product in the buffer last given by upd_slot to C block [i, j]. */
 static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t kk,
                              int64_t *left)
@@ -876,16 +892,7 @@ static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int6
     }
     upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j, 0};
     u->sent[s]++;
-    int owner = c_owner(g, i, j);
-    double t0 = now();
-    rmc_status_t st;
-    while ((st = rmc_queue_push(u->q[owner], &d, 0)) == RMC_ERR_FULL) {
-        if ((st = drain(g, u, left)) != RMC_OK)
-            break;
-        rmc_progress();
-    }
-    g->st.comm_wait += now() - t0;
-    return st;
+    return push_update(g, u, &d, left);
 }
 
 /* Sparse C: sends product p of C block [i, j] (a copy in this rank's segment, freed at the end) to
@@ -915,15 +922,7 @@ static rmc_status_t upd_send_sp(gemm_t *g, updater_t *u, int64_t i, int64_t j, c
     memcpy(v, p->val, (size_t)p->nnz * 8);
     g->st.bytes += (double)bytes;
     upd_t d = {blk, RMC_GPTR_NULL, i, j, p->nnz};
-    int owner = c_owner(g, i, j);
-    double t0 = now();
-    while ((st = rmc_queue_push(u->q[owner], &d, 0)) == RMC_ERR_FULL) {
-        if ((st = drain(g, u, left)) != RMC_OK)
-            break;
-        rmc_progress();
-    }
-    g->st.comm_wait += now() - t0;
-    return st;
+    return push_update(g, u, &d, left);
 }
 
 /* Collective: sets up the update path (the queue method's queues and segment blocks). */

@@ -69,17 +69,29 @@ static double sp_bytes(const struct rmc_spmatrix *s)
     return b;
 }
 
-/* The common end of both entry points: the agreed start, then the engine. */
-static rmc_status_t run(gemm_t *g, rmc_gemm_algo_t algo, uint64_t *args, rmc_status_t st,
-                        double bytes_c, rmc_gemm_stats_t *stats)
+/* The common end of both entry points: the shapes from the operands set (when st is RMC_OK), the
+ * agreed start (the three matrices' ids, the algorithm and two more arguments every rank must
+ * pass alike), then the engine. */
+static rmc_status_t run(gemm_t *g, rmc_gemm_algo_t algo, rmc_status_t st, const uint64_t ids[3],
+                        uint64_t x0, uint64_t x1, double bytes_c, rmc_gemm_stats_t *stats)
 {
     double t0 = rmcc_now();
+    uint64_t args[6] = {st == RMC_OK ? ids[0] : ~0ull,
+                        st == RMC_OK ? ids[1] : 0,
+                        st == RMC_OK ? ids[2] : 0,
+                        (uint64_t)algo,
+                        x0,
+                        x1};
     if ((st = rmcc_coll_begin(g->fn, args, 6, st)) != RMC_OK)
         return st;
+    g->m = g->co.d->dims[0];
+    g->n = g->co.d->dims[1];
+    g->k = g->a.d->dims[1];
     if (algo == RMC_GEMM_AUTO) {
         double ba = g->a.s ? sp_bytes(g->a.s) : (double)g->m * (double)g->k * 8;
         double bb = g->b.s ? sp_bytes(g->b.s) : (double)g->k * (double)g->n * 8;
-        algo = rmcc_gemm_choose(ba, bb, bytes_c >= 0 ? bytes_c : ba + bb);
+        double bc = bytes_c >= 0 ? bytes_c : (double)g->m * (double)g->n * 8;
+        algo = rmcc_gemm_choose(ba, bb, g->cs ? ba + bb : bc);
     }
     st = rmcc_gemm_run(g, algo);
     g->st.total = rmcc_now() - t0;
@@ -123,19 +135,13 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
         dense_operand(&g.b, b);
         dense_operand(&g.co, c);
         g.c = c;
-        g.m = c->d->dims[0];
-        g.n = c->d->dims[1];
-        g.k = a->d->dims[1];
     }
-    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull,
-                        st == RMC_OK ? b->id : 0,
-                        st == RMC_OK ? c->id : 0,
-                        (uint64_t)algo,
-                        0,
-                        0};
-    memcpy(&args[4], &alpha, 8);
-    memcpy(&args[5], &beta, 8);
-    return run(&g, algo, args, st, (double)g.m * (double)g.n * 8, stats);
+    uint64_t ids[3] = {st == RMC_OK ? a->id : 0, st == RMC_OK ? b->id : 0,
+                       st == RMC_OK ? c->id : 0},
+             ab[2];
+    memcpy(&ab[0], &alpha, 8);
+    memcpy(&ab[1], &beta, 8);
+    return run(&g, algo, st, ids, ab[0], ab[1], -1, stats);
 }
 
 rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatrix_h c,
@@ -169,17 +175,10 @@ rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatri
         sp_operand(&g.co, c);
         g.cs = c;
         g.spa = spa;
-        g.m = c->d->dims[0];
-        g.n = c->d->dims[1];
-        g.k = a->d->dims[1];
     }
-    uint64_t args[6] = {st == RMC_OK ? a->id : ~0ull,
-                        st == RMC_OK ? b->id : 0,
-                        st == RMC_OK ? c->id : 0,
-                        (uint64_t)algo,
-                        (uint64_t)spa,
-                        1};
-    return run(&g, algo, args, st, -1, stats);
+    uint64_t ids[3] = {st == RMC_OK ? a->id : 0, st == RMC_OK ? b->id : 0,
+                       st == RMC_OK ? c->id : 0};
+    return run(&g, algo, st, ids, (uint64_t)spa, 1, -1, stats);
 }
 
 /* ------------------------------------------------------------------- fused SpGEMM --- */
