@@ -32,6 +32,14 @@ rmc_status_t rmcc_check_idx64(int idx64, const char *fn, const char *what)
     return RMC_OK;
 }
 
+rmc_status_t rmcc_out_begin(rmc_csr_t *out, int idx64, const char *fn)
+{
+    if (!out)
+        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
+    rmc_csr_init(out, idx64 == 1);
+    return rmcc_check_idx64(idx64, fn, "idx64");
+}
+
 /* Insertion sort below this many keys, LSD radix sort (11-bit digits) above. */
 #define SORT_SMALL 32
 
@@ -293,10 +301,7 @@ rmc_status_t rmcc_csr_build(rmc_csr_t *out, int64_t nrows, int64_t ncols, int64_
                             const int64_t *row, const int64_t *col, const double *val, int dup_sum,
                             int idx64, const char *fn)
 {
-    if (!out)
-        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
-    rmc_csr_init(out, idx64 == 1);
-    rmc_status_t st = rmcc_check_idx64(idx64, fn, "idx64");
+    rmc_status_t st = rmcc_out_begin(out, idx64, fn);
     if (st)
         return st;
     if (nrows < 0 || ncols < 0 || n < 0)
@@ -408,12 +413,9 @@ rmc_status_t rmc_csr_from_coo(rmc_csr_t *out, int64_t nrows, int64_t ncols, int6
 rmc_status_t rmc_csr_copy(rmc_csr_t *out, const rmc_csr_t *a, int idx64)
 {
     const char *fn = __func__;
-    if (!out)
-        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
-    if (out == a)
+    if (out && out == a)
         return rmc_error_set(RMC_ERR_ARG, fn, "out and a are the same matrix");
-    rmc_csr_init(out, idx64 == 1);
-    rmc_status_t st = rmcc_check_idx64(idx64, fn, "idx64");
+    rmc_status_t st = rmcc_out_begin(out, idx64, fn);
     if (!st)
         st = rmcc_csr_valid(a, fn, "a");
     if (!st)
@@ -464,19 +466,6 @@ rmc_status_t rmc_csr_to_dense(const rmc_csr_t *a, double *d, int64_t ld)
     return RMC_OK;
 }
 
-/* First entry of row [p, q) whose column is >= c (the row is sorted). */
-static int64_t lower_bound(const rmc_csr_t *a, int64_t p, int64_t q, int64_t c)
-{
-    while (p < q) {
-        int64_t m = p + (q - p) / 2;
-        if (rmc_csr_colind(a, m) < c)
-            p = m + 1;
-        else
-            q = m;
-    }
-    return p;
-}
-
 rmc_status_t rmc_csr_slice(rmc_csr_t *out, const rmc_csr_t *a, int64_t r0, int64_t r1, int64_t c0,
                            int64_t c1)
 {
@@ -501,15 +490,15 @@ rmc_status_t rmc_csr_slice(rmc_csr_t *out, const rmc_csr_t *a, int64_t r0, int64
     int64_t nnz = 0;
     for (int64_t i = r0; i < r1; i++) {
         int64_t p = rmc_csr_rowptr(a, i), q = rmc_csr_rowptr(a, i + 1);
-        nnz += lower_bound(a, p, q, c1) - lower_bound(a, p, q, c0);
+        nnz += rmcc_csr_lower_bound(a, p, q, c1) - rmcc_csr_lower_bound(a, p, q, c0);
     }
     if ((st = rmcc_csr_alloc(out, r1 - r0, c1 - c0, nnz, a->idx64, fn)))
         return st;
     int64_t w = 0;
     for (int64_t i = r0; i < r1; i++) {
         int64_t p = rmc_csr_rowptr(a, i), q = rmc_csr_rowptr(a, i + 1);
-        int64_t e = lower_bound(a, p, q, c1);
-        for (int64_t k = lower_bound(a, p, q, c0); k < e; k++, w++) {
+        int64_t e = rmcc_csr_lower_bound(a, p, q, c1);
+        for (int64_t k = rmcc_csr_lower_bound(a, p, q, c0); k < e; k++, w++) {
             rmcc_idx_set(out->colind, w, rmc_csr_colind(a, k) - c0, a->idx64);
             out->val[w] = a->val[k];
         }

@@ -44,6 +44,23 @@ void *rmcc_malloc_n(int64_t n, size_t size);
 /* RMC_ERR_ARG unless idx64 is 0 or 1 (`what` names the argument in fn's message). */
 rmc_status_t rmcc_check_idx64(int idx64, const char *fn, const char *what);
 
+/* The start of every function with an output matrix: RMC_ERR_ARG when out is NULL ("out is
+ * NULL"), else *out made empty (of width idx64 == 1) and idx64 checked to be 0 or 1. */
+rmc_status_t rmcc_out_begin(rmc_csr_t *out, int idx64, const char *fn);
+
+/* The first entry in [p, q) of a's row whose column is >= c (rows are sorted). */
+static inline int64_t rmcc_csr_lower_bound(const rmc_csr_t *a, int64_t p, int64_t q, int64_t c)
+{
+    while (p < q) {
+        int64_t m = p + (q - p) / 2;
+        if (rmc_csr_colind(a, m) < c)
+            p = m + 1;
+        else
+            q = m;
+    }
+    return p;
+}
+
 /* The shape checks of a matrix argument `name` of fn: not NULL, idx64 0 or 1, sizes >= 0 and
  * fitting the index width (RMC_ERR_TOO_BIG), arrays present where entries are (RMC_ERR_ARG).
  * Constant time: the content is rmcc_csr_valid's. */

@@ -115,10 +115,7 @@ rmc_status_t rmc_csr_rmat(rmc_csr_t *out, int scale, int edge_factor, double a, 
                           uint64_t seed, int64_t r0, int64_t r1, int idx64)
 {
     const char *fn = __func__;
-    if (!out)
-        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
-    rmc_csr_init(out, idx64 == 1);
-    rmc_status_t st = rmcc_check_idx64(idx64, fn, "idx64");
+    rmc_status_t st = rmcc_out_begin(out, idx64, fn);
     if (!st)
         st = check_prob(a, "a", fn);
     if (!st)
@@ -201,10 +198,7 @@ rmc_status_t rmc_csr_erdos_renyi(rmc_csr_t *out, int64_t nrows, int64_t ncols, d
                                  uint64_t seed, int64_t r0, int64_t r1, int idx64)
 {
     const char *fn = __func__;
-    if (!out)
-        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
-    rmc_csr_init(out, idx64 == 1);
-    rmc_status_t st = rmcc_check_idx64(idx64, fn, "idx64");
+    rmc_status_t st = rmcc_out_begin(out, idx64, fn);
     if (!st)
         st = check_prob(p, "p", fn);
     if (st)

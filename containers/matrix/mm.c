@@ -350,10 +350,7 @@ static rmc_status_t read_body(rd_t *r, rmc_csr_t *out, int idx64)
 rmc_status_t rmc_csr_read_mm(rmc_csr_t *out, const char *path, int idx64)
 {
     const char *fn = __func__;
-    if (!out)
-        return rmc_error_set(RMC_ERR_ARG, fn, "out is NULL");
-    rmc_csr_init(out, idx64 == 1);
-    rmc_status_t st = rmcc_check_idx64(idx64, fn, "idx64");
+    rmc_status_t st = rmcc_out_begin(out, idx64, fn);
     if (st)
         return st;
     if (!path)

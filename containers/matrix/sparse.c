@@ -68,19 +68,6 @@ static rmc_status_t tile_check(const struct rmc_spmatrix *s, int64_t t, const ch
     return RMC_OK;
 }
 
-/* The first entry in [p, q) of a's row whose column is >= c (rows are sorted). */
-static int64_t lower_bound(const rmc_csr_t *a, int64_t p, int64_t q, int64_t c)
-{
-    while (p < q) {
-        int64_t m = p + (q - p) / 2;
-        if (rmc_csr_colind(a, m) < c)
-            p = m + 1;
-        else
-            q = m;
-    }
-    return p;
-}
-
 /* Writes the valid matrix a (its nnz fitting width w64) as a block of width w64 at p. */
 static void block_write(char *p, const rmc_csr_t *a, int w64)
 {
@@ -779,8 +766,8 @@ static void split_part(const struct rmc_spmatrix *s, const rmc_csr_t *a, int64_t
             rmcc_idx_set(rp, 0, 0, w64);
             for (int64_t i = lo; i < hi; i++) {
                 int64_t p = rmc_csr_rowptr(a, i - r0), q = rmc_csr_rowptr(a, i - r0 + 1);
-                int64_t e = lower_bound(a, p, q, chi);
-                for (int64_t k = lower_bound(a, p, q, clo); k < e; k++, n++) {
+                int64_t e = rmcc_csr_lower_bound(a, p, q, chi);
+                for (int64_t k = rmcc_csr_lower_bound(a, p, q, clo); k < e; k++, n++) {
                     rmcc_idx_set(ci, n, rmc_csr_colind(a, k) - clo, w64);
                     v[n] = a->val[k];
                 }
