@@ -391,6 +391,17 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_dist_locate(d, idx, &tt, NULL) == RMC_ERR_BOUNDS);
     MPITEST_EXPECT(ok, rmc_dist_tile(d, rmc_dist_ntiles(d), NULL, NULL, NULL) == RMC_ERR_BOUNDS);
     MPITEST_EXPECT(ok, rmc_dist_owned(d, np, NULL, 0, &tt) == RMC_ERR_RANK);
+    MPITEST_EXPECT(ok, rmc_dist_owned(d, 0, NULL, 3, &tt) == RMC_ERR_ARG);
+    int pg[2];
+    int64_t tcs[2] = {99, 0}, dd[2] = {4, 4};
+    MPITEST_EXPECT(ok, rmc_dist_pgrid(2, dd, 0, pg) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_dist_pgrid(0, dd, 2, pg) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_dist_pgrid(2, dd, 2, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_dist_tile_index(d, tcs) == -1);
+    MPITEST_EXPECT(ok, rmc_dist_tile_coords(d, -1, tcs) == RMC_ERR_BOUNDS);
+    MPITEST_EXPECT(ok, rmc_dist_dims(d, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_dist_proc_grid(NULL, pg) == RMC_ERR_HANDLE);
+    MPITEST_EXPECT(ok, rmc_dist_same(d, NULL) == 0 && rmc_dist_same(d, d) == 1);
     rmc_matrix_h m = NULL, y = NULL;
     MPI_CHECK_ALL(rmc_matrix_create(d, (rmc_elem_t)9, &y) == RMC_ERR_ARG && !y);
     MPI_CHECK_ALL(rmc_matrix_create(NULL, RMC_ELEM_F64, &y) == RMC_ERR_HANDLE);
@@ -410,9 +421,20 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_matrix_put(m, lo, hi, NULL, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_matrix_get_nb(m, lo, hi, buf, NULL, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_matrix_tile_get(m, -1, buf) == RMC_ERR_BOUNDS);
+    void *lp = buf;
+    rmc_request_h rq = RMC_REQUEST_NULL;
+    MPITEST_EXPECT(ok, rmc_matrix_tile_local(m, rmc_dist_ntiles(d), &lp) == RMC_ERR_BOUNDS &&
+                           lp == NULL);
+    MPITEST_EXPECT(ok, rmc_matrix_tile_local(m, 0, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_gptr_is_null(rmc_matrix_tile_gptr(m, -1)));
+    MPITEST_EXPECT(ok, rmc_matrix_tile_put_nb(m, 0, buf, NULL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_matrix_tile_get_nb(m, -5, buf, &rq) == RMC_ERR_BOUNDS && !rq);
+    MPITEST_EXPECT(ok, rmc_matrix_elem_get(m, NULL, buf) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_matrix_acc(m, lo, hi, buf, ld, NULL) == RMC_ERR_ARG); /* ld 1 < 2 */
     hi[0] = 0; /* empty: nothing moves, fine */
     MPITEST_EXPECT(ok, rmc_matrix_get(m, lo, hi, buf, NULL) == RMC_OK);
     MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(rmc_matrix_fill(m, NULL) == RMC_ERR_ARG);
     MPI_CHECK_OK(rmc_matrix_destroy(m));
     MPI_CHECK_ALL(rmc_matrix_get(m, lo, hi, buf, NULL) == RMC_ERR_HANDLE);
     MPI_CHECK_ALL(rmc_matrix_destroy(m) == RMC_ERR_HANDLE);
