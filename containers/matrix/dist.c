@@ -282,6 +282,7 @@ void rmc_dist_free(rmc_dist_h d)
         return;
     for (int k = 0; k < MD; k++)
         free(d->split[k]);
+    free(d->ranks);
     d->magic = 0;
     free(d);
 }
@@ -292,6 +293,14 @@ rmc_status_t rmcc_dist_dup(rmc_dist_h d, rmc_dist_h *out, const char *fn)
     if (!c)
         return rmcc_fail(RMC_ERR_NOMEM, fn, "a copy of the distribution");
     *c = *d;
+    c->ranks = NULL;
+    if (d->nmap) {
+        if (!(c->ranks = malloc(sizeof(int) * (size_t)d->nmap))) {
+            free(c);
+            return rmcc_fail(RMC_ERR_NOMEM, fn, "a copy of the distribution");
+        }
+        memcpy(c->ranks, d->ranks, sizeof(int) * (size_t)d->nmap);
+    }
     for (int k = 0; k < MD; k++) {
         c->split[k] = NULL;
         if (!d->split[k])
@@ -317,6 +326,8 @@ uint64_t rmcc_dist_digest(rmc_dist_h d)
         if (d->split[k])
             h = rmcc_hash_bytes(d->split[k], ((size_t)d->nt[k] + 1) * sizeof(int64_t), h);
     }
+    if (d->nmap)
+        h = rmcc_hash_bytes(d->ranks, sizeof(int) * (size_t)d->nmap, h);
     return h;
 }
 
@@ -341,12 +352,48 @@ int rmcc_owner(const struct rmc_dist *d, const int64_t tc[])
         int64_t t = 0;
         for (int k = 0; k < d->ndim; k++)
             t = t * d->nt[k] + tc[k];
-        return (int)(t % d->nranks);
+        return d->nmap ? d->ranks[t % d->nmap] : (int)(t % d->nranks);
     }
     int64_t r = 0;
     for (int k = 0; k < d->ndim; k++)
         r = r * d->pgrid[k] + tc[k] % d->pgrid[k];
-    return (int)r;
+    return d->nmap ? d->ranks[r] : (int)r;
+}
+
+rmc_status_t rmc_dist_set_ranks(rmc_dist_h d, const int ranks[], int n)
+{
+    const char *fn = __func__;
+    rmc_status_t st = rmcc_dist_check(d, fn);
+    if (st != RMC_OK)
+        return st;
+    int64_t need = 1;
+    if (d->kind != RMC_DIST_ROUND_ROBIN)
+        for (int k = 0; k < d->ndim; k++)
+            need *= d->pgrid[k];
+    if (!ranks && n != 0)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL ranks with n = %d", n);
+    if (n != 0 && (n < need || n > d->nranks))
+        return rmcc_fail(RMC_ERR_ARG, fn,
+                         "n = %d: the process grid has %lld processes, there are %d ranks", n,
+                         (long long)need, d->nranks);
+    for (int i = 0; i < n; i++) {
+        if (ranks[i] < 0 || ranks[i] >= d->nranks)
+            return rmcc_fail(RMC_ERR_RANK, fn, "ranks[%d] = %d (0 .. %d)", i, ranks[i],
+                             d->nranks - 1);
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i])
+                return rmcc_fail(RMC_ERR_ARG, fn, "ranks[%d] and ranks[%d] are both %d", j, i,
+                                 ranks[i]);
+    }
+    int *copy = NULL;
+    if (n && !(copy = malloc(sizeof(int) * (size_t)n)))
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%d ranks", n);
+    if (n)
+        memcpy(copy, ranks, sizeof(int) * (size_t)n);
+    free(d->ranks);
+    d->ranks = copy;
+    d->nmap = n;
+    return RMC_OK;
 }
 
 /* ------------------------------------------------------------------------- queries --- */
@@ -527,5 +574,7 @@ int rmc_dist_same(rmc_dist_h a, rmc_dist_h b)
             memcmp(a->split[k], b->split[k], ((size_t)a->nt[k] + 1) * sizeof(int64_t)))
             return 0;
     }
+    if (a->nmap != b->nmap || (a->nmap && memcmp(a->ranks, b->ranks, sizeof(int) * (size_t)a->nmap)))
+        return 0;
     return 1;
 }

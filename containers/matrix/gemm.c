@@ -1289,6 +1289,8 @@ static rmc_status_t summa_check(const gemm_t *g)
     else if (a->kind != RMC_DIST_REGULAR || b->kind != RMC_DIST_REGULAR ||
              c->kind != RMC_DIST_REGULAR)
         why = "irregular or round-robin distributions";
+    else if (a->nmap || b->nmap || c->nmap)
+        why = "distributions placed on chosen ranks (rmc_dist_set_ranks)";
     else if (a->nt[0] != a->pgrid[0] || a->nt[1] != a->pgrid[1] || b->nt[0] != b->pgrid[0] ||
              b->nt[1] != b->pgrid[1] || c->nt[0] != c->pgrid[0] || c->nt[1] != c->pgrid[1])
         why = "more than one tile per process";

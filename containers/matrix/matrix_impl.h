@@ -21,6 +21,8 @@ struct rmc_dist {
     int pgrid[MD];      /* regular, irregular: the process grid (round-robin: nt, unused) */
     int64_t *split[MD]; /* irregular: nt[d] + 1 boundaries; else NULL */
     int64_t ntiles;
+    int *ranks;  /* rmc_dist_set_ranks: process p of the grid (round-robin: deal p) is ranks[p] */
+    int nmap;    /* entries of ranks (0: identity) */
 };
 #define RMCC_MAGIC_DIST   0x44495354u /* "DIST" */
 #define RMCC_MAGIC_MATRIX 0x4d415452u /* "MATR" */

@@ -111,6 +111,14 @@ rmc_status_t rmc_dist_2d(rmc_block_t kind, int64_t m, int64_t n, int64_t param, 
  * (larger dimensions get more processes). */
 rmc_status_t rmc_dist_pgrid(int ndim, const int64_t dims[], int nprocs, int pgrid[]);
 
+/* Local. Places the distribution's processes on chosen ranks: process p of the process grid
+ * (numbered row-major; round-robin: the p-th rank tiles are dealt to) becomes rank ranks[p], for
+ * p < n. n must be at least the grid's process count (round-robin: any n >= 1 deals the tiles to
+ * these n ranks only) and at most the number of ranks; the ranks distinct. n == 0 restores the
+ * identity. GA's restricted arrays and arrays on process groups. Errors: RMC_ERR_HANDLE,
+ * RMC_ERR_ARG, RMC_ERR_RANK, RMC_ERR_NOMEM. */
+rmc_status_t rmc_dist_set_ranks(rmc_dist_h d, const int ranks[], int n);
+
 /* Local. Frees a distribution (the matrices created on it keep their own copy). NULL-safe. */
 void rmc_dist_free(rmc_dist_h d);
 

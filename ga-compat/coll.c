@@ -1,0 +1,639 @@
+/* ga-compat: process groups, synchronization, fences, broadcasts and reductions (GA_*gop),
+ * mutexes and the MPI communicators behind groups (ga-mpi.h). Collectives wait through
+ * rmc_wait_mpi, so a rank waiting in one keeps serving the active messages (thread-mode atomics,
+ * remote-region lookups) others send it. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ga_impl.h"
+
+/* ------------------------------------------------------------------------ groups --- */
+
+/* handle -> slot: world (-1) is slot 0, handle h >= 0 is slot h + 1 */
+static int slot_of(int p)
+{
+    return p == GAI_WORLD ? 0 : p + 1;
+}
+
+gai_group_t *gai_group(int p, const char *fn)
+{
+    gai_up(fn);
+    int s = slot_of(p);
+    if (s < 0 || s >= GAI_MAX_GROUPS || !gai.groups[s].live)
+        gai_error(fn, "invalid process group handle %d", p);
+    return &gai.groups[s];
+}
+
+int gai_group_rank(int p, int i)
+{
+    gai_group_t *g = gai_group(p, "GA");
+    if (i < 0 || i >= g->size)
+        gai_error("GA", "process %d outside group %d of %d processes", i, p, g->size);
+    return g->ranks[i];
+}
+
+static void wait_req(MPI_Request *r, const char *fn)
+{
+    gai_check(rmc_wait_mpi(r), fn, "waiting for the collective");
+}
+
+/* A new group from a communicator this rank belongs to (or MPI_COMM_NULL: not a member, but
+ * every rank calling gets the same handle, as in GA). Collective over the parent. */
+static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
+{
+    /* agree on a free slot: the smallest free on every rank of the parent */
+    int s = 1;
+    while (s < GAI_MAX_GROUPS && gai.groups[s].live)
+        s++;
+    int all = s;
+    MPI_Request r;
+    MPI_Iallreduce(&s, &all, 1, MPI_INT, MPI_MAX, parent, &r);
+    wait_req(&r, fn);
+    while (all < GAI_MAX_GROUPS && gai.groups[all].live)
+        all++; /* (slots are used in the same order on every rank: this is a safety net) */
+    if (all >= GAI_MAX_GROUPS)
+        gai_error(fn, "too many process groups (%d)", GAI_MAX_GROUPS);
+    gai_group_t *g = &gai.groups[all];
+    memset(g, 0, sizeof *g);
+    g->live = 1;
+    g->comm = c;
+    g->me = -1;
+    if (c != MPI_COMM_NULL) {
+        MPI_Comm_size(c, &g->size);
+        MPI_Comm_rank(c, &g->me);
+        g->ranks = malloc(sizeof(int) * (size_t)g->size);
+        if (!g->ranks)
+            gai_error(fn, "out of memory");
+        MPI_Request q;
+        MPI_Iallgather(&gai.me, 1, MPI_INT, g->ranks, 1, MPI_INT, c, &q);
+        wait_req(&q, fn);
+    }
+    return all - 1;
+}
+
+/* Collective over the default group. A group of the count processes list[] (ids in the default
+ * group); non-members get the handle too but may not use it for collectives. */
+int GA_Pgroup_create(int *list, int count)
+{
+    const char *fn = "GA_Pgroup_create";
+    gai_group_t *d = gai_group(gai.default_group, fn);
+    if (!list || count < 1 || count > d->size)
+        gai_error(fn, "list %p, count %d (1 .. %d)", (void *)list, count, d->size);
+    for (int i = 0; i < count; i++) {
+        if (list[i] < 0 || list[i] >= d->size)
+            gai_error(fn, "list[%d] = %d outside the default group's [0, %d)", i, list[i],
+                      d->size);
+        for (int j = 0; j < i; j++)
+            if (list[j] == list[i])
+                gai_error(fn, "list[%d] and list[%d] are both %d", j, i, list[i]);
+    }
+    MPI_Group pg, ng;
+    MPI_Comm_group(d->comm, &pg);
+    MPI_Group_incl(pg, count, list, &ng);
+    MPI_Comm c;
+    if (MPI_Comm_create(d->comm, ng, &c) != MPI_SUCCESS)
+        gai_error(fn, "MPI_Comm_create failed");
+    MPI_Group_free(&pg);
+    MPI_Group_free(&ng);
+    return group_from_comm(c, d->comm, fn);
+}
+
+int NGA_Pgroup_create(int *list, int count)
+{
+    return GA_Pgroup_create(list, count);
+}
+
+/* Collective over grp: num_group groups of consecutive processes (the first ones one process
+ * larger when the size does not divide); returns the caller's. */
+int GA_Pgroup_split(int grp_id, int num_group)
+{
+    const char *fn = "GA_Pgroup_split";
+    gai_group_t *g = gai_group(grp_id, fn);
+    if (num_group < 1 || num_group > g->size)
+        gai_error(fn, "num_group %d (1 .. %d)", num_group, g->size);
+    int per = g->size / num_group, extra = g->size % num_group;
+    int color = 0, start = 0;
+    for (int k = 0; k < num_group; k++) {
+        int sz = per + (k < extra);
+        if (g->me >= start && g->me < start + sz) {
+            color = k;
+            break;
+        }
+        start += sz;
+    }
+    MPI_Comm c;
+    if (MPI_Comm_split(g->comm, color, g->me, &c) != MPI_SUCCESS)
+        gai_error(fn, "MPI_Comm_split failed");
+    return group_from_comm(c, g->comm, fn);
+}
+
+int NGA_Pgroup_split(int grp_id, int num_group)
+{
+    return GA_Pgroup_split(grp_id, num_group);
+}
+
+/* Collective over grp: the processes with the same color form a group (returned). */
+int GA_Pgroup_split_irreg(int grp_id, int color)
+{
+    const char *fn = "GA_Pgroup_split_irreg";
+    gai_group_t *g = gai_group(grp_id, fn);
+    if (color < 0)
+        gai_error(fn, "color %d (>= 0)", color);
+    MPI_Comm c;
+    if (MPI_Comm_split(g->comm, color, g->me, &c) != MPI_SUCCESS)
+        gai_error(fn, "MPI_Comm_split failed");
+    return group_from_comm(c, g->comm, fn);
+}
+
+int NGA_Pgroup_split_irreg(int grp_id, int color)
+{
+    return GA_Pgroup_split_irreg(grp_id, color);
+}
+
+int GA_Pgroup_duplicate(int grp)
+{
+    const char *fn = "GA_Pgroup_duplicate";
+    gai_group_t *g = gai_group(grp, fn);
+    MPI_Comm c;
+    MPI_Comm_dup(g->comm, &c);
+    return group_from_comm(c, g->comm, fn);
+}
+
+int NGA_Pgroup_duplicate(int grp)
+{
+    return GA_Pgroup_duplicate(grp);
+}
+
+/* A group of this process alone (local). */
+int GA_Pgroup_self(void)
+{
+    const char *fn = "GA_Pgroup_self";
+    gai_up(fn);
+    MPI_Comm c;
+    MPI_Comm_dup(MPI_COMM_SELF, &c);
+    return group_from_comm(c, MPI_COMM_SELF, fn);
+}
+
+int NGA_Pgroup_self(void)
+{
+    return GA_Pgroup_self();
+}
+
+/* Collective over the group's members. Returns 1 (GA's TRUE). */
+int GA_Pgroup_destroy(int grp)
+{
+    const char *fn = "GA_Pgroup_destroy";
+    if (grp == GAI_WORLD)
+        gai_error(fn, "the world group cannot be destroyed");
+    gai_group_t *g = gai_group(grp, fn);
+    for (int i = 0; i < gai.narrays; i++)
+        if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->pgroup == grp)
+            gai_error(fn, "group %d still has array '%s'", grp, gai.arrays[i]->name);
+    if (gai.default_group == grp)
+        gai.default_group = GAI_WORLD;
+    if (g->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&g->comm);
+    free(g->ranks);
+    memset(g, 0, sizeof *g);
+    return 1;
+}
+
+int NGA_Pgroup_destroy(int grp)
+{
+    return GA_Pgroup_destroy(grp);
+}
+
+int GA_Pgroup_get_default(void)
+{
+    gai_up("GA_Pgroup_get_default");
+    return gai.default_group;
+}
+
+int NGA_Pgroup_get_default(void)
+{
+    return GA_Pgroup_get_default();
+}
+
+void GA_Pgroup_set_default(int p_handle)
+{
+    gai_group_t *g = gai_group(p_handle, "GA_Pgroup_set_default");
+    if (g->me < 0)
+        gai_error("GA_Pgroup_set_default", "this process is not in group %d", p_handle);
+    gai.default_group = p_handle;
+}
+
+void NGA_Pgroup_set_default(int p_handle)
+{
+    GA_Pgroup_set_default(p_handle);
+}
+
+int GA_Pgroup_get_world(void)
+{
+    gai_up("GA_Pgroup_get_world");
+    return GAI_WORLD;
+}
+
+int NGA_Pgroup_get_world(void)
+{
+    return GA_Pgroup_get_world();
+}
+
+/* Mirrored arrays share one copy per node; the mirror group is the world here (one copy per
+ * process group is what ga-compat's mirrored arrays keep). */
+int GA_Pgroup_get_mirror(void)
+{
+    gai_up("GA_Pgroup_get_mirror");
+    return GAI_WORLD;
+}
+
+int NGA_Pgroup_get_mirror(void)
+{
+    return GA_Pgroup_get_mirror();
+}
+
+int GA_Pgroup_nnodes(int grp_id)
+{
+    return gai_group(grp_id, "GA_Pgroup_nnodes")->size;
+}
+
+int NGA_Pgroup_nnodes(int grp_id)
+{
+    return GA_Pgroup_nnodes(grp_id);
+}
+
+int GA_Pgroup_nodeid(int grp_id)
+{
+    return gai_group(grp_id, "GA_Pgroup_nodeid")->me;
+}
+
+int NGA_Pgroup_nodeid(int grp_id)
+{
+    return GA_Pgroup_nodeid(grp_id);
+}
+
+/* The world id of process pid of the group. */
+int GA_Pgroup_absolute_id(int pgroup, int pid)
+{
+    return gai_group_rank(pgroup, pid);
+}
+
+int NGA_Pgroup_absolute_id(int pgroup, int pid)
+{
+    return GA_Pgroup_absolute_id(pgroup, pid);
+}
+
+MPI_Comm GA_MPI_Comm(void)
+{
+    return gai_group(GAI_WORLD, "GA_MPI_Comm")->comm;
+}
+
+MPI_Comm GA_MPI_Comm_pgroup(int pgroup)
+{
+    return gai_group(pgroup, "GA_MPI_Comm_pgroup")->comm;
+}
+
+MPI_Comm GA_MPI_Comm_pgroup_default(void)
+{
+    return gai_group(gai.default_group, "GA_MPI_Comm_pgroup_default")->comm;
+}
+
+/* ------------------------------------------------------------------------- syncs --- */
+
+void gai_sync_group(int p, const char *fn)
+{
+    gai_group_t *g = gai_group(p, fn);
+    gai_nb_wait_all(fn);
+    gai_check(rmc_fence_all(), fn, "rmc_fence_all");
+    if (g->size == gai.np) {
+        gai_check(rmc_barrier(), fn, "rmc_barrier");
+        return;
+    }
+    MPI_Request r;
+    MPI_Ibarrier(g->comm, &r);
+    wait_req(&r, fn);
+}
+
+/* Collective over the default group: every operation any member issued before is complete and
+ * visible (a fence of all targets, then a barrier). */
+void GA_Sync(void)
+{
+    gai_up("GA_Sync");
+    gai_sync_group(gai.default_group, "GA_Sync");
+}
+
+void NGA_Sync(void)
+{
+    GA_Sync();
+}
+
+void GA_Pgroup_sync(int grp_id)
+{
+    gai_sync_group(grp_id, "GA_Pgroup_sync");
+}
+
+void NGA_Pgroup_sync(int grp_id)
+{
+    GA_Pgroup_sync(grp_id);
+}
+
+/* GA_Mask_sync(first, last): GA's hint to skip the first or last barrier of a sync pair; one
+ * barrier with the fence is always correct. */
+void GA_Mask_sync(int first, int last)
+{
+    (void)first;
+    (void)last;
+    GA_Sync();
+}
+
+void NGA_Mask_sync(int first, int last)
+{
+    GA_Mask_sync(first, last);
+}
+
+/* GA_Init_fence / GA_Fence: the puts and accumulates this process issued since GA_Init_fence
+ * are complete at their targets when GA_Fence returns. */
+void GA_Init_fence(void)
+{
+    gai_up("GA_Init_fence");
+}
+
+void GA_Fence(void)
+{
+    gai_up("GA_Fence");
+    gai_nb_wait_all("GA_Fence");
+    gai_check(rmc_fence_all(), "GA_Fence", "rmc_fence_all");
+}
+
+void NGA_Init_fence(void)
+{
+    GA_Init_fence();
+}
+
+void NGA_Fence(void)
+{
+    GA_Fence();
+}
+
+/* -------------------------------------------------------------------- broadcasts --- */
+
+void GA_Pgroup_brdcst(int grp, void *buf, int lenbuf, int root)
+{
+    const char *fn = "GA_Brdcst";
+    gai_group_t *g = gai_group(grp, fn);
+    if (lenbuf < 0 || (lenbuf > 0 && !buf))
+        gai_error(fn, "buffer %p of %d bytes", buf, lenbuf);
+    if (root < 0 || root >= g->size)
+        gai_error(fn, "root %d outside the group's [0, %d)", root, g->size);
+    MPI_Request r;
+    MPI_Ibcast(buf, lenbuf, MPI_BYTE, root, g->comm, &r);
+    wait_req(&r, fn);
+}
+
+/* Collective over the default group: lenbuf bytes of buf from process root to every member. */
+void GA_Brdcst(void *buf, int lenbuf, int root)
+{
+    gai_up("GA_Brdcst");
+    GA_Pgroup_brdcst(gai.default_group, buf, lenbuf, root);
+}
+
+/* ---------------------------------------------------------------------- reductions --- */
+
+#define ABSOP(name, T, ABS, CMP)                                                                  \
+    static void name(void *in, void *inout, int *len, MPI_Datatype *dt)                           \
+    {                                                                                             \
+        (void)dt;                                                                                 \
+        T *a = in, *b = inout;                                                                    \
+        for (int i = 0; i < *len; i++) {                                                          \
+            T x = ABS(a[i]), y = ABS(b[i]);                                                       \
+            b[i] = x CMP y ? x : y;                                                               \
+        }                                                                                         \
+    }
+#define IABS(x) ((x) < 0 ? -(x) : (x))
+ABSOP(absmax_i, int, IABS, >)
+ABSOP(absmin_i, int, IABS, <)
+ABSOP(absmax_l, long, IABS, >)
+ABSOP(absmin_l, long, IABS, <)
+ABSOP(absmax_ll, long long, IABS, >)
+ABSOP(absmin_ll, long long, IABS, <)
+ABSOP(absmax_f, float, fabsf, >)
+ABSOP(absmin_f, float, fabsf, <)
+ABSOP(absmax_d, double, fabs, >)
+ABSOP(absmin_d, double, fabs, <)
+
+void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
+{
+    gai_group_t *g = gai_group(p, fn);
+    if (n < 0 || (n > 0 && !x))
+        gai_error(fn, "buffer %p of %d elements", x, n);
+    if (!op)
+        gai_error(fn, "NULL op");
+    if (n == 0)
+        return;
+    MPI_Datatype dt;
+    int cpl = 0;
+    MPI_User_function *amax = NULL, *amin = NULL;
+    switch (type) {
+    case C_INT:
+        dt = MPI_INT, amax = absmax_i, amin = absmin_i;
+        break;
+    case C_LONG:
+        dt = MPI_LONG, amax = absmax_l, amin = absmin_l;
+        break;
+    case C_LONGLONG:
+        dt = MPI_LONG_LONG, amax = absmax_ll, amin = absmin_ll;
+        break;
+    case C_FLOAT:
+        dt = MPI_FLOAT, amax = absmax_f, amin = absmin_f;
+        break;
+    case C_DBL:
+        dt = MPI_DOUBLE, amax = absmax_d, amin = absmin_d;
+        break;
+    case C_SCPL:
+        dt = MPI_C_FLOAT_COMPLEX, cpl = 1;
+        break;
+    case C_DCPL:
+        dt = MPI_C_DOUBLE_COMPLEX, cpl = 1;
+        break;
+    default:
+        gai_error(fn, "type %d is not a GA type", type);
+    }
+    MPI_Op mop = MPI_OP_NULL, own = MPI_OP_NULL;
+    if (!strcmp(op, "+") || !strcmp(op, "sum"))
+        mop = MPI_SUM;
+    else if (!strcmp(op, "*") || !strcmp(op, "prod"))
+        mop = MPI_PROD;
+    else if (!cpl && !strcmp(op, "max"))
+        mop = MPI_MAX;
+    else if (!cpl && !strcmp(op, "min"))
+        mop = MPI_MIN;
+    else if (!cpl && !strcmp(op, "absmax"))
+        MPI_Op_create(amax, 1, &own), mop = own;
+    else if (!cpl && !strcmp(op, "absmin"))
+        MPI_Op_create(amin, 1, &own), mop = own;
+    else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) &&
+             (!strcmp(op, "or") || !strcmp(op, "||")))
+        mop = MPI_LOR;
+    else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) &&
+             (!strcmp(op, "and") || !strcmp(op, "&&")))
+        mop = MPI_LAND;
+    else
+        gai_error(fn, "operation '%s' for %s (+, *, max, min, absmax, absmin%s)", op,
+                  gai_type_name(type), cpl ? "; complex: + and * only" : "");
+    MPI_Request r;
+    MPI_Iallreduce(MPI_IN_PLACE, x, n, dt, mop, g->comm, &r);
+    wait_req(&r, fn);
+    if (own != MPI_OP_NULL)
+        MPI_Op_free(&own);
+}
+
+/* Collective over the default group (Pgroup forms: over grp): x[0..n-1] combined element-wise
+ * with op ("+", "*", "max", "min", "absmax", "absmin"; complex: "+", "*"); every member gets the
+ * result. */
+void GA_Gop(int type, void *x, int n, char *op)
+{
+    gai_up("GA_Gop");
+    gai_gop(gai.default_group, type, x, n, op, "GA_Gop");
+}
+
+#define GOPS(sfx, T, TYPE)                                                                        \
+    void GA_##sfx##gop(T x[], int n, char *op)                                                    \
+    {                                                                                             \
+        gai_up("GA_" #sfx "gop");                                                                 \
+        gai_gop(gai.default_group, TYPE, x, n, op, "GA_" #sfx "gop");                             \
+    }                                                                                             \
+    void GA_Pgroup_##sfx##gop(int grp, T x[], int n, char *op)                                    \
+    {                                                                                             \
+        gai_gop(grp, TYPE, x, n, op, "GA_Pgroup_" #sfx "gop");                                    \
+    }
+GOPS(I, int, C_INT)
+GOPS(L, long, C_LONG)
+GOPS(Ll, long long, C_LONGLONG)
+GOPS(F, float, C_FLOAT)
+GOPS(D, double, C_DBL)
+GOPS(C, SingleComplex, C_SCPL)
+GOPS(Z, DoubleComplex, C_DCPL)
+
+#define NGOPS(sfx, lsfx, T)                                                                       \
+    void NGA_Pgroup_##lsfx##gop(int grp, T x[], int n, char *op)                                  \
+    {                                                                                             \
+        GA_Pgroup_##sfx##gop(grp, x, n, op);                                                      \
+    }
+NGOPS(I, i, int)
+NGOPS(L, l, long)
+NGOPS(Ll, ll, long long)
+NGOPS(F, f, float)
+NGOPS(D, d, double)
+
+void GA_Pgroup_igop(int grp, int x[], int n, char *op)
+{
+    GA_Pgroup_Igop(grp, x, n, op);
+}
+void GA_Pgroup_lgop(int grp, long x[], int n, char *op)
+{
+    GA_Pgroup_Lgop(grp, x, n, op);
+}
+void GA_Pgroup_llgop(int grp, long long x[], int n, char *op)
+{
+    GA_Pgroup_Llgop(grp, x, n, op);
+}
+void GA_Pgroup_fgop(int grp, float x[], int n, char *op)
+{
+    GA_Pgroup_Fgop(grp, x, n, op);
+}
+void GA_Pgroup_dgop(int grp, double x[], int n, char *op)
+{
+    GA_Pgroup_Dgop(grp, x, n, op);
+}
+void GA_Pgroup_cgop(int grp, SingleComplex x[], int n, char *op)
+{
+    GA_Pgroup_Cgop(grp, x, n, op);
+}
+void GA_Pgroup_zgop(int grp, DoubleComplex x[], int n, char *op)
+{
+    GA_Pgroup_Zgop(grp, x, n, op);
+}
+
+void NGA_Igop(int x[], int n, char *op)
+{
+    GA_Igop(x, n, op);
+}
+
+void NGA_Dgop(double x[], int n, char *op)
+{
+    GA_Dgop(x, n, op);
+}
+
+/* ------------------------------------------------------------------------ mutexes --- */
+
+/* Collective. number mutexes (earlier ones destroyed first); mutex i lives on process
+ * i mod nprocs. Returns 1 (GA's TRUE) on success. */
+int GA_Create_mutexes(int number)
+{
+    const char *fn = "GA_Create_mutexes";
+    gai_up(fn);
+    if (number < 0)
+        gai_error(fn, "number %d (>= 0)", number);
+    if (gai.mutexes) {
+        gai_check(rmc_mutex_destroy(gai.mutexes), fn, "rmc_mutex_destroy");
+        gai.mutexes = NULL;
+    }
+    gai.nmutex = number;
+    if (!number)
+        return 1;
+    int per = (number + gai.np - 1) / gai.np;
+    gai_check(rmc_mutex_create(per, &gai.mutexes), fn, "rmc_mutex_create");
+    return 1;
+}
+
+int GA_Destroy_mutexes(void)
+{
+    const char *fn = "GA_Destroy_mutexes";
+    gai_up(fn);
+    if (gai.mutexes)
+        gai_check(rmc_mutex_destroy(gai.mutexes), fn, "rmc_mutex_destroy");
+    gai.mutexes = NULL;
+    gai.nmutex = 0;
+    return 1;
+}
+
+int NGA_Destroy_mutexes(void)
+{
+    return GA_Destroy_mutexes();
+}
+
+static void mutex_at(int mutex, int *idx, int *rank, const char *fn)
+{
+    gai_up(fn);
+    if (mutex < 0 || mutex >= gai.nmutex)
+        gai_error(fn, "mutex %d outside [0, %d) (GA_Create_mutexes)", mutex, gai.nmutex);
+    *rank = mutex % gai.np;
+    *idx = mutex / gai.np;
+}
+
+/* Blocks until this process holds the mutex. */
+void GA_Lock(int mutex)
+{
+    int i, r;
+    mutex_at(mutex, &i, &r, "GA_Lock");
+    gai_check(rmc_mutex_lock(gai.mutexes, i, r), "GA_Lock", "rmc_mutex_lock");
+}
+
+/* Releases the mutex; this process's puts and accumulates before it are complete first. */
+void GA_Unlock(int mutex)
+{
+    int i, r;
+    mutex_at(mutex, &i, &r, "GA_Unlock");
+    gai_check(rmc_fence_all(), "GA_Unlock", "rmc_fence_all");
+    gai_check(rmc_mutex_unlock(gai.mutexes, i, r), "GA_Unlock", "rmc_mutex_unlock");
+}
+
+void NGA_Lock(int mutex)
+{
+    GA_Lock(mutex);
+}
+
+void NGA_Unlock(int mutex)
+{
+    GA_Unlock(mutex);
+}

@@ -1,0 +1,999 @@
+/* ga-compat: one-sided data movement. Patches (NGA_Put / Get / Acc, their non-blocking, strided
+ * and periodic forms) go to the matrix as one strided transfer per block touched; element lists
+ * (scatter / gather, strided with skips) as one vector transfer per owner; NGA_Read_inc as one
+ * remote fetch-and-add; NGA_Access* give the local block in place.
+ *
+ * Completion, as GA's: a blocking put or accumulate returns when the caller's buffer may be reused
+ * (the data is visible to other processes after GA_Sync / GA_Fence); a get when the data has
+ * arrived. The caller's own later gets see its earlier puts. Non-blocking forms complete at
+ * NGA_NbWait (or when NGA_NbTest returns 1). Accumulates are atomic per element. */
+#include <stdlib.h>
+#include <string.h>
+#include <rmc/strided.h>
+#include <rmc/gptr.h>
+#include "ga_impl.h"
+
+/* ----------------------------------------------------------------------- patches --- */
+
+int64_t *gai_to64(const int *src, size_t n, int64_t *buf, size_t cap, int64_t **heap)
+{
+    *heap = NULL;
+    if (!src)
+        return NULL;
+    int64_t *d = buf;
+    if (n > cap && !(d = *heap = malloc(sizeof(int64_t) * n)))
+        gai_error("GA", "out of memory (%zu indices)", n);
+    for (size_t i = 0; i < n; i++)
+        d[i] = src[i];
+    return d;
+}
+
+int64_t gai_patch_count(int ndim, const int64_t l[], const int64_t h[])
+{
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++)
+        n *= h[d] > l[d] ? h[d] - l[d] : 0;
+    return n;
+}
+
+int gai_patch_i64(const gai_array_t *a, const int64_t lo[], const int64_t hi[], int64_t l[],
+                  int64_t h[], const char *fn)
+{
+    if (!lo || !hi)
+        gai_error(fn, "array '%s': NULL lo or hi", a->name);
+    int empty = 0;
+    for (int d = 0; d < a->ndim; d++) {
+        if (hi[d] < lo[d]) {
+            empty = 1;
+            continue;
+        }
+        if (lo[d] < 0 || hi[d] >= a->dims[d])
+            gai_error(fn, "array '%s': patch [%lld:%lld] in dimension %d is outside [0:%lld]",
+                      a->name, (long long)lo[d], (long long)hi[d], d, (long long)a->dims[d] - 1);
+        l[d] = lo[d];
+        h[d] = hi[d] + 1;
+    }
+    return !empty;
+}
+
+int gai_patch_int(const gai_array_t *a, const int lo[], const int hi[], int64_t l[], int64_t h[],
+                  const char *fn)
+{
+    if (!lo || !hi)
+        gai_error(fn, "array '%s': NULL lo or hi", a->name);
+    int64_t l64[GA_MAX_DIM], h64[GA_MAX_DIM];
+    for (int d = 0; d < a->ndim; d++)
+        l64[d] = lo[d], h64[d] = hi[d];
+    return gai_patch_i64(a, l64, h64, l, h, fn);
+}
+
+void gai_ld_int(int ndim, const int ld[], int64_t out[])
+{
+    for (int d = 0; d < ndim - 1; d++)
+        out[d] = ld[d];
+}
+
+static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[],
+                     const int64_t ld[], const char *fn)
+{
+    if (a->ndim > 1 && !ld)
+        gai_error(fn, "array '%s': NULL ld for a %d-dimensional patch", a->name, a->ndim);
+    for (int d = 0; d + 1 < a->ndim; d++)
+        if (ld[d] < h[d + 1] - l[d + 1])
+            gai_error(fn, "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
+                          "dimension %d",
+                      a->name, d, (long long)ld[d], (long long)(h[d + 1] - l[d + 1]), d + 1);
+}
+
+void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void *buf,
+              const int64_t ld[], const void *alpha, rmc_request_h *req, const char *fn)
+{
+    if (req)
+        *req = RMC_REQUEST_NULL;
+    if (!buf)
+        gai_error(fn, "array '%s': NULL buffer", a->name);
+    check_ld(a, l, h, ld, fn);
+    if (a->has_ghosts) {
+        gai_ghost_xfer(a, op, l, h, buf, ld, alpha, req, fn);
+        return;
+    }
+    rmc_status_t st;
+    const int64_t *ldp = a->ndim > 1 ? ld : NULL;
+    switch (op) {
+    case 'p':
+        st = req ? rmc_matrix_put_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_put(a->m, l, h, buf, ldp);
+        break;
+    case 'g':
+        st = req ? rmc_matrix_get_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_get(a->m, l, h, buf, ldp);
+        break;
+    default:
+        st = req ? rmc_matrix_acc_nb(a->m, l, h, buf, ldp, alpha, req)
+                 : rmc_matrix_acc(a->m, l, h, buf, ldp, alpha);
+        break;
+    }
+    gai_check(st, fn, op == 'p' ? "the put" : op == 'g' ? "the get" : "the accumulate");
+}
+
+/* One blocking or non-blocking patch operation from GA's int / int64 arguments. */
+static void patch_op(int g_a, int op, const int64_t lo[], const int64_t hi[], void *buf,
+                     const int64_t ld[], void *alpha, rmc_request_h *req, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+    if (op == 'a' && !alpha)
+        gai_error(fn, "array '%s': NULL alpha", a->name);
+    if (!gai_patch_i64(a, lo, hi, l, h, fn))
+        return;
+    int64_t bytes = gai_patch_count(a->ndim, l, h) * (int64_t)a->esz;
+    if (op == 'p')
+        gai.nput++, gai.bput += (double)bytes;
+    else if (op == 'g')
+        gai.nget++, gai.bget += (double)bytes;
+    else
+        gai.nacc++, gai.bacc += (double)bytes;
+    gai_xfer(a, op, l, h, buf, ld, alpha, req, fn);
+}
+
+static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *buf,
+                         const int ld[], void *alpha, rmc_request_h *req, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi)
+        gai_error(fn, "array '%s': NULL lo or hi", a->name);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], d[GA_MAX_DIM];
+    for (int i = 0; i < a->ndim; i++)
+        l[i] = lo[i], h[i] = hi[i];
+    if (a->ndim > 1 && !ld)
+        gai_error(fn, "array '%s': NULL ld", a->name);
+    if (ld)
+        gai_ld_int(a->ndim, ld, d);
+    patch_op(g_a, op, l, h, buf, ld ? d : NULL, alpha, req, fn);
+}
+
+void NGA_Put(int g_a, int lo[], int hi[], void *buf, int ld[])
+{
+    patch_op_int(g_a, 'p', lo, hi, buf, ld, NULL, NULL, "NGA_Put");
+}
+
+void NGA_Get(int g_a, int lo[], int hi[], void *buf, int ld[])
+{
+    patch_op_int(g_a, 'g', lo, hi, buf, ld, NULL, NULL, "NGA_Get");
+}
+
+void NGA_Acc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha)
+{
+    patch_op_int(g_a, 'a', lo, hi, buf, ld, alpha, NULL, "NGA_Acc");
+}
+
+void NGA_Put64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[])
+{
+    patch_op(g_a, 'p', lo, hi, buf, ld, NULL, NULL, "NGA_Put64");
+}
+
+void NGA_Get64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[])
+{
+    patch_op(g_a, 'g', lo, hi, buf, ld, NULL, NULL, "NGA_Get64");
+}
+
+void NGA_Acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha)
+{
+    patch_op(g_a, 'a', lo, hi, buf, ld, alpha, NULL, "NGA_Acc64");
+}
+
+/* ------------------------------------------------------------- non-blocking handles --- */
+
+#define NB_MAX 4096
+static struct {
+    rmc_request_h req;
+    unsigned gen;
+    int used;
+} nb[NB_MAX];
+static int nb_next;
+
+/* A handle for req: index + NB_MAX * generation (never 0). Completed requests need no slot. */
+static ga_nbhdl_t nb_new(rmc_request_h req, const char *fn)
+{
+    if (req == RMC_REQUEST_NULL)
+        return 0;
+    for (int k = 0; k < NB_MAX; k++) {
+        int i = (nb_next + k) % NB_MAX;
+        if (!nb[i].used) {
+            nb[i].used = 1;
+            nb[i].req = req;
+            nb[i].gen++;
+            nb_next = i + 1;
+            return (ga_nbhdl_t)i + 1 + (ga_nbhdl_t)NB_MAX * nb[i].gen;
+        }
+    }
+    /* every slot busy: complete this one now (a non-blocking call may complete early) */
+    gai_check(rmc_wait(&req), fn, "completing a non-blocking operation");
+    return 0;
+}
+
+static int nb_slot(ga_nbhdl_t h)
+{
+    if (h <= 0)
+        return -1;
+    long i = (long)((h - 1) % NB_MAX);
+    unsigned gen = (unsigned)((h - 1 - i) / NB_MAX);
+    return nb[i].used && nb[i].gen == gen ? (int)i : -1;
+}
+
+/* Completes the operation of *nbhandle (a completed or unknown handle: nothing to do). */
+void NGA_NbWait(ga_nbhdl_t *nbhandle)
+{
+    if (!nbhandle)
+        gai_error("NGA_NbWait", "NULL handle");
+    int i = nb_slot(*nbhandle);
+    if (i < 0)
+        return;
+    gai_check(rmc_wait(&nb[i].req), "NGA_NbWait", "completing the operation");
+    nb[i].used = 0;
+}
+
+/* 1 when the operation of *nbhandle has completed (its buffer may be used), else 0. */
+int NGA_NbTest(ga_nbhdl_t *nbhandle)
+{
+    if (!nbhandle)
+        gai_error("NGA_NbTest", "NULL handle");
+    int i = nb_slot(*nbhandle);
+    if (i < 0)
+        return 1;
+    int done = 0;
+    gai_check(rmc_test(&nb[i].req, &done), "NGA_NbTest", "testing the operation");
+    if (done)
+        nb[i].used = 0;
+    return done;
+}
+
+/* Completes every outstanding non-blocking operation (GA_Sync / GA_Fence use it). */
+void gai_nb_wait_all(const char *fn)
+{
+    for (int i = 0; i < NB_MAX; i++)
+        if (nb[i].used) {
+            gai_check(rmc_wait(&nb[i].req), fn, "completing a non-blocking operation");
+            nb[i].used = 0;
+        }
+}
+
+static void nb_op_int(int g_a, int op, int lo[], int hi[], void *buf, int ld[], void *alpha,
+                      ga_nbhdl_t *h, const char *fn)
+{
+    if (!h)
+        gai_error(fn, "NULL nbhandle");
+    rmc_request_h r = RMC_REQUEST_NULL;
+    patch_op_int(g_a, op, lo, hi, buf, ld, alpha, &r, fn);
+    *h = nb_new(r, fn);
+}
+
+static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                  void *alpha, ga_nbhdl_t *h, const char *fn)
+{
+    if (!h)
+        gai_error(fn, "NULL nbhandle");
+    rmc_request_h r = RMC_REQUEST_NULL;
+    patch_op(g_a, op, lo, hi, buf, ld, alpha, &r, fn);
+    *h = nb_new(r, fn);
+}
+
+void NGA_NbPut(int g_a, int lo[], int hi[], void *buf, int ld[], ga_nbhdl_t *nbhandle)
+{
+    nb_op_int(g_a, 'p', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbPut");
+}
+
+void NGA_NbGet(int g_a, int lo[], int hi[], void *buf, int ld[], ga_nbhdl_t *nbhandle)
+{
+    nb_op_int(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet");
+}
+
+void NGA_NbAcc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha,
+               ga_nbhdl_t *nbhandle)
+{
+    nb_op_int(g_a, 'a', lo, hi, buf, ld, alpha, nbhandle, "NGA_NbAcc");
+}
+
+void NGA_NbPut64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                 ga_nbhdl_t *nbhandle)
+{
+    nb_op(g_a, 'p', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbPut64");
+}
+
+void NGA_NbGet64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                 ga_nbhdl_t *nbhandle)
+{
+    nb_op(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet64");
+}
+
+void NGA_NbAcc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha,
+                 ga_nbhdl_t *nbhandle)
+{
+    nb_op(g_a, 'a', lo, hi, buf, ld, alpha, nbhandle, "NGA_NbAcc64");
+}
+
+/* ------------------------------------------------------------------ element lists --- */
+
+/* Element idx[]'s owner (world rank) and its address in the owner's address space. */
+void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn)
+{
+    int64_t t, lo[GA_MAX_DIM], hi[GA_MAX_DIM], p[GA_MAX_DIM];
+    for (int d = 0; d < a->ndim; d++)
+        if (idx[d] < 0 || idx[d] >= a->dims[d])
+            gai_error(fn, "array '%s': subscript[%d] = %lld outside [0, %lld)", a->name, d,
+                      (long long)idx[d], (long long)a->dims[d]);
+    gai_check(rmc_dist_locate(a->dist, idx, &t, rank), fn, "rmc_dist_locate");
+    memcpy(p, idx, sizeof(int64_t) * (size_t)a->ndim);
+    if (a->has_ghosts)
+        gai_ghost_index(a, idx, p);
+    gai_check(rmc_dist_tile(rmc_matrix_dist(a->m), t, lo, hi, NULL), fn, "rmc_dist_tile");
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++)
+        off = off * (hi[d] - lo[d]) + (p[d] - lo[d]);
+    rmc_gptr_t g = rmc_gptr_add(rmc_matrix_tile_gptr(a->m, t), (ptrdiff_t)(off * (int64_t)a->esz));
+    gai_check(rmc_gptr_addr(g, addr), fn, "rmc_gptr_addr");
+}
+
+typedef struct owner_list {
+    int n, cap;
+    void **remote, **local;
+} owner_list_t;
+
+/* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
+ * One vector transfer per owner. */
+static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *v, void *alpha,
+                  const char *fn)
+{
+    if (n <= 0)
+        return;
+    if (!v || !subs)
+        gai_error(fn, "array '%s': NULL values or subscripts", a->name);
+    if (op == 'a' && !alpha)
+        gai_error(fn, "array '%s': NULL alpha", a->name);
+    owner_list_t *ol = calloc((size_t)gai.np, sizeof *ol);
+    if (!ol)
+        gai_error(fn, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        int r;
+        void *addr;
+        gai_elem_addr(a, subs + i * a->ndim, &r, &addr, fn);
+        owner_list_t *o = &ol[r];
+        if (o->n == o->cap) {
+            o->cap = o->cap ? 2 * o->cap : 64;
+            o->remote = realloc(o->remote, sizeof(void *) * (size_t)o->cap);
+            o->local = realloc(o->local, sizeof(void *) * (size_t)o->cap);
+            if (!o->remote || !o->local)
+                gai_error(fn, "out of memory");
+        }
+        o->remote[o->n] = addr;
+        o->local[o->n++] = (char *)v + i * (int64_t)a->esz;
+    }
+    for (int r = 0; r < gai.np; r++) {
+        owner_list_t *o = &ol[r];
+        if (o->n) {
+            rmc_iov_t iov = {.count = o->n, .bytes = a->esz};
+            rmc_status_t st;
+            if (op == 'g') {
+                iov.src = o->remote;
+                iov.dst = o->local;
+                st = rmc_get_vector(&iov, 1, r);
+            } else {
+                iov.src = o->local;
+                iov.dst = o->remote;
+                st = op == 'p' ? rmc_put_vector(&iov, 1, r)
+                               : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
+            }
+            gai_check(st, fn, "the vector transfer");
+        }
+        free(o->remote);
+        free(o->local);
+    }
+    free(ol);
+}
+
+static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[], int64_t n,
+                       void *alpha, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (n <= 0)
+        return;
+    if (!subs && !subs64)
+        gai_error(fn, "array '%s': NULL subscripts", a->name);
+    int64_t *flat = malloc(sizeof(int64_t) * (size_t)n * (size_t)a->ndim);
+    if (!flat)
+        gai_error(fn, "out of memory");
+    for (int64_t i = 0; i < n; i++)
+        for (int d = 0; d < a->ndim; d++)
+            flat[i * a->ndim + d] = subs ? subs[i][d] : subs64[i][d];
+    if (op == 'g')
+        gai.ngather++;
+    else
+        gai.nscatter++;
+    elems(a, op, flat, n, v, alpha, fn);
+    free(flat);
+}
+
+static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64,
+                       int64_t n, void *alpha, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (n <= 0)
+        return;
+    if (subs64) {
+        elems(a, op, subs64, n, v, alpha, fn);
+        return;
+    }
+    if (!subs)
+        gai_error(fn, "array '%s': NULL subscripts", a->name);
+    int64_t *flat = malloc(sizeof(int64_t) * (size_t)n * (size_t)a->ndim);
+    if (!flat)
+        gai_error(fn, "out of memory");
+    for (int64_t i = 0; i < n * a->ndim; i++)
+        flat[i] = subs[i];
+    elems(a, op, flat, n, v, alpha, fn);
+    free(flat);
+}
+
+/* Scatter: v[i] to element subsArray[i]; gather: the reverse; scatter_acc: element += alpha *
+ * v[i]. Blocking; atomic per element for the accumulate. */
+void NGA_Scatter(int g_a, void *v, int *subsArray[], int n)
+{
+    elems_ptrs(g_a, 'p', v, subsArray, NULL, n, NULL, "NGA_Scatter");
+}
+
+void NGA_Gather(int g_a, void *v, int *subsArray[], int n)
+{
+    elems_ptrs(g_a, 'g', v, subsArray, NULL, n, NULL, "NGA_Gather");
+}
+
+void NGA_Scatter_acc(int g_a, void *v, int *subsArray[], int n, void *alpha)
+{
+    elems_ptrs(g_a, 'a', v, subsArray, NULL, n, alpha, "NGA_Scatter_acc");
+}
+
+void NGA_Scatter64(int g_a, void *v, int64_t *subsArray[], int64_t n)
+{
+    elems_ptrs(g_a, 'p', v, NULL, subsArray, n, NULL, "NGA_Scatter64");
+}
+
+void NGA_Gather64(int g_a, void *v, int64_t *subsArray[], int64_t n)
+{
+    elems_ptrs(g_a, 'g', v, NULL, subsArray, n, NULL, "NGA_Gather64");
+}
+
+void NGA_Scatter_acc64(int g_a, void *v, int64_t *subsArray[], int64_t n, void *alpha)
+{
+    elems_ptrs(g_a, 'a', v, NULL, subsArray, n, alpha, "NGA_Scatter_acc64");
+}
+
+void NGA_Scatter_flat(int g_a, void *v, int subsArray[], int n)
+{
+    elems_flat(g_a, 'p', v, subsArray, NULL, n, NULL, "NGA_Scatter_flat");
+}
+
+void NGA_Gather_flat(int g_a, void *v, int subsArray[], int n)
+{
+    elems_flat(g_a, 'g', v, subsArray, NULL, n, NULL, "NGA_Gather_flat");
+}
+
+void NGA_Scatter_acc_flat(int g_a, void *v, int subsArray[], int n, void *alpha)
+{
+    elems_flat(g_a, 'a', v, subsArray, NULL, n, alpha, "NGA_Scatter_acc_flat");
+}
+
+void NGA_Scatter_flat64(int g_a, void *v, int64_t subsArray[], int64_t n)
+{
+    elems_flat(g_a, 'p', v, NULL, subsArray, n, NULL, "NGA_Scatter_flat64");
+}
+
+void NGA_Gather_flat64(int g_a, void *v, int64_t subsArray[], int64_t n)
+{
+    elems_flat(g_a, 'g', v, NULL, subsArray, n, NULL, "NGA_Gather_flat64");
+}
+
+void NGA_Scatter_acc_flat64(int g_a, void *v, int64_t subsArray[], int64_t n, void *alpha)
+{
+    elems_flat(g_a, 'a', v, NULL, subsArray, n, alpha, "NGA_Scatter_acc_flat64");
+}
+
+/* GA's gather/scatter buffer hints: nothing to preallocate here. */
+void NGA_Alloc_gatscat_buf(int nelems)
+{
+    (void)nelems;
+}
+
+void NGA_Free_gatscat_buf(void) {}
+
+/* ---------------------------------------------------------------- strided (skips) --- */
+
+/* Elements lo, lo + skip, ... <= hi in each dimension, packed in buf with leading dimensions ld
+ * (in units of the selected elements). All skips 1: the plain patch path. */
+static void strided(int g_a, int op, const int64_t lo[], const int64_t hi[], const int64_t skip[],
+                    void *buf, const int64_t ld[], void *alpha, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!skip)
+        gai_error(fn, "array '%s': NULL skip", a->name);
+    int plain = 1;
+    int64_t cnt[GA_MAX_DIM], l[GA_MAX_DIM], h[GA_MAX_DIM];
+    if (!gai_patch_i64(a, lo, hi, l, h, fn))
+        return;
+    for (int d = 0; d < a->ndim; d++) {
+        if (skip[d] < 1)
+            gai_error(fn, "array '%s': skip[%d] = %lld (>= 1)", a->name, d, (long long)skip[d]);
+        plain &= skip[d] == 1;
+        cnt[d] = (h[d] - l[d] + skip[d] - 1) / skip[d];
+    }
+    if (a->ndim > 1 && !ld)
+        gai_error(fn, "array '%s': NULL ld", a->name);
+    for (int d = 0; d + 1 < a->ndim; d++)
+        if (ld[d] < cnt[d + 1])
+            gai_error(fn, "array '%s': ld[%d] = %lld below the %lld selected elements", a->name,
+                      d, (long long)ld[d], (long long)cnt[d + 1]);
+    if (plain) {
+        gai_xfer(a, op, l, h, buf, ld, alpha, NULL, fn);
+        return;
+    }
+    int64_t n = gai_patch_count(a->ndim, (int64_t[GA_MAX_DIM]){0}, cnt);
+    int64_t *subs = malloc(sizeof(int64_t) * (size_t)(n * a->ndim));
+    char *vals = malloc((size_t)n * a->esz);
+    if (!subs || !vals)
+        gai_error(fn, "out of memory");
+    int64_t c[GA_MAX_DIM] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        int64_t off = 0;
+        for (int d = 0; d < a->ndim; d++) {
+            subs[i * a->ndim + d] = l[d] + c[d] * skip[d];
+            off = d == 0 ? c[0] : off * ld[d - 1] + c[d];
+        }
+        if (op != 'g')
+            memcpy(vals + i * (int64_t)a->esz, (char *)buf + off * (int64_t)a->esz, a->esz);
+        for (int d = a->ndim - 1; d >= 0 && ++c[d] == cnt[d]; d--)
+            c[d] = 0;
+    }
+    elems(a, op, subs, n, vals, alpha, fn);
+    if (op == 'g') {
+        memset(c, 0, sizeof c);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t off = 0;
+            for (int d = 0; d < a->ndim; d++)
+                off = d == 0 ? c[0] : off * ld[d - 1] + c[d];
+            memcpy((char *)buf + off * (int64_t)a->esz, vals + i * (int64_t)a->esz, a->esz);
+            for (int d = a->ndim - 1; d >= 0 && ++c[d] == cnt[d]; d--)
+                c[d] = 0;
+        }
+    }
+    free(subs);
+    free(vals);
+}
+
+static void strided_int(int g_a, int op, int lo[], int hi[], int skip[], void *buf, int ld[],
+                        void *alpha, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi || !skip)
+        gai_error(fn, "array '%s': NULL lo, hi or skip", a->name);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], s[GA_MAX_DIM], d[GA_MAX_DIM];
+    for (int i = 0; i < a->ndim; i++)
+        l[i] = lo[i], h[i] = hi[i], s[i] = skip[i];
+    if (ld)
+        gai_ld_int(a->ndim, ld, d);
+    strided(g_a, op, l, h, s, buf, ld ? d : NULL, alpha, fn);
+}
+
+void NGA_Strided_put(int g_a, int lo[], int hi[], int skip[], void *buf, int ld[])
+{
+    strided_int(g_a, 'p', lo, hi, skip, buf, ld, NULL, "NGA_Strided_put");
+}
+
+void NGA_Strided_get(int g_a, int lo[], int hi[], int skip[], void *buf, int ld[])
+{
+    strided_int(g_a, 'g', lo, hi, skip, buf, ld, NULL, "NGA_Strided_get");
+}
+
+void NGA_Strided_acc(int g_a, int lo[], int hi[], int skip[], void *buf, int ld[], void *alpha)
+{
+    if (!alpha)
+        gai_error("NGA_Strided_acc", "NULL alpha");
+    strided_int(g_a, 'a', lo, hi, skip, buf, ld, alpha, "NGA_Strided_acc");
+}
+
+void NGA_Strided_put64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[])
+{
+    strided(g_a, 'p', lo, hi, skip, buf, ld, NULL, "NGA_Strided_put64");
+}
+
+void NGA_Strided_get64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[])
+{
+    strided(g_a, 'g', lo, hi, skip, buf, ld, NULL, "NGA_Strided_get64");
+}
+
+void NGA_Strided_acc64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[], void *alpha)
+{
+    if (!alpha)
+        gai_error("NGA_Strided_acc64", "NULL alpha");
+    strided(g_a, 'a', lo, hi, skip, buf, ld, alpha, "NGA_Strided_acc64");
+}
+
+/* ---------------------------------------------------------------------- periodic --- */
+
+/* Patch [lo, hi] with indices taken modulo the dimensions (lo may be negative, hi beyond the
+ * end; each extent at most the dimension): split into the pieces that do not wrap. */
+static void periodic_rec(gai_array_t *a, int op, int d, int64_t l[], int64_t h[], char *buf,
+                         const int64_t ld[], void *alpha, const int64_t lo0[], const char *fn)
+{
+    if (d == a->ndim) {
+        /* the piece's place in the buffer: its start relative to the patch's start */
+        int64_t ml[GA_MAX_DIM], mh[GA_MAX_DIM], boff = 0;
+        for (int e = 0; e < a->ndim; e++) {
+            int64_t s = l[e] - lo0[e];
+            boff = e == 0 ? s : boff * ld[e - 1] + s;
+            int64_t shift = ((l[e] % a->dims[e]) + a->dims[e]) % a->dims[e] - l[e];
+            ml[e] = l[e] + shift;
+            mh[e] = h[e] + shift;
+        }
+        gai_xfer(a, op, ml, mh, buf + boff * (int64_t)a->esz, ld, alpha, NULL, fn);
+        return;
+    }
+    int64_t L = l[d], H = h[d];
+    int64_t n = a->dims[d];
+    /* pieces between multiples of n */
+    int64_t s = L;
+    while (s < H) {
+        int64_t k = s >= 0 ? s / n : -((-s + n - 1) / n); /* floor(s / n) */
+        int64_t e = (k + 1) * n < H ? (k + 1) * n : H;
+        l[d] = s;
+        h[d] = e;
+        periodic_rec(a, op, d + 1, l, h, buf, ld, alpha, lo0, fn);
+        s = e;
+    }
+    l[d] = L;
+    h[d] = H;
+}
+
+static void periodic(int g_a, int op, const int64_t lo[], const int64_t hi[], void *buf,
+                     const int64_t ld[], void *alpha, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi || !buf)
+        gai_error(fn, "array '%s': NULL lo, hi or buffer", a->name);
+    if (op == 'a' && !alpha)
+        gai_error(fn, "array '%s': NULL alpha", a->name);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+    for (int d = 0; d < a->ndim; d++) {
+        if (hi[d] < lo[d])
+            return;
+        if (hi[d] - lo[d] + 1 > a->dims[d])
+            gai_error(fn, "array '%s': the patch's extent %lld in dimension %d exceeds the "
+                          "dimension %lld",
+                      a->name, (long long)(hi[d] - lo[d] + 1), d, (long long)a->dims[d]);
+        l[d] = lo[d];
+        h[d] = hi[d] + 1;
+    }
+    check_ld(a, l, h, ld, fn);
+    periodic_rec(a, op, 0, l, h, buf, ld, alpha, lo, fn);
+}
+
+static void periodic_int(int g_a, int op, int lo[], int hi[], void *buf, int ld[], void *alpha,
+                         const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi)
+        gai_error(fn, "array '%s': NULL lo or hi", a->name);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], d[GA_MAX_DIM];
+    for (int i = 0; i < a->ndim; i++)
+        l[i] = lo[i], h[i] = hi[i];
+    if (ld)
+        gai_ld_int(a->ndim, ld, d);
+    periodic(g_a, op, l, h, buf, ld ? d : NULL, alpha, fn);
+}
+
+void NGA_Periodic_put(int g_a, int lo[], int hi[], void *buf, int ld[])
+{
+    periodic_int(g_a, 'p', lo, hi, buf, ld, NULL, "NGA_Periodic_put");
+}
+
+void NGA_Periodic_get(int g_a, int lo[], int hi[], void *buf, int ld[])
+{
+    periodic_int(g_a, 'g', lo, hi, buf, ld, NULL, "NGA_Periodic_get");
+}
+
+void NGA_Periodic_acc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha)
+{
+    periodic_int(g_a, 'a', lo, hi, buf, ld, alpha, "NGA_Periodic_acc");
+}
+
+void NGA_Periodic_put64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[])
+{
+    periodic(g_a, 'p', lo, hi, buf, ld, NULL, "NGA_Periodic_put64");
+}
+
+void NGA_Periodic_get64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[])
+{
+    periodic(g_a, 'g', lo, hi, buf, ld, NULL, "NGA_Periodic_get64");
+}
+
+void NGA_Periodic_acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                        void *alpha)
+{
+    periodic(g_a, 'a', lo, hi, buf, ld, alpha, "NGA_Periodic_acc64");
+}
+
+/* --------------------------------------------------------------------- read_inc --- */
+
+static long read_inc(int g_a, const int64_t sub[], long inc, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!sub)
+        gai_error(fn, "array '%s': NULL subscript", a->name);
+    if (a->type != C_INT && a->type != C_LONG && a->type != C_LONGLONG)
+        gai_error(fn, "array '%s' is of type %s: NGA_Read_inc needs C_INT, C_LONG or C_LONGLONG",
+                  a->name, gai_type_name(a->type));
+    int r;
+    void *addr;
+    gai_elem_addr(a, sub, &r, &addr, fn);
+    gai.nrdi++;
+    if (a->elem == RMC_ELEM_I32) {
+        int32_t old;
+        gai_check(rmc_amo_fetch_add_i32(addr, (int32_t)inc, &old, r), fn, "the fetch-and-add");
+        return old;
+    }
+    int64_t old;
+    gai_check(rmc_amo_fetch_add_i64(addr, (int64_t)inc, &old, r), fn, "the fetch-and-add");
+    return (long)old;
+}
+
+/* Atomically adds inc to an integer element and returns its previous value (GA's task counter).
+ * Atomic with every other NGA_Read_inc on the element (not with puts or accumulates). */
+long NGA_Read_inc(int g_a, int subscript[], long inc)
+{
+    gai_array_t *a = gai_array(g_a, "NGA_Read_inc");
+    if (!subscript)
+        gai_error("NGA_Read_inc", "NULL subscript");
+    int64_t s[GA_MAX_DIM];
+    for (int d = 0; d < a->ndim; d++)
+        s[d] = subscript[d];
+    return read_inc(g_a, s, inc, "NGA_Read_inc");
+}
+
+long NGA_Read_inc64(int g_a, int64_t subscript[], long inc)
+{
+    return read_inc(g_a, subscript, inc, "NGA_Read_inc64");
+}
+
+/* ----------------------------------------------------------------------- access --- */
+
+void *gai_block_ptr(gai_array_t *a, int64_t t, int64_t ld[])
+{
+    void *p = NULL;
+    if (rmc_matrix_tile_local(a->m, t, &p) != RMC_OK || !p)
+        return NULL;
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
+    rmc_dist_tile(rmc_matrix_dist(a->m), t, lo, hi, NULL);
+    if (ld)
+        for (int d = 0; d + 1 < a->ndim; d++)
+            ld[d] = hi[d + 1] - lo[d + 1];
+    if (a->has_ghosts) {
+        int64_t off = 0;
+        for (int d = 0; d < a->ndim; d++)
+            off = off * (hi[d] - lo[d]) + a->width[d];
+        p = (char *)p + off * (int64_t)a->esz;
+    }
+    return p;
+}
+
+/* Pointer to element lo of a patch inside one block this rank owns, and the block's leading
+ * dimensions. */
+static void access64(int g_a, const int64_t lo[], const int64_t hi[], void *ptr, int64_t ld[],
+                     const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+    if (!ptr)
+        gai_error(fn, "array '%s': NULL ptr", a->name);
+    if (!gai_patch_i64(a, lo, hi, l, h, fn)) {
+        *(void **)ptr = NULL;
+        return;
+    }
+    int64_t t, bl[GA_MAX_DIM], bh[GA_MAX_DIM];
+    int owner;
+    gai_check(rmc_dist_locate(a->dist, l, &t, &owner), fn, "rmc_dist_locate");
+    rmc_dist_tile(a->dist, t, bl, bh, NULL);
+    for (int d = 0; d < a->ndim; d++)
+        if (h[d] > bh[d])
+            gai_error(fn, "array '%s': the patch spans more than one block (dimension %d: "
+                          "[%lld, %lld] beyond the block's end %lld)",
+                      a->name, d, (long long)l[d], (long long)h[d] - 1, (long long)bh[d] - 1);
+    if (owner != gai.me)
+        gai_error(fn, "array '%s': the patch is owned by process %d, not by this process %d",
+                  a->name, owner, gai.me);
+    int64_t bld[GA_MAX_DIM];
+    char *p = gai_block_ptr(a, t, bld);
+    if (!p)
+        gai_error(fn, "array '%s': the block is not addressable here", a->name);
+    int64_t off = 0;
+    for (int d = 0; d < a->ndim; d++)
+        off = d == 0 ? l[0] - bl[0] : off * bld[d - 1] + (l[d] - bl[d]);
+    *(void **)ptr = p + off * (int64_t)a->esz;
+    for (int d = 0; d + 1 < a->ndim; d++)
+        ld[d] = bld[d];
+}
+
+void NGA_Access64(int g_a, int64_t lo[], int64_t hi[], void *ptr, int64_t ld[])
+{
+    access64(g_a, lo, hi, ptr, ld, "NGA_Access64");
+}
+
+void NGA_Access(int g_a, int lo[], int hi[], void *ptr, int ld[])
+{
+    const char *fn = "NGA_Access";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi)
+        gai_error(fn, "array '%s': NULL lo or hi", a->name);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], d[GA_MAX_DIM];
+    for (int i = 0; i < a->ndim; i++)
+        l[i] = lo[i], h[i] = hi[i];
+    access64(g_a, l, h, ptr, d, fn);
+    for (int i = 0; i + 1 < a->ndim; i++)
+        ld[i] = (int)d[i];
+}
+
+/* Block idx (block-cyclic numbering: row-major over the block grid) owned by this rank. */
+static void access_block64(int g_a, int64_t idx, void *ptr, int64_t ld[], const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!ptr)
+        gai_error(fn, "array '%s': NULL ptr", a->name);
+    if (idx < 0 || idx >= a->nblocks)
+        gai_error(fn, "array '%s': block %lld outside [0, %lld)", a->name, (long long)idx,
+                  (long long)a->nblocks);
+    int owner;
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
+    rmc_dist_tile(a->dist, idx, lo, hi, &owner);
+    if (owner != gai.me)
+        gai_error(fn, "array '%s': block %lld belongs to process %d", a->name, (long long)idx,
+                  owner);
+    *(void **)ptr = gai_block_ptr(a, idx, ld);
+}
+
+void NGA_Access_block64(int g_a, int64_t idx, void *ptr, int64_t ld[])
+{
+    access_block64(g_a, idx, ptr, ld, "NGA_Access_block64");
+}
+
+void NGA_Access_block(int g_a, int idx, void *ptr, int ld[])
+{
+    int64_t d[GA_MAX_DIM];
+    access_block64(g_a, idx, ptr, d, "NGA_Access_block");
+    gai_array_t *a = gai_array(g_a, "NGA_Access_block");
+    for (int i = 0; i + 1 < a->ndim; i++)
+        ld[i] = (int)d[i];
+}
+
+void NGA_Access_block_grid64(int g_a, int64_t index[], void *ptr, int64_t ld[])
+{
+    const char *fn = "NGA_Access_block_grid";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!index)
+        gai_error(fn, "NULL index");
+    for (int d = 0; d < a->ndim; d++)
+        if (index[d] < 0 || index[d] >= a->block_grid[d])
+            gai_error(fn, "array '%s': index[%d] = %lld outside the block grid [0, %lld)",
+                      a->name, d, (long long)index[d], (long long)a->block_grid[d]);
+    access_block64(g_a, rmc_dist_tile_index(a->dist, index), ptr, ld, fn);
+}
+
+void NGA_Access_block_grid(int g_a, int index[], void *ptr, int ld[])
+{
+    gai_array_t *a = gai_array(g_a, "NGA_Access_block_grid");
+    if (!index)
+        gai_error("NGA_Access_block_grid", "NULL index");
+    int64_t ix[GA_MAX_DIM], d[GA_MAX_DIM];
+    for (int i = 0; i < a->ndim; i++)
+        ix[i] = index[i];
+    NGA_Access_block_grid64(g_a, ix, ptr, d);
+    for (int i = 0; i + 1 < a->ndim; i++)
+        ld[i] = (int)d[i];
+}
+
+/* All of process proc's data as one segment: its first block's address and the number of
+ * elements it holds (this rank's own only). */
+void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
+{
+    const char *fn = "NGA_Access_block_segment";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!ptr || !len)
+        gai_error(fn, "NULL ptr or len");
+    if (proc != GA_Nodeid())
+        gai_error(fn, "array '%s': process %d's segment is not this process's (%d)", a->name, proc,
+                  GA_Nodeid());
+    int64_t n = 0, t;
+    rmc_dist_owned(a->dist, gai.me, &t, 1, &n);
+    *(void **)ptr = NULL;
+    *len = 0;
+    if (!n)
+        return;
+    int64_t *ts = malloc(sizeof(int64_t) * (size_t)n);
+    if (!ts)
+        gai_error(fn, "out of memory");
+    rmc_dist_owned(a->dist, gai.me, ts, n, &n);
+    *(void **)ptr = gai_block_ptr(a, ts[0], NULL);
+    char *expect = *(char **)ptr;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
+        rmc_dist_tile(a->dist, ts[i], lo, hi, NULL);
+        if (gai_block_ptr(a, ts[i], NULL) != expect)
+            gai_error(fn, "array '%s': this process's blocks are not one contiguous segment",
+                      a->name);
+        int64_t c = gai_patch_count(a->ndim, lo, hi);
+        *len += c;
+        expect += c * (int64_t)a->esz;
+    }
+    free(ts);
+}
+
+void NGA_Access_block_segment(int g_a, int proc, void *ptr, int *len)
+{
+    int64_t l = 0;
+    NGA_Access_block_segment64(g_a, proc, ptr, &l);
+    *len = (int)l;
+}
+
+/* Releases end an access; the data was changed in place, so there is nothing to write back. */
+void NGA_Release(int g_a, int lo[], int hi[])
+{
+    (void)gai_array(g_a, "NGA_Release");
+    (void)lo;
+    (void)hi;
+}
+
+void NGA_Release64(int g_a, int64_t lo[], int64_t hi[])
+{
+    NGA_Release(g_a, NULL, NULL);
+    (void)lo;
+    (void)hi;
+}
+
+void NGA_Release_update(int g_a, int lo[], int hi[])
+{
+    NGA_Release(g_a, lo, hi);
+}
+
+void NGA_Release_update64(int g_a, int64_t lo[], int64_t hi[])
+{
+    NGA_Release64(g_a, lo, hi);
+}
+
+void NGA_Release_block(int g_a, int idx)
+{
+    (void)gai_array(g_a, "NGA_Release_block");
+    (void)idx;
+}
+
+void NGA_Release_update_block(int g_a, int idx)
+{
+    NGA_Release_block(g_a, idx);
+}
+
+void NGA_Release_block_grid(int g_a, int index[])
+{
+    (void)gai_array(g_a, "NGA_Release_block_grid");
+    (void)index;
+}
+
+void NGA_Release_update_block_grid(int g_a, int index[])
+{
+    NGA_Release_block_grid(g_a, index);
+}
+
+void NGA_Release_block_segment(int g_a, int idx)
+{
+    (void)gai_array(g_a, "NGA_Release_block_segment");
+    (void)idx;
+}
+
+void NGA_Release_update_block_segment(int g_a, int idx)
+{
+    NGA_Release_block_segment(g_a, idx);
+}

@@ -1,0 +1,51 @@
+#!/bin/sh
+# Runs one differential ga-compat test: tests/ga/PROG.npN.MODE.gadiff runs PROG (built on
+# ga-compat) with N ranks in node mode MODE (real, nodeK = RMC_NODE_SIZE=K) and, when it was
+# built, PROG_peer (the same source on Debian's GA 5.8.2 over ARMCI-MPI, ARMCI_USE_WIN_ALLOCATE=0:
+# its defaults lose data on this MPICH) with N ranks; both must exit 0 without a FAIL line, and
+# their outputs, without '#' comment lines, must be equal. Environment: MPIEXEC, RMC_TEST_TIMEOUT.
+t="$1"
+dir=$(dirname "$t")
+base=$(basename "$t" .gadiff)
+prog=${base%%.*}
+rest=${base#*.}
+np=${rest%%.*}
+np=${np#np}
+mode=${rest#*.}
+case "$mode" in
+  real) unset RMC_NODE_SIZE ;;
+  node*) RMC_NODE_SIZE=${mode#node}; export RMC_NODE_SIZE ;;
+  *) echo "ga-diff.sh: bad mode in $t" >&2; exit 99 ;;
+esac
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+export ASAN_OPTIONS
+mpiexec=${MPIEXEC:-mpiexec.mpich}
+limit=${RMC_TEST_TIMEOUT:-300}
+out=$(mktemp) peer=$(mktemp)
+trap 'rm -f "$out" "$peer" "$out.c" "$peer.c"' EXIT
+echo "ga-compat: mpiexec -n $np $dir/$prog (RMC_NODE_SIZE=${RMC_NODE_SIZE:-unset})"
+timeout -k 10 "$limit" $mpiexec -n "$np" "$dir/$prog" >"$out"
+rc=$?
+cat "$out"
+[ $rc -ne 0 ] && { echo "ga-diff.sh: $prog exited with $rc"; exit 1; }
+grep -q '^FAIL' "$out" && { echo "ga-diff.sh: $prog has failing checks"; exit 1; }
+if [ ! -x "$dir/${prog}_peer" ]; then
+  echo "# no GA 5.8.2 build of $prog: compared with its own references only"
+  exit 0
+fi
+echo "GA 5.8.2: mpiexec -n $np $dir/${prog}_peer (ARMCI_USE_WIN_ALLOCATE=0)"
+ARMCI_USE_WIN_ALLOCATE=0 timeout -k 10 "$limit" env -u RMC_NODE_SIZE $mpiexec -n "$np" \
+  "$dir/${prog}_peer" >"$peer"
+rc=$?
+grep '^# GA bug' "$peer"
+[ $rc -ne 0 ] && { cat "$peer"; echo "ga-diff.sh: ${prog}_peer exited with $rc"; exit 1; }
+grep -q '^FAIL' "$peer" && { cat "$peer"; echo "ga-diff.sh: ${prog}_peer has failing checks"; exit 1; }
+grep -v '^#' "$out" >"$out.c"
+grep -v '^#' "$peer" >"$peer.c"
+if ! diff "$peer.c" "$out.c" >/dev/null; then
+  echo "ga-diff.sh: ga-compat and GA 5.8.2 differ (< GA, > ga-compat):"
+  diff "$peer.c" "$out.c"
+  exit 1
+fi
+echo "ga-diff.sh: $(wc -l <"$out.c") lines equal to GA 5.8.2's"
+exit 0
