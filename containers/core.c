@@ -136,15 +136,18 @@ static rmc_status_t arrive(const char *fn)
 
 /* The arrival and the agreement of a collective; *diff = the first argument (1-based) the ranks
  * disagree on, 0 when they agree on all. */
-static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_status_t st,
-                         int *diff)
+static rmc_status_t coll_on(MPI_Comm comm, const char *fn, const uint64_t *args, int nargs,
+                            rmc_status_t st, int *diff)
 {
     *diff = 0;
     RMCC_CHECK_UP(fn);
     if (rmcc.broken)
         return rmcc_fail(RMC_ERR_STATE, fn,
                          "an earlier container collective was abandoned (RMC_COLL_TIMEOUT)");
-    rmc_status_t a = arrive(fn);
+    if (comm == MPI_COMM_NULL)
+        comm = rmcc.comm;
+    /* the arrival count is the whole job's: a collective over a subset has none */
+    rmc_status_t a = comm == rmcc.comm ? arrive(fn) : RMC_OK;
     if (a != RMC_OK)
         return a;
     /* one reduction: the worst status, and the minimum of every value and of its complement (so
@@ -161,7 +164,7 @@ static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_st
         in[2 + 2 * i] = ~vals[i];
     }
     MPI_Request rq;
-    int rc = MPI_Iallreduce(in, out, 1 + 2 * n, MPI_UINT64_T, MPI_MIN, rmcc.comm, &rq);
+    int rc = MPI_Iallreduce(in, out, 1 + 2 * n, MPI_UINT64_T, MPI_MIN, comm, &rq);
     if (rc != MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed (%d)", rc);
     rmc_status_t s2 = rmc_wait_mpi(&rq);
@@ -178,6 +181,43 @@ static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_st
                              i);
         }
     return (rmc_status_t)((int64_t)out[0] - OFF);
+}
+
+static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_status_t st,
+                         int *diff)
+{
+    return coll_on(rmcc.comm, fn, args, nargs, st, diff);
+}
+
+rmc_status_t rmcc_coll_begin_on(MPI_Comm comm, const char *fn, const uint64_t *args, int nargs,
+                                rmc_status_t st)
+{
+    int diff;
+    return coll_on(comm, fn, args, nargs, st, &diff);
+}
+
+rmc_status_t rmcc_agree_on(MPI_Comm comm, rmc_status_t st)
+{
+    if (comm == MPI_COMM_NULL || comm == rmcc.comm)
+        return rmcc_agree(st);
+    int in = (int)st, out = (int)st;
+    MPI_Request rq;
+    if (MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_MIN, comm, &rq) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, "rmcc_agree_on", "MPI_Iallreduce failed");
+    rmc_status_t w = rmc_wait_mpi(&rq);
+    return w != RMC_OK ? w : (rmc_status_t)out;
+}
+
+rmc_status_t rmcc_barrier_on(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || comm == rmcc.comm)
+        return rmc_barrier();
+    rmc_status_t st = rmc_fence_all();
+    MPI_Request rq;
+    if (MPI_Ibarrier(comm, &rq) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, "rmcc_barrier_on", "MPI_Ibarrier failed");
+    rmc_status_t w = rmc_wait_mpi(&rq);
+    return st != RMC_OK ? st : w;
 }
 
 rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st)
@@ -244,6 +284,33 @@ uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed)
     h ^= h >> 27;
     h *= 0x94d049bb133111ebull;
     return h ^ (h >> 31);
+}
+
+rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off, uint64_t *offs,
+                                    const char *fn)
+{
+    if (comm == MPI_COMM_NULL || comm == rmcc.comm)
+        return rmcc_exchange_parts(st, off, offs, fn);
+    int n, me = rmcc.rank;
+    MPI_Comm_size(comm, &n);
+    uint64_t mine[3] = {(uint64_t)(int64_t)st, off, (uint64_t)me};
+    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)n);
+    MPI_Request rq;
+    rmc_status_t s2 = RMC_ERR_NOMEM;
+    if (all && MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm, &rq) == MPI_SUCCESS)
+        s2 = rmc_wait_mpi(&rq);
+    s2 = rmcc_agree_on(comm, s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
+    for (int i = 0; s2 == RMC_OK && i < n; i++)
+        if ((rmc_status_t)(int64_t)all[3 * i] != RMC_OK) {
+            s2 = (rmc_status_t)(int64_t)all[3 * i];
+            if ((int)all[3 * i + 2] != me)
+                rmcc_fail(s2, fn, "rank %d could not allocate its part: %s", (int)all[3 * i + 2],
+                          rmc_status_string(s2));
+        }
+    for (int i = 0; s2 == RMC_OK && i < n; i++)
+        offs[all[3 * i + 2]] = all[3 * i + 1];
+    free(all);
+    return s2;
 }
 
 rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, const char *fn)

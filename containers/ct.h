@@ -199,6 +199,17 @@ void rmcc_gemm_release(void);
  * agreed (worst) status and records which rank failed; the caller then frees its own part.
  * Attentive. */
 rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, const char *fn);
+/* The same over the ranks of comm only (MPI_COMM_NULL: all ranks): offs[r] is set for comm's
+ * members r (world ranks) and left alone for the others. */
+rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off, uint64_t *offs,
+                                    const char *fn);
+/* Collectives over the ranks of comm only (MPI_COMM_NULL or RMC's communicator: all ranks, as
+ * rmcc_coll_begin / rmcc_agree / rmc_barrier): the argument check, the agreement on a status,
+ * a fence of every target followed by a barrier. */
+rmc_status_t rmcc_coll_begin_on(MPI_Comm comm, const char *fn, const uint64_t *args, int nargs,
+                                rmc_status_t st);
+rmc_status_t rmcc_agree_on(MPI_Comm comm, rmc_status_t st);
+rmc_status_t rmcc_barrier_on(MPI_Comm comm);
 
 /* rmc_alloc / rmc_free of this rank's segment as offsets (the lock taken inside). */
 rmc_status_t rmcc_alloc_off(size_t bytes, uint64_t *off, const char *fn);

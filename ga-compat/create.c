@@ -207,10 +207,13 @@ int gai_allocate(gai_array_t *a, const char *fn)
     if (!a->ndim)
         gai_error(fn, "array %d: GA_Set_data was not called", a->handle);
     gai_group_t *g = gai_group(a->pgroup, fn);
-    if (g->size != gai.np)
-        gai_error(fn, "array '%s': arrays on process groups other than the world group are not "
-                      "supported yet (group of %d of %d processes)",
-                  a->name, g->size, gai.np);
+    if (g->me < 0)
+        gai_error(fn, "array '%s': this process is not in the array's process group %d", a->name,
+                  a->pgroup);
+    if (g->size != gai.np && a->has_ghosts)
+        gai_error(fn, "array '%s': ghost cells on a process group other than the world group are "
+                      "not supported",
+                  a->name);
     if (a->has_ghosts && a->dkind != GAI_D_DEFAULT && a->dkind != GAI_D_IRREG)
         gai_error(fn, "array '%s': ghost cells need a regular or irregular distribution",
                   a->name);
@@ -248,6 +251,8 @@ int gai_allocate(gai_array_t *a, const char *fn)
     }
     if (a->has_ghosts)
         st = gai_ghost_setup(a, fn);
+    else if (g->size != gai.np)
+        st = rmc_matrix_create_comm(g->comm, d, a->elem, &a->m); /* the group's members only */
     else
         st = rmc_matrix_create(d, a->elem, &a->m);
     if (st == RMC_ERR_NOMEM) {

@@ -76,8 +76,8 @@ void gai_ld_int(int ndim, const int ld[], int64_t out[])
 static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[],
                      const int64_t ld[], const char *fn)
 {
-    if (a->ndim > 1 && !ld)
-        gai_error(fn, "array '%s': NULL ld for a %d-dimensional patch", a->name, a->ndim);
+    if (!ld) /* NULL: a dense buffer of the patch's shape (GA 5.8.2 would dereference it) */
+        return;
     for (int d = 0; d + 1 < a->ndim; d++)
         if (ld[d] < h[d + 1] - l[d + 1])
             gai_error(fn, "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
@@ -143,8 +143,6 @@ static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *
     int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], d[GA_MAX_DIM];
     for (int i = 0; i < a->ndim; i++)
         l[i] = lo[i], h[i] = hi[i];
-    if (a->ndim > 1 && !ld)
-        gai_error(fn, "array '%s': NULL ld", a->name);
     if (ld)
         gai_ld_int(a->ndim, ld, d);
     patch_op(g_a, op, l, h, buf, ld ? d : NULL, alpha, req, fn);

@@ -1477,6 +1477,11 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
     rmc_status_t st = rmcc_matrix_check(m, fn);
     if (st != RMC_OK)
         return st;
+    if (m->comm != MPI_COMM_NULL)
+        return rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
+                         "%s was created on a subset of the ranks (rmc_matrix_create_comm): "
+                         "multiplications need matrices of all ranks",
+                         what);
     if (m->d->ndim != 2)
         return rmcc_fail(RMC_ERR_ARG, fn, "%s has %d dimensions (a matrix has 2)", what,
                          m->d->ndim);

@@ -72,10 +72,10 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
     return RMC_OK;
 }
 
-rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
+/* Creation over all ranks (comm MPI_COMM_NULL) or over the members of comm only. */
+static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp,
+                              const char *fn)
 {
-    RMCC_SERIAL();
-    const char *fn = __func__;
     if (mp)
         *mp = NULL;
     RMCC_CHECK_UP(fn);
@@ -89,10 +89,45 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     else if (d->nranks != rmcc.nranks)
         st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d", d->nranks,
                        rmcc.nranks);
-    uint64_t args[3] = {next_id, (uint64_t)e, st == RMC_OK ? rmcc_dist_digest(d) : 0};
-    st = rmcc_coll_begin(fn, args, 3, st);
-    if (st != RMC_OK)
+    MPI_Comm own = MPI_COMM_NULL;
+    if (comm != MPI_COMM_NULL) {
+        /* every owner must be a member (the others never allocate) */
+        int n, *members = NULL;
+        MPI_Comm_size(comm, &n);
+        if (st == RMC_OK && !(members = calloc((size_t)rmcc.nranks, sizeof(int))))
+            st = rmcc_fail(RMC_ERR_NOMEM, fn, "the members' table");
+        if (st == RMC_OK) {
+            int me = rmcc.rank, *all = malloc(sizeof(int) * (size_t)n);
+            if (!all || MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, comm) != MPI_SUCCESS)
+                st = rmcc_fail(RMC_ERR_MPI, fn, "learning the communicator's ranks");
+            for (int i = 0; st == RMC_OK && i < n; i++)
+                members[all[i]] = 1;
+            free(all);
+        }
+        int64_t tc[MD] = {0};
+        for (int64_t t = 0; st == RMC_OK && t < d->ntiles; t++) {
+            rmc_dist_tile_coords(d, t, tc);
+            int o = rmcc_owner(d, tc);
+            if (!members[o])
+                st = rmcc_fail(RMC_ERR_ARG, fn,
+                               "tile %lld belongs to rank %d, which is not in the communicator "
+                               "(place the tiles on its ranks: rmc_dist_set_ranks)",
+                               (long long)t, o);
+        }
+        free(members);
+        if (MPI_Comm_dup(comm, &own) != MPI_SUCCESS && st == RMC_OK)
+            st = rmcc_fail(RMC_ERR_MPI, fn, "MPI_Comm_dup of the communicator");
+    }
+    /* all ranks: the matrix number is the job's (advanced by every creation); a subset's
+     * creation is not numbered (its members may belong to other subsets too) */
+    uint64_t id = comm == MPI_COMM_NULL ? next_id : UINT64_MAX - 1;
+    uint64_t args[3] = {id, (uint64_t)e, st == RMC_OK ? rmcc_dist_digest(d) : 0};
+    st = rmcc_coll_begin_on(comm, fn, args, 3, st);
+    if (st != RMC_OK) {
+        if (own != MPI_COMM_NULL)
+            MPI_Comm_free(&own);
         return st;
+    }
     struct rmc_matrix *m = calloc(1, sizeof(*m));
     rmc_status_t mine = m ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "matrix handle");
     uint64_t off = 0;
@@ -100,7 +135,8 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     if (mine == RMC_OK) {
         m->elem = e;
         m->esz = rmc_elem_size(e);
-        m->id = next_id;
+        m->id = id;
+        m->comm = own;
         mine = rmcc_dist_dup(d, &m->d, fn);
     }
     if (mine == RMC_OK)
@@ -110,8 +146,9 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     if (mine == RMC_OK) /* zeroed memory (rmc_alloc's promise): every element 0 */
         allocated =
             (mine = rmcc_alloc_off(m->own_bytes ? m->own_bytes : TILE_ALIGN, &off, fn)) == RMC_OK;
-    st = rmcc_exchange_parts(mine, off, m && m->parts.offs ? m->parts.offs : NULL, fn);
-    next_id++;
+    st = rmcc_exchange_parts_on(comm, mine, off, m && m->parts.offs ? m->parts.offs : NULL, fn);
+    if (comm == MPI_COMM_NULL)
+        next_id++;
     if (st == RMC_OK) {
         rmcc_parts_map(&m->parts);
         rmcc_obj_add(&m->obj, RMCC_MAGIC_MATRIX, m_release);
@@ -123,7 +160,26 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
     if (m)
         m_release(&m->obj);
     free(m);
+    if (own != MPI_COMM_NULL)
+        MPI_Comm_free(&own);
     return st;
+}
+
+rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
+{
+    RMCC_SERIAL();
+    return create_on(MPI_COMM_NULL, d, e, mp, __func__);
+}
+
+rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
+{
+    RMCC_SERIAL();
+    if (comm == MPI_COMM_NULL) {
+        if (mp)
+            *mp = NULL;
+        return rmcc_fail(RMC_ERR_ARG, __func__, "MPI_COMM_NULL (use rmc_matrix_create for all ranks)");
+    }
+    return create_on(comm, d, e, mp, __func__);
 }
 
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
@@ -131,6 +187,16 @@ rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
     RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st, bar;
+    if (m && rmcc_matrix_check(m, fn) == RMC_OK && m->comm != MPI_COMM_NULL) {
+        MPI_Comm c = m->comm;
+        uint64_t arg = m->id;
+        if ((st = rmcc_coll_begin_on(c, fn, &arg, 1, RMC_OK)) != RMC_OK)
+            return st;
+        bar = rmcc_barrier_on(c);
+        st = rmcc_destroy_finish(&m->obj, bar, m->parts.offs[rmcc.rank], fn);
+        MPI_Comm_free(&c);
+        return st;
+    }
     if ((st = rmcc_destroy_begin(m ? &m->obj : NULL, RMCC_MAGIC_MATRIX, "matrix", m ? m->id : 0,
                                  &bar, fn)) != RMC_OK)
         return st;
@@ -478,7 +544,8 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
     if (st == RMC_OK && !v)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL value");
     uint64_t args[1] = {st == RMC_OK ? m->id : ~0ull};
-    if ((st = rmcc_coll_begin(fn, args, 1, st)) != RMC_OK)
+    MPI_Comm comm = st == RMC_OK ? m->comm : MPI_COMM_NULL;
+    if ((st = rmcc_coll_begin_on(comm, fn, args, 1, st)) != RMC_OK)
         return st;
     const struct rmc_dist *d = m->d;
     char *base = m->parts.ltab[rmcc.rank];
@@ -493,5 +560,5 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
         for (int64_t i = 0; i < n; i++)
             memcpy(p + (size_t)i * m->esz, v, m->esz);
     }
-    return rmcc_agree(rmc_barrier());
+    return rmcc_agree_on(comm, rmcc_barrier_on(comm));
 }

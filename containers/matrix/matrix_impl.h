@@ -61,6 +61,7 @@ struct rmc_matrix {
     uint64_t *toff;     /* [ntiles] tile t's offset within its owner's block */
     int *towner;        /* [ntiles] tile t's owner */
     uint64_t own_bytes; /* this rank's block */
+    MPI_Comm comm;      /* rmc_matrix_create_comm: its ranks' own communicator; else MPI_COMM_NULL */
 };
 
 /* Tile t's owner-space address (what comm's calls take), and its load/store address here (NULL

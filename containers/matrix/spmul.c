@@ -126,6 +126,9 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
         ;
     else if (b->elem != RMC_ELEM_F64 || c->elem != RMC_ELEM_F64)
         st = rmcc_fail(RMC_ERR_TYPE, fn, "B and C must be double matrices (RMC_ELEM_F64)");
+    else if (b->comm != MPI_COMM_NULL || c->comm != MPI_COMM_NULL)
+        st = rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
+                       "B or C was created on a subset of the ranks (rmc_matrix_create_comm)");
     else if ((unsigned)algo > RMC_GEMM_SUMMA)
         st = rmcc_fail(RMC_ERR_ARG, fn, "algorithm %d", (int)algo);
     else

@@ -163,7 +163,14 @@ typedef struct rmc_matrix *rmc_matrix_h;
  * rank passes an equal distribution and type (checked: RMC_ERR_ARG everywhere otherwise). On error
  * no matrix exists on any rank. */
 rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
-/* Collective. Completes every rank's operations on m (a barrier) and frees it. */
+/* Collective over the ranks of comm only (members of RMC's job, e.g. from MPI_Comm_split of
+ * rmc_comm's communicator): the same for a matrix whose tiles all lie on comm's ranks (the
+ * distribution placed there with rmc_dist_set_ranks; RMC_ERR_ARG otherwise). Any rank may then
+ * read and write it one-sidedly; rmc_matrix_destroy and rmc_matrix_fill on it are collective over
+ * comm; the multiplications refuse it (RMC_ERR_UNSUPPORTED). GA's arrays on process groups. */
+rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
+/* Collective (over comm for a matrix of rmc_matrix_create_comm). Completes every rank's
+ * operations on m (a barrier) and frees it. */
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m);
 
 /* Local. The matrix's distribution (owned by the matrix: do not free) and element type. */
@@ -203,8 +210,8 @@ rmc_status_t rmc_matrix_tile_put_nb(rmc_matrix_h m, int64_t t, const void *buf,
 rmc_status_t rmc_matrix_tile_local(rmc_matrix_h m, int64_t t, void **p);
 rmc_gptr_t rmc_matrix_tile_gptr(rmc_matrix_h m, int64_t t);
 
-/* Collective. Every element set to *v (one element of the matrix's type), each rank on its own
- * tiles, then a barrier. */
+/* Collective (over comm for a matrix of rmc_matrix_create_comm). Every element set to *v (one
+ * element of the matrix's type), each rank on its own tiles, then a barrier. */
 rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v);
 
 /* ------------------------------------------------------------------ multiplication --- */

@@ -1,0 +1,129 @@
+/* Arrays on process groups, compared with GA 5.8.2: the world split into two groups (the
+ * processes of each create, fill and read their own group's arrays: NGA_Create_config on a group
+ * handle, and NGA_Create under GA_Pgroup_set_default), group-relative process ids in the
+ * distribution queries, GA_Sync / GA_Pgroup_sync on the group, a restricted array (data on some
+ * processes only) on the world, and world arrays created after group arrays. */
+#include "gatest.h"
+
+static double val(int i, int j)
+{
+    return i * 100.0 + j;
+}
+
+/* an m x n array on group p: every member puts its block, all read the whole and a patch */
+static int fill_and_check(int g, int m, int n, int me, int np)
+{
+    int lo[2], hi[2];
+    NGA_Distribution(g, me, lo, hi);
+    if (hi[0] >= lo[0] && hi[1] >= lo[1]) {
+        int r = hi[0] - lo[0] + 1, c = hi[1] - lo[1] + 1;
+        double *b = malloc(sizeof(double) * (size_t)(r * c));
+        for (int i = 0; i < r; i++)
+            for (int j = 0; j < c; j++)
+                b[i * c + j] = val(lo[0] + i, lo[1] + j);
+        NGA_Put(g, lo, hi, b, &c);
+        free(b);
+    }
+    GA_Pgroup_sync(GA_Get_pgroup(g));
+    double *all = malloc(sizeof(double) * (size_t)(m * n));
+    int alo[2] = {0, 0}, ahi[2] = {m - 1, n - 1};
+    NGA_Get(g, alo, ahi, all, &n);
+    int ok = 1;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            ok &= all[i * n + j] == val(i, j);
+    free(all);
+    GA_Pgroup_sync(GA_Get_pgroup(g)); /* every member has read before anyone accumulates */
+    /* an accumulate by every member into one patch */
+    double ones[6] = {1, 1, 1, 1, 1, 1}, one = 1, got[6];
+    int plo[2] = {m / 2 - 1, n / 2 - 1}, phi[2] = {m / 2, n / 2 + 1}, ld = 3;
+    NGA_Acc(g, plo, phi, ones, &ld, &one);
+    GA_Pgroup_sync(GA_Get_pgroup(g));
+    NGA_Get(g, plo, phi, got, &ld);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            ok &= got[i * 3 + j] == val(plo[0] + i, plo[1] + j) + np;
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    gat_init(&argc, &argv);
+    int world = GA_Pgroup_get_world();
+    if (gat_np < 2) {
+        gat_out("# needs 2 processes");
+        return gat_finish();
+    }
+    /* two groups: the first half and the rest */
+    int half = gat_np / 2, in_first = gat_me < half;
+    int *l1 = malloc(sizeof(int) * gat_np), *l2 = malloc(sizeof(int) * gat_np);
+    for (int i = 0; i < half; i++)
+        l1[i] = i;
+    for (int i = half; i < gat_np; i++)
+        l2[i - half] = i;
+    int g1 = GA_Pgroup_create(l1, half), g2 = GA_Pgroup_create(l2, gat_np - half);
+    int mine = in_first ? g1 : g2, gsz = GA_Pgroup_nnodes(mine), gme = GA_Pgroup_nodeid(mine);
+    gat_out("groups of %d and %d", half, gat_np - half);
+
+    /* an array on my group by handle */
+    int dims[2] = {9, 7};
+    int ga = NGA_Create_config(C_DBL, 2, dims, "grp", NULL, mine);
+    int ok = ga != 0 && fill_and_check(ga, 9, 7, gme, gsz);
+    gat_check(ok, "array on a group (NGA_Create_config): put, get, acc");
+    /* the distribution in group-relative ids: print the first group's (rank 0 is in it) */
+    for (int p = 0; p < gsz && gat_me == 0; p++) {
+        int lo[2], hi[2];
+        NGA_Distribution(ga, p, lo, hi);
+        gat_out("  group proc %d: [%d %d] .. [%d %d]", p, lo[0], lo[1], hi[0], hi[1]);
+    }
+    int last[2] = {8, 6};
+    int owner = NGA_Locate(ga, last);
+    int owners[2] = {in_first ? owner : 0, in_first ? 0 : owner};
+    GA_Igop(owners, 2, "max");
+    gat_out("last element on group process %d / %d", owners[0], owners[1]);
+    GA_Pgroup_sync(mine);
+    GA_Destroy(ga);
+
+    /* the default group: NGA_Create, GA_Nodeid, GA_Nnodes, GA_Sync follow it */
+    GA_Pgroup_set_default(mine);
+    int ids_ok = GA_Nodeid() == gme && GA_Nnodes() == gsz;
+    int gb = NGA_Create(C_INT, 2, dims, "dflt", NULL);
+    int v = in_first ? 3 : 5;
+    GA_Fill(gb, &v);
+    GA_Sync();
+    int e = 0, sub[2] = {4, 4}, one_ld = 1; /* (GA 5.8.2 reads ld even for one element) */
+    NGA_Get(gb, sub, sub, &e, &one_ld);
+    GA_Sync(); /* every member has read before the increments */
+    int rd = 0;
+    long inc = NGA_Read_inc(gb, sub, 1);
+    (void)inc;
+    GA_Sync();
+    NGA_Get(gb, sub, sub, &rd, &one_ld);
+    GA_Destroy(gb);
+    GA_Pgroup_set_default(world);
+    ids_ok &= GA_Nodeid() == gat_me && GA_Nnodes() == gat_np;
+    gat_check(ids_ok, "GA_Nodeid / GA_Nnodes follow the default group");
+    gat_check(e == v && rd == v + gsz, "array on the default group: fill, read_inc");
+
+    /* a world array after the group arrays, and a restricted one */
+    int gw = NGA_Create(C_DBL, 2, dims, "world", NULL);
+    gat_check(fill_and_check(gw, 9, 7, gat_me, gat_np), "world array after group arrays");
+    GA_Destroy(gw);
+    int gr = GA_Create_handle();
+    GA_Set_data(gr, 2, dims, C_DBL);
+    int list[2] = {gat_np - 1, 0};
+    GA_Set_restricted(gr, list, 2);
+    GA_Allocate(gr);
+    for (int p = 0; p < gat_np; p++) {
+        int lo[2], hi[2];
+        NGA_Distribution(gr, p, lo, hi);
+        gat_out("restricted proc %d: [%d %d] .. [%d %d]", p, lo[0], lo[1], hi[0], hi[1]);
+    }
+    gat_check(fill_and_check(gr, 9, 7, gat_me, gat_np), "restricted array");
+    GA_Destroy(gr);
+    GA_Pgroup_destroy(g1);
+    GA_Pgroup_destroy(g2);
+    free(l1);
+    free(l2);
+    return gat_finish();
+}
