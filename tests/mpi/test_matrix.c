@@ -359,6 +359,84 @@ static void test_tiles_elements(void **s)
     MPI_CHECK_OK(rmc_matrix_destroy(m));
 }
 
+/* A matrix on a subset of the ranks (rmc_matrix_create_comm): the odd ranks hold it in reverse
+ * order (rmc_dist_set_ranks), only they create, fill, write, read and destroy it; a distribution with a tile outside the subset and MPI_COMM_NULL are refused. A matrix of all ranks created in between keeps working. */
+static void test_subset(void **s)
+{
+    (void)s;
+    MPI_Comm world, sub;
+    MPI_CHECK_OK(rmc_comm(&world));
+    int odd = me % 2 == 1 || np == 1, nsub = np == 1 ? 1 : np / 2;
+    MPI_Comm_split(world, odd ? 0 : MPI_UNDEFINED, np - me, &sub);
+    int *ranks = malloc(sizeof(int) * (size_t)nsub);
+    for (int i = 0; i < nsub; i++) /* the odd ranks, highest first */
+        ranks[i] = np == 1 ? 0 : (np % 2 ? np - 2 : np - 1) - 2 * i;
+    int64_t dims[2] = {13, 8};
+    int pg[2] = {nsub, 1};
+    rmc_dist_h d;
+    MPI_CHECK_OK(rmc_dist_regular(2, dims, NULL, pg, &d));
+    int ok = 1;
+    MPITEST_EXPECT(ok, rmc_dist_set_ranks(d, ranks, nsub - 1 > 0 ? nsub - 1 : -1) == RMC_ERR_ARG);
+    int bad[2] = {0, 0};
+    MPITEST_EXPECT(ok, np < 2 || rmc_dist_set_ranks(d, bad, 2) != RMC_OK);
+    MPITEST_EXPECT(ok, rmc_dist_set_ranks(d, ranks, nsub) == RMC_OK);
+    int owner = -1;
+    int64_t last[2] = {12, 7}, t;
+    MPITEST_EXPECT(ok, rmc_dist_locate(d, last, &t, &owner) == RMC_OK && owner == ranks[nsub - 1]);
+    MPI_CHECK_ALL(ok);
+    rmc_matrix_h m = NULL, all = NULL;
+    if (odd) {
+        MPITEST_EXPECT(ok, rmc_matrix_create_comm(sub, d, RMC_ELEM_F64, &m) == RMC_OK && m);
+        double v = 2.5;
+        MPITEST_EXPECT(ok, rmc_matrix_fill(m, &v) == RMC_OK);
+    }
+    MPI_CHECK_ALL(ok);
+    /* a matrix of all ranks in between: the job-wide numbering still agrees */
+    MPI_CHECK_OK(rmc_matrix_create(d, RMC_ELEM_I32, &all));
+    /* the members (only they hold the handle) each write a row and read the whole back */
+    if (odd) {
+        double row[8], got[13 * 8];
+        for (int j = 0; j < 8; j++)
+            row[j] = me * 10 + j;
+        int64_t lo[2] = {me % 13, 0}, hi[2] = {me % 13 + 1, 8};
+        MPITEST_EXPECT(ok, rmc_matrix_put(m, lo, hi, row, NULL) == RMC_OK);
+        MPI_Barrier(sub);
+        MPITEST_EXPECT(ok, rmc_fence_all() == RMC_OK);
+        MPI_Barrier(sub);
+        int64_t alo[2] = {0, 0};
+        MPITEST_EXPECT(ok, rmc_matrix_get(m, alo, dims, got, NULL) == RMC_OK);
+        for (int i = 0; i < 13; i++) {
+            int writer = -1;
+            for (int r = 1; r < np || (np == 1 && r == 1); r += 2)
+                if ((np == 1 ? 0 : r) % 13 == i)
+                    writer = np == 1 ? 0 : r;
+            for (int j = 0; j < 8; j++)
+                MPITEST_EXPECT(ok, got[i * 8 + j] == (writer >= 0 ? writer * 10 + j : 2.5));
+        }
+    }
+    MPI_CHECK_ALL(ok);
+    /* a tile outside the communicator: refused on every member alike */
+    rmc_dist_h d2;
+    MPI_CHECK_OK(rmc_dist_regular(2, dims, NULL, pg, &d2));
+    if (odd && np > 1) {
+        rmc_matrix_h x = NULL; /* identity placement: tile 0 on rank 0, not a member */
+        MPITEST_EXPECT(ok, rmc_matrix_create_comm(sub, d2, RMC_ELEM_F64, &x) == RMC_ERR_ARG && !x);
+    }
+    rmc_matrix_h y = (rmc_matrix_h)1;
+    MPITEST_EXPECT(ok, rmc_matrix_create_comm(MPI_COMM_NULL, d, RMC_ELEM_F64, &y) == RMC_ERR_ARG &&
+                           y == NULL);
+    rmc_dist_free(d2);
+    MPI_CHECK_ALL(ok);
+    if (odd) {
+        MPITEST_EXPECT(ok, rmc_matrix_destroy(m) == RMC_OK);
+        MPI_Comm_free(&sub);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_matrix_destroy(all));
+    rmc_dist_free(d);
+    free(ranks);
+}
+
 /* Bad input: refused with the status the header names, nothing changed, every rank alike for the
  * collectives. */
 static void test_bad_input(void **s)
@@ -442,4 +520,4 @@ static void test_bad_input(void **s)
 }
 
 MPITEST_MAIN("matrix", cttest_setup, mpitest_teardown_rmc, test_dist_cover, test_patches_f64,
-             test_patches_i32, test_patches_c64, test_tiles_elements, test_bad_input)
+             test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input)
