@@ -36,6 +36,25 @@ int64_t gai_patch_count(int ndim, const int64_t l[], const int64_t h[])
     return n;
 }
 
+int gai_conforming(int na, const int64_t al[], const int64_t ah[], int nb, const int64_t bl[],
+                   const int64_t bh[])
+{
+    int64_t ea[GA_MAX_DIM], eb[GA_MAX_DIM];
+    int ka = 0, kb = 0;
+    for (int d = 0; d < na; d++)
+        if (ah[d] - al[d] != 1)
+            ea[ka++] = ah[d] - al[d];
+    for (int d = 0; d < nb; d++)
+        if (bh[d] - bl[d] != 1)
+            eb[kb++] = bh[d] - bl[d];
+    if (ka != kb)
+        return 0;
+    for (int i = 0; i < ka; i++)
+        if (ea[i] != eb[i])
+            return 0;
+    return 1;
+}
+
 int gai_patch_i64(const gai_array_t *a, const int64_t lo[], const int64_t hi[], int64_t l[],
                   int64_t h[], const char *fn)
 {
