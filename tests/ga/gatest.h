@@ -29,10 +29,8 @@ static inline void gat_init(int *argc, char ***argv)
     int provided;
     MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
     GA_Initialize();
-#ifdef GAT_PEER /* TEMP until ma.c lands */
     if (!MA_initialized())
         MA_init(C_DBL, 1 << 22, 1 << 22);
-#endif
     gat_me = GA_Nodeid();
     gat_np = GA_Nnodes();
 }
