@@ -5,7 +5,12 @@
  * s_b + 2 b w_d; logical index i of block b is storage index i + (2 b + 1) w_d. A block and its
  * ghosts are thus one contiguous row-major array in its owner's memory, as in GA, and
  * NGA_Access_ghosts hands it out in place. Patch operations on the array split at the block
- * boundaries and move each piece to its shifted place. */
+ * boundaries and move each piece to its shifted place.
+ * Ghost updates: each rank gets the boxes of its ghost region from the owners' blocks one-sidedly
+ * straight into its own padded block (periodic: a box is cut where it wraps and at block
+ * boundaries, so widths wider than a neighbour's block work too), between two syncs. Also here:
+ * access to the padded block, GA_Merge_mirrored (a sync: no per-node copies here), the
+ * unsupported GA_Overlay / GA_Assemble_duplicate, NGA_Proc_topology. */
 #include <stdlib.h>
 #include <string.h>
 #include "ga_impl.h"
@@ -156,4 +161,490 @@ void gai_ghost_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[]
     }
     if (req)
         *req = RMC_REQUEST_NULL; /* completed: a non-blocking call may complete at once */
+}
+
+/* ------------------------------------------------------------------ ghost updates --- */
+
+/* The corner flag: a->corner_flag is 0 until GA_Set_ghost_corner_flag (GA's default: corners
+ * updated), then 1 (corners) or -1 (no corners). */
+static int corners(const gai_array_t *a)
+{
+    return a->corner_flag >= 0;
+}
+
+/* This rank's block of a ghost array: logical [lo, hi), the padded block's first element (ghosts
+ * included) and its extents pd[]. NULL when this rank owns nothing. */
+static char *my_block(gai_array_t *a, int64_t lo[], int64_t hi[], int64_t pd[])
+{
+    int64_t t, n = 0;
+    if (rmc_dist_owned(a->dist, gai.me, &t, 1, &n) != RMC_OK || n == 0)
+        return NULL;
+    rmc_dist_tile(a->dist, t, lo, hi, NULL);
+    void *p = NULL;
+    if (rmc_matrix_tile_local(a->m, t, &p) != RMC_OK)
+        return NULL;
+    for (int d = 0; d < a->ndim; d++)
+        pd[d] = hi[d] - lo[d] + 2 * a->width[d];
+    return p;
+}
+
+/* A list of requests in flight. */
+typedef struct reqs {
+    rmc_request_h *r;
+    size_t n, cap;
+} reqs_t;
+
+static void reqs_wait(reqs_t *q, const char *fn)
+{
+    if (q->n)
+        gai_check(rmc_wait_all(q->r, q->n), fn, "completing the ghost transfers");
+    free(q->r);
+    q->r = NULL;
+    q->n = q->cap = 0;
+}
+
+/* One piece of a box: [pl, ph) of the padded storage into dst (padded ld). */
+static void piece_get(gai_array_t *a, const int64_t pl[], const int64_t ph[], char *dst,
+                      const int64_t ld[], reqs_t *q, const char *fn)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        rmc_request_h *r = realloc(q->r, sizeof *r * cap);
+        if (!r)
+            gai_error(fn, "out of memory for the ghost transfers");
+        q->r = r;
+        q->cap = cap;
+    }
+    q->r[q->n] = RMC_REQUEST_NULL;
+    gai_check(rmc_matrix_get_nb(a->m, pl, ph, dst, a->ndim > 1 ? ld : NULL, &q->r[q->n]), fn,
+              "getting ghost cells from a neighbour");
+    q->n++;
+}
+
+/* Box [rl, rh) of this rank's padded block (coordinates of the logical array, each within
+ * [lo - w, hi + w)) filled from the array's data, periodic in every dimension: each dimension's
+ * range is cut where it wraps and at block boundaries, each piece fetched one-sidedly from its
+ * owner's block straight into place. */
+static void box_rec(gai_array_t *a, int d, const int64_t rl[], const int64_t rh[],
+                    const int64_t lo[], int64_t pl[], int64_t ph[], char *dst, const int64_t pd[],
+                    const int64_t ld[], reqs_t *q, const char *fn)
+{
+    const ghost_t *g = a->ghost;
+    if (d == a->ndim) {
+        piece_get(a, pl, ph, dst, ld, q, fn);
+        return;
+    }
+    int64_t stride = (int64_t)a->esz;
+    for (int e = d + 1; e < a->ndim; e++)
+        stride *= pd[e];
+    int64_t n = a->dims[d];
+    for (int64_t x = rl[d]; x < rh[d];) {
+        int64_t wx = ((x % n) + n) % n, b = block_of(g, d, wx);
+        int64_t len = g->start[d][b + 1] - wx;
+        if (len > rh[d] - x)
+            len = rh[d] - x;
+        int64_t shift = (2 * b + 1) * a->width[d];
+        pl[d] = wx + shift;
+        ph[d] = wx + len + shift;
+        box_rec(a, d + 1, rl, rh, lo, pl, ph, dst + (x - (lo[d] - a->width[d])) * stride, pd, ld, q,
+                fn);
+        x += len;
+    }
+}
+
+static void fill_box(gai_array_t *a, const int64_t rl[], const int64_t rh[], const int64_t lo[],
+                     char *base, const int64_t pd[], reqs_t *q, const char *fn)
+{
+    for (int d = 0; d < a->ndim; d++)
+        if (rh[d] <= rl[d])
+            return;
+    int64_t ld[GA_MAX_DIM], pl[GA_MAX_DIM], ph[GA_MAX_DIM];
+    for (int d = 0; d + 1 < a->ndim; d++)
+        ld[d] = pd[d + 1];
+    box_rec(a, 0, rl, rh, lo, pl, ph, base, pd, ld, q, fn);
+}
+
+/* The ghost box of dimension dim on side dir (-1 low, +1 high) of block [lo, hi): in the other
+ * dimensions e, the padded extent where wide[e], else the block's. */
+static void side_box(const gai_array_t *a, int dim, int dir, const int64_t lo[], const int64_t hi[],
+                     const int wide[], int64_t rl[], int64_t rh[])
+{
+    for (int e = 0; e < a->ndim; e++) {
+        int64_t w = a->width[e];
+        if (e == dim) {
+            rl[e] = dir < 0 ? lo[e] - w : hi[e];
+            rh[e] = dir < 0 ? lo[e] : hi[e] + w;
+        } else {
+            rl[e] = wide[e] ? lo[e] - w : lo[e];
+            rh[e] = wide[e] ? hi[e] + w : hi[e];
+        }
+    }
+}
+
+static gai_array_t *ghost_array(int g_a, const char *fn)
+{
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!a->has_ghosts)
+        gai_error(fn, "array %d ('%s') has no ghost cells", g_a, a->name);
+    return a;
+}
+
+/* Every ghost cell of this rank's block from the periodic neighbours' data: dimension d's two
+ * slabs span the padded extent of dimensions < d (with corners) and the block's of the rest, so
+ * the slabs tile the ghost region; each is read from the owners' data directly (no ordering
+ * between the dimensions needed). */
+static void update_all(gai_array_t *a, const char *fn)
+{
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM];
+    char *base = my_block(a, lo, hi, pd);
+    if (!base)
+        return;
+    reqs_t q = {0};
+    for (int d = 0; d < a->ndim; d++) {
+        if (!a->width[d])
+            continue;
+        int wide[GA_MAX_DIM];
+        for (int e = 0; e < a->ndim; e++)
+            wide[e] = corners(a) && e < d;
+        for (int dir = -1; dir <= 1; dir += 2) {
+            int64_t rl[GA_MAX_DIM], rh[GA_MAX_DIM];
+            side_box(a, d, dir, lo, hi, wide, rl, rh);
+            fill_box(a, rl, rh, lo, base, pd, &q, fn);
+        }
+    }
+    reqs_wait(&q, fn);
+}
+
+/* Collective: every block's ghost cells filled from its neighbours' data, periodic in every
+ * dimension, corners included unless GA_Set_ghost_corner_flag(g_a, 0). Syncs before and after. */
+void GA_Update_ghosts(int g_a)
+{
+    const char *fn = "GA_Update_ghosts";
+    gai_array_t *a = gai_array(g_a, fn);
+    gai_sync_group(a->pgroup, fn);
+    if (a->has_ghosts)
+        update_all(a, fn);
+    gai_sync_group(a->pgroup, fn);
+}
+
+void NGA_Update_ghosts(int g_a)
+{
+    GA_Update_ghosts(g_a);
+}
+
+/* Collective: GA_Update_ghosts, complete on return (*nbhandle: a completed handle). */
+void NGA_Update_ghosts_nb(int g_a, ga_nbhdl_t *nbhandle)
+{
+    if (!nbhandle)
+        gai_error("NGA_Update_ghosts_nb", "NULL handle");
+    GA_Update_ghosts(g_a);
+    *nbhandle = 0;
+}
+
+/* Collective: the ghost cells of dimension `dimension` (C order, 0-based) on side idir (+1 high,
+ * -1 low) from the neighbours' data, periodic; flag: across the padded extent of the other
+ * dimensions (corners) or the block's. Returns 1. */
+int NGA_Update_ghost_dir(int g_a, int dimension, int idir, int flag)
+{
+    const char *fn = "NGA_Update_ghost_dir";
+    gai_array_t *a = ghost_array(g_a, fn);
+    if (dimension < 0 || dimension >= a->ndim)
+        gai_error(fn, "array '%s': dimension %d (0 .. %d)", a->name, dimension, a->ndim - 1);
+    if (idir != 1 && idir != -1)
+        gai_error(fn, "array '%s': idir %d (+1 or -1)", a->name, idir);
+    gai_sync_group(a->pgroup, fn);
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM];
+    char *base = my_block(a, lo, hi, pd);
+    if (base && a->width[dimension]) {
+        int wide[GA_MAX_DIM];
+        for (int e = 0; e < a->ndim; e++)
+            wide[e] = flag != 0;
+        int64_t rl[GA_MAX_DIM], rh[GA_MAX_DIM];
+        reqs_t q = {0};
+        side_box(a, dimension, idir, lo, hi, wide, rl, rh);
+        fill_box(a, rl, rh, lo, base, pd, &q, fn);
+        reqs_wait(&q, fn);
+    }
+    gai_sync_group(a->pgroup, fn);
+    return 1;
+}
+
+static void nbget_dir(int g_a, const int64_t mask[], ga_nbhdl_t *handle, const char *fn)
+{
+    gai_array_t *a = ghost_array(g_a, fn);
+    if (!mask || !handle)
+        gai_error(fn, "array '%s': NULL mask or handle", a->name);
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM], rl[GA_MAX_DIM], rh[GA_MAX_DIM];
+    for (int d = 0; d < a->ndim; d++)
+        if (mask[d] < -1 || mask[d] > 1)
+            gai_error(fn, "array '%s': mask[%d] = %lld (-1, 0 or 1)", a->name, d,
+                      (long long)mask[d]);
+    *handle = 0;
+    char *base = my_block(a, lo, hi, pd);
+    if (!base)
+        return;
+    for (int d = 0; d < a->ndim; d++) {
+        int64_t w = a->width[d];
+        rl[d] = mask[d] < 0 ? lo[d] - w : mask[d] > 0 ? hi[d] : lo[d];
+        rh[d] = mask[d] < 0 ? lo[d] : mask[d] > 0 ? hi[d] + w : hi[d];
+    }
+    reqs_t q = {0};
+    fill_box(a, rl, rh, lo, base, pd, &q, fn);
+    reqs_wait(&q, fn);
+}
+
+/* Local: the ghost cells of this rank's block in direction mask[] (per dimension -1 low side, +1
+ * high side, 0 the block's extent; several non-zero entries: a corner or edge) from the
+ * neighbours' data, periodic. Complete on return (*handle: a completed handle for NGA_NbWait). */
+void NGA_NbGet_ghost_dir(int g_a, int mask[], ga_nbhdl_t *handle)
+{
+    const char *fn = "NGA_NbGet_ghost_dir";
+    int64_t m[GA_MAX_DIM];
+    gai_array_t *a = ghost_array(g_a, fn);
+    if (!mask)
+        gai_error(fn, "NULL mask");
+    for (int d = 0; d < a->ndim; d++)
+        m[d] = mask[d];
+    nbget_dir(g_a, m, handle, fn);
+}
+
+void NGA_NbGet_ghost_dir64(int g_a, int64_t mask[], ga_nbhdl_t *handle)
+{
+    nbget_dir(g_a, mask, handle, "NGA_NbGet_ghost_dir64");
+}
+
+/* Local: GA_Update_ghosts' corners setting (flag 0: the ghost updates leave corners alone). */
+void GA_Set_ghost_corner_flag(int g_a, int flag)
+{
+    gai_handle(g_a, "GA_Set_ghost_corner_flag")->corner_flag = flag ? 1 : -1;
+}
+
+/* ------------------------------------------------------------------ access, local --- */
+
+/* Local: this rank's block with its ghost cells in place: dims[] of the padded block, *ptr its
+ * first element, ld[] its extents (ptr NULL, dims 0 when this rank owns nothing). */
+void NGA_Access_ghosts64(int g_a, int64_t dims[], void *ptr, int64_t ld[])
+{
+    const char *fn = "NGA_Access_ghosts";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!dims || !ptr || (a->ndim > 1 && !ld))
+        gai_error(fn, "array '%s': NULL dims, ptr or ld", a->name);
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM];
+    char *base = NULL;
+    if (a->has_ghosts)
+        base = my_block(a, lo, hi, pd);
+    else if (gai_owned_block(a, gai.me, lo, hi)) {
+        int64_t t, n = 0;
+        rmc_dist_owned(a->dist, gai.me, &t, 1, &n);
+        base = gai_block_ptr(a, t, NULL);
+        for (int d = 0; d < a->ndim; d++)
+            pd[d] = hi[d] - lo[d];
+    }
+    *(void **)ptr = base;
+    for (int d = 0; d < a->ndim; d++)
+        dims[d] = base ? pd[d] : 0;
+    for (int d = 0; d + 1 < a->ndim; d++)
+        ld[d] = base ? pd[d + 1] : 0;
+}
+
+void NGA_Access_ghosts(int g_a, int dims[], void *ptr, int ld[])
+{
+    int64_t d64[GA_MAX_DIM], l64[GA_MAX_DIM];
+    int nd = gai_array(g_a, "NGA_Access_ghosts")->ndim;
+    NGA_Access_ghosts64(g_a, d64, ptr, l64);
+    for (int d = 0; d < nd; d++)
+        dims[d] = (int)d64[d];
+    for (int d = 0; d + 1 < nd; d++)
+        ld[d] = (int)l64[d];
+}
+
+/* Local: *ptr = element subscript[] of this rank's padded block (0-based, ghosts included: the
+ * block's first element is subscript width[]), ld[] the padded extents. */
+void NGA_Access_ghost_element64(int g_a, void *ptr, int64_t subscript[], int64_t ld[])
+{
+    const char *fn = "NGA_Access_ghost_element";
+    gai_array_t *a = ghost_array(g_a, fn);
+    if (!ptr || !subscript || (a->ndim > 1 && !ld))
+        gai_error(fn, "array '%s': NULL ptr, subscript or ld", a->name);
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM], off = 0;
+    char *base = my_block(a, lo, hi, pd);
+    if (!base)
+        gai_error(fn, "array '%s': process %d owns no block", a->name, gai.me);
+    for (int d = 0; d < a->ndim; d++) {
+        if (subscript[d] < 0 || subscript[d] >= pd[d])
+            gai_error(fn, "array '%s': subscript[%d] = %lld outside the padded block [0, %lld)",
+                      a->name, d, (long long)subscript[d], (long long)pd[d]);
+        off = off * pd[d] + subscript[d];
+    }
+    *(void **)ptr = base + off * (int64_t)a->esz;
+    for (int d = 0; d + 1 < a->ndim; d++)
+        ld[d] = pd[d + 1];
+}
+
+void NGA_Access_ghost_element(int g_a, void *ptr, int subscript[], int ld[])
+{
+    const char *fn = "NGA_Access_ghost_element";
+    gai_array_t *a = ghost_array(g_a, fn);
+    int64_t s[GA_MAX_DIM], l[GA_MAX_DIM];
+    if (!subscript)
+        gai_error(fn, "NULL subscript");
+    for (int d = 0; d < a->ndim; d++)
+        s[d] = subscript[d];
+    NGA_Access_ghost_element64(g_a, ptr, s, l);
+    for (int d = 0; d + 1 < a->ndim; d++)
+        ld[d] = (int)l[d];
+}
+
+/* Local: end of an access (the data is in place: nothing to copy back). The _update forms mark
+ * the block as written, which in-place storage needs no action for. */
+void NGA_Release_ghosts(int g_a)
+{
+    gai_array(g_a, "NGA_Release_ghosts");
+}
+
+void NGA_Release_update_ghosts(int g_a)
+{
+    gai_array(g_a, "NGA_Release_update_ghosts");
+}
+
+void NGA_Release_ghost_element64(int g_a, int64_t index[])
+{
+    (void)index;
+    ghost_array(g_a, "NGA_Release_ghost_element");
+}
+
+void NGA_Release_ghost_element(int g_a, int index[])
+{
+    (void)index;
+    ghost_array(g_a, "NGA_Release_ghost_element");
+}
+
+void NGA_Release_update_ghost_element64(int g_a, int64_t index[])
+{
+    (void)index;
+    ghost_array(g_a, "NGA_Release_update_ghost_element");
+}
+
+void NGA_Release_update_ghost_element(int g_a, int index[])
+{
+    (void)index;
+    ghost_array(g_a, "NGA_Release_update_ghost_element");
+}
+
+/* Local: patch [lo, hi] (inclusive) into buf (ld): from this rank's padded block as it stands
+ * (ghost cells included, indices may reach width[] outside the block and the array) when the
+ * patch lies inside it, else an NGA_Get of the array's data. */
+void NGA_Get_ghost_block64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[])
+{
+    const char *fn = "NGA_Get_ghost_block";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!lo || !hi || !buf || (a->ndim > 1 && !ld))
+        gai_error(fn, "array '%s': NULL lo, hi, buf or ld", a->name);
+    int64_t bl[GA_MAX_DIM], bh[GA_MAX_DIM], pd[GA_MAX_DIM];
+    char *base = a->has_ghosts ? my_block(a, bl, bh, pd) : NULL;
+    int inside = base != NULL;
+    for (int d = 0; inside && d < a->ndim; d++)
+        inside = lo[d] >= bl[d] - a->width[d] && hi[d] < bh[d] + a->width[d] && lo[d] <= hi[d];
+    if (!inside) {
+        int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+        if (gai_patch_i64(a, lo, hi, l, h, fn))
+            gai_xfer(a, 'g', l, h, buf, ld, NULL, NULL, fn);
+        return;
+    }
+    /* copy rows of the last dimension */
+    int nd = a->ndim;
+    int64_t ext[GA_MAX_DIM], c[GA_MAX_DIM] = {0};
+    for (int d = 0; d < nd; d++)
+        ext[d] = hi[d] - lo[d] + 1;
+    size_t row = (size_t)ext[nd - 1] * a->esz;
+    for (;;) {
+        int64_t so = 0, bo = 0;
+        for (int d = 0; d < nd; d++) {
+            so = so * pd[d] + (lo[d] + c[d] - (bl[d] - a->width[d]));
+            bo = d == 0 ? c[0] : bo * ld[d - 1] + c[d];
+        }
+        memcpy((char *)buf + bo * (int64_t)a->esz, base + so * (int64_t)a->esz, row);
+        int d = nd - 2;
+        while (d >= 0 && ++c[d] == ext[d])
+            c[d] = 0, d--;
+        if (d < 0)
+            break;
+    }
+}
+
+void NGA_Get_ghost_block(int g_a, int lo[], int hi[], void *buf, int ld[])
+{
+    const char *fn = "NGA_Get_ghost_block";
+    gai_array_t *a = gai_array(g_a, fn);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], d64[GA_MAX_DIM];
+    if (!lo || !hi)
+        gai_error(fn, "NULL lo or hi");
+    for (int d = 0; d < a->ndim; d++)
+        l[d] = lo[d], h[d] = hi[d];
+    if (ld)
+        gai_ld_int(a->ndim, ld, d64);
+    NGA_Get_ghost_block64(g_a, l, h, buf, ld ? d64 : NULL);
+}
+
+/* --------------------------------------------------------------- mirrored, overlay --- */
+
+/* Collective. ga-compat keeps no per-node copies: an array created on GA_Pgroup_get_mirror() is
+ * an ordinary distributed array, one copy of the data, so merging the copies is a sync. */
+void GA_Merge_mirrored(int g_a)
+{
+    gai_array_t *a = gai_array(g_a, "GA_Merge_mirrored");
+    gai_sync_group(a->pgroup, "GA_Merge_mirrored");
+}
+
+void NGA_Merge_mirrored(int g_a)
+{
+    GA_Merge_mirrored(g_a);
+}
+
+/* GA_Overlay (an array using another's memory) and GA_Assemble_duplicate (an array on memory the
+ * caller supplies) cannot be done on RMC's matrices, whose storage each matrix allocates itself. */
+int GA_Overlay(int g_a, int g_p)
+{
+    gai_handle(g_a, "GA_Overlay");
+    gai_array(g_p, "GA_Overlay");
+    gai_error("GA_Overlay", "not supported: ga-compat arrays cannot share another array's memory "
+                            "(create the array with GA_Allocate instead)");
+}
+
+int NGA_Overlay(int g_a, int g_p)
+{
+    return GA_Overlay(g_a, g_p);
+}
+
+int GA_Assemble_duplicate(int g_a, char *name, void *ptr)
+{
+    (void)name;
+    (void)ptr;
+    gai_array(g_a, "GA_Assemble_duplicate");
+    gai_error("GA_Assemble_duplicate", "not supported: ga-compat arrays cannot be built on "
+                                       "caller-supplied memory (use GA_Duplicate and a copy)");
+}
+
+/* ------------------------------------------------------------------- topology --- */
+
+/* Local: the coordinates of process proc (of the array's group) in the array's process grid (C
+ * order); -1 in every dimension when proc owns no block, is outside the group, or the array is
+ * block-cyclic without a process grid (GA_Set_block_cyclic). */
+void NGA_Proc_topology(int g_a, int proc, int coord[])
+{
+    const char *fn = "NGA_Proc_topology";
+    gai_array_t *a = gai_array(g_a, fn);
+    if (!coord)
+        gai_error(fn, "array '%s': NULL coord", a->name);
+    for (int d = 0; d < a->ndim; d++)
+        coord[d] = -1;
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    if (proc < 0 || proc >= g->size || rmc_dist_kind(a->dist) == RMC_DIST_ROUND_ROBIN)
+        return;
+    int64_t t, n = 0, tc[GA_MAX_DIM];
+    if (rmc_dist_owned(a->dist, g->ranks[proc], &t, 1, &n) != RMC_OK || n == 0)
+        return;
+    rmc_dist_tile_coords(a->dist, t, tc);
+    for (int d = 0; d < a->ndim; d++)
+        coord[d] = (int)(tc[d] % a->pgrid[d]);
 }
