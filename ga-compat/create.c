@@ -107,6 +107,7 @@ static void free_storage(gai_array_t *a)
 void gai_free(gai_array_t *a)
 {
     if (a->allocated) {
+        gai_ndestroy++;
         int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
         (void)lo;
         (void)hi;
@@ -263,6 +264,7 @@ int gai_allocate(gai_array_t *a, const char *fn)
     gai_check(st, fn, "creating the array's storage");
     gai.mem_used += mine;
     a->allocated = 1;
+    gai_ncreate++;
     return 1;
 }
 

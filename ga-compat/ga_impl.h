@@ -198,4 +198,8 @@ int64_t *gai_to64(const int *src, size_t n, int64_t *buf, size_t cap, int64_t **
 /* Elements in [l, h). */
 int64_t gai_patch_count(int ndim, const int64_t l[], const int64_t h[]);
 
+/* --------------------------------------------------------------------- print.c --- */
+/* GA_Print_stats' create / destroy counts (defined in print.c; counted by create.c). */
+extern long gai_ncreate, gai_ndestroy;
+
 #endif
