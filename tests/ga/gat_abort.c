@@ -1,0 +1,79 @@
+/* ga-compat: bad input aborts the job with "GA ERROR: <call>: <why>", as GA does. Run by
+ * tests/ga/ga-abort.sh, one case per run (argv[1]): rank 0 makes the bad call (every rank for
+ * collective calls) while the others wait in a barrier. A program that gets past the bad call
+ * prints "NOT ABORTED" and exits 0, which the script reports as a failure; case "none" makes no
+ * bad call. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include <ga.h>
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    GA_Initialize();
+    int me = GA_Nodeid(), np = GA_Nnodes();
+    const char *c = argc > 1 ? argv[1] : "none";
+    int dims[2] = {8, 6}, lo[2] = {0, 0}, hi[2] = {3, 3}, ld[1] = {4};
+    int g = NGA_Create(C_DBL, 2, dims, "a", NULL);
+    int gi = NGA_Create(C_INT, 2, dims, "i", NULL);
+    int other[2] = {5, 9};
+    int g2 = NGA_Create(C_DBL, 2, other, "b", NULL);
+    GA_Create_mutexes(2);
+    double buf[64] = {0};
+    int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
+                     !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy");
+    if (!strcmp(c, "use_after_destroy"))
+        GA_Destroy(g2);
+    if (me == 0 || collective) {
+        if (!strcmp(c, "none"))
+            ;
+        else if (!strcmp(c, "invalid_handle"))
+            NGA_Put(-12345, lo, hi, buf, ld);
+        else if (!strcmp(c, "use_after_destroy")) {
+            int l[2] = {0, 0}, h[2] = {1, 1}, ld2[1] = {2};
+            NGA_Get(g2, l, h, buf, ld2);
+        } else if (!strcmp(c, "out_of_range_patch")) {
+            int h[2] = {8, 5};
+            NGA_Get(g, lo, h, buf, ld); /* row 8 of 0..7 */
+        } else if (!strcmp(c, "dimension_mismatch"))
+            GA_Copy(g, g2); /* 8 x 6 into 5 x 9 */
+        else if (!strcmp(c, "read_inc_type")) {
+            int sub[2] = {0, 0};
+            NGA_Read_inc(g, sub, 1); /* a double array */
+        } else if (!strcmp(c, "null_buffer"))
+            NGA_Put(g, lo, hi, NULL, ld);
+        else if (!strcmp(c, "ld_too_small")) {
+            int small[1] = {2};
+            NGA_Get(g, lo, hi, buf, small); /* 4 columns in rows of 2 */
+        } else if (!strcmp(c, "bad_ndim")) {
+            int d8[8] = {2, 2, 2, 2, 2, 2, 2, 2};
+            NGA_Create(C_DBL, 8, d8, "eight", NULL);
+        } else if (!strcmp(c, "bad_type"))
+            NGA_Create(12345, 2, dims, "typeless", NULL);
+        else if (!strcmp(c, "access_nonlocal")) {
+            int l[2], h[2];
+            NGA_Distribution(gi, np - 1, l, h); /* the last rank's block */
+            void *p = NULL;
+            int ldp[1];
+            NGA_Access(gi, l, h, &p, ldp);
+        } else if (!strcmp(c, "gop_bad_op")) {
+            double x = 1;
+            GA_Dgop(&x, 1, "xor");
+        } else if (!strcmp(c, "mutex_out_of_range"))
+            GA_Lock(5); /* 2 mutexes */
+        else {
+            fprintf(stderr, "gat_abort: unknown case '%s'\n", c);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        printf("NOT ABORTED (case %s)\n", c);
+        fflush(stdout);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    GA_Destroy_mutexes();
+    GA_Terminate();
+    MPI_Finalize();
+    return 0;
+}
