@@ -577,6 +577,16 @@ int main(int argc, char **argv)
         int d3[3] = {5, 4, 6}, w3[3] = {1, 0, 2}, nb3[3] = {2, 1, 1}, map3[4] = {0, 2, 0, 0};
         irregular(C_INT, 3, d3, w3, nb3, map3, "3d");
     }
+    /* ghosts wider than the neighbouring blocks (several blocks and the wrap in one width) */
+#ifdef GAT_PEER
+    gat_out("# GA 5.8.2 cannot: ghost widths wider than a neighbour's block abort at creation "
+            "(\"Could not allocate update information\"): ga-compat alone runs those cases");
+#else
+    comment_only = 1;
+    regular(C_INT, 1, 5, 1, 1, 4, 0, 0);
+    regular(C_DBL, 2, 3, 5, 1, 3, 2, 0);
+    comment_only = 0;
+#endif
     fields(0);
     fields(1);
     return gat_finish();
