@@ -107,7 +107,7 @@ END {
 
 if command -v gnuplot > /dev/null 2>&1 && [ -s "$dat" ]; then
     gnuplot <<EOF || echo "bench-gacompat.sh: gnuplot failed, no PNG" >&2
-set terminal pngcairo size 1400,900 font ",9"
+set terminal pngcairo noenhanced size 1400,900 font ",9"
 set output "$out/bench-gacompat.png"
 set multiplot layout 2,1 title "ga-compat speedup over GA 5.8.2 (2 ranks; GA time / ga-compat time)"
 set style data histograms
