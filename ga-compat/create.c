@@ -96,6 +96,7 @@ static void free_storage(gai_array_t *a)
 {
     if (a->has_ghosts)
         gai_ghost_release(a);
+    gai_rma_release(a); /* the blocks' addresses were the storage's */
     if (a->m)
         gai_check(rmc_matrix_destroy(a->m), "GA_Destroy", "rmc_matrix_destroy");
     a->m = NULL;

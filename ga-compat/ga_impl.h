@@ -77,6 +77,10 @@ typedef struct gai_array {
     int64_t block_grid[GA_MAX_DIM]; /* blocks per dimension */
     int pgrid[GA_MAX_DIM];       /* the process grid of the logical distribution */
     void *ghost;                 /* ghosts.c's state */
+    void *tcache;                /* rma.c: the blocks' owners and addresses, filled on first use */
+    int rdi_ok, rdi_rank;        /* rma.c: NGA_Read_inc's last element: index, owner, address */
+    int64_t rdi_idx[GA_MAX_DIM];
+    void *rdi_addr;
     int mirrored;
 } gai_array_t;
 
@@ -148,6 +152,8 @@ void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void
 
 /* Element idx[]'s owner (world rank) and address in the owner's address space (rma.c). */
 void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn);
+/* Frees rma.c's per-array caches (gai_free calls it). */
+void gai_rma_release(gai_array_t *a);
 /* Completes every outstanding non-blocking operation (rma.c). */
 void gai_nb_wait_all(const char *fn);
 

@@ -329,33 +329,122 @@ void NGA_NbAcc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], v
 
 /* ------------------------------------------------------------------ element lists --- */
 
-/* Element idx[]'s owner (world rank) and its address in the owner's address space. */
-void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn)
+/* The blocks' owners and owner-space base addresses, filled on first use (arrays of at most
+ * TCACHE_MAX blocks; larger ones compute every time). */
+#define TCACHE_MAX 65536
+typedef struct tile_info {
+    char *addr;  /* the block's first element in its owner's address space (NULL: not yet) */
+    char *local; /* its load/store address here when the owner is on this node */
+    int rank;
+    int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM]; /* the storage block's start and extents */
+} tile_info_t;
+
+void gai_rma_release(gai_array_t *a)
 {
-    int64_t t, lo[GA_MAX_DIM], hi[GA_MAX_DIM], p[GA_MAX_DIM];
+    free(a->tcache);
+    a->tcache = NULL;
+    a->rdi_ok = 0;
+}
+
+static void tile_fill(gai_array_t *a, int64_t t, tile_info_t *ti, const char *fn)
+{
+    int64_t hi[GA_MAX_DIM];
+    gai_check(rmc_dist_tile(rmc_matrix_dist(a->m), t, ti->lo, hi, &ti->rank), fn, "rmc_dist_tile");
+    for (int d = 0; d < a->ndim; d++)
+        ti->ext[d] = hi[d] - ti->lo[d];
+    void *addr;
+    gai_check(rmc_gptr_addr(rmc_matrix_tile_gptr(a->m, t), &addr), fn, "rmc_gptr_addr");
+    void *l = NULL;
+    if (rmc_matrix_tile_local(a->m, t, &l) != RMC_OK)
+        l = NULL;
+    ti->local = l;
+    ti->addr = addr;
+}
+
+/* Element idx[]'s owner, owner-space address and (node-local owners) load/store address. */
+static void elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr, char **local,
+                    const char *fn)
+{
+    int64_t t, p[GA_MAX_DIM];
     for (int d = 0; d < a->ndim; d++)
         if (idx[d] < 0 || idx[d] >= a->dims[d])
             gai_error(fn, "array '%s': subscript[%d] = %lld outside [0, %lld)", a->name, d,
                       (long long)idx[d], (long long)a->dims[d]);
-    gai_check(rmc_dist_locate(a->dist, idx, &t, rank), fn, "rmc_dist_locate");
+    gai_check(rmc_dist_locate(a->dist, idx, &t, NULL), fn, "rmc_dist_locate");
+    tile_info_t one, *ti = &one;
+    if (a->nblocks <= TCACHE_MAX) {
+        if (!a->tcache && !(a->tcache = calloc((size_t)a->nblocks, sizeof(tile_info_t))))
+            gai_error(fn, "out of memory");
+        ti = (tile_info_t *)a->tcache + t;
+        if (!ti->addr)
+            tile_fill(a, t, ti, fn);
+    } else
+        tile_fill(a, t, ti, fn);
     memcpy(p, idx, sizeof(int64_t) * (size_t)a->ndim);
     if (a->has_ghosts)
         gai_ghost_index(a, idx, p);
-    gai_check(rmc_dist_tile(rmc_matrix_dist(a->m), t, lo, hi, NULL), fn, "rmc_dist_tile");
     int64_t off = 0;
     for (int d = 0; d < a->ndim; d++)
-        off = off * (hi[d] - lo[d]) + (p[d] - lo[d]);
-    rmc_gptr_t g = rmc_gptr_add(rmc_matrix_tile_gptr(a->m, t), (ptrdiff_t)(off * (int64_t)a->esz));
-    gai_check(rmc_gptr_addr(g, addr), fn, "rmc_gptr_addr");
+        off = off * ti->ext[d] + (p[d] - ti->lo[d]);
+    off *= (int64_t)a->esz;
+    *rank = ti->rank;
+    *addr = ti->addr + off;
+    if (local)
+        *local = ti->local ? ti->local + off : NULL;
 }
 
-typedef struct owner_list {
-    int n, cap;
-    void **remote, **local;
-} owner_list_t;
+void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn)
+{
+    char *p;
+    elem_at(a, idx, rank, &p, NULL, fn);
+    *addr = p;
+}
+
+/* One element of a list: its owner-space address and its place in the caller's values. */
+typedef struct elem_ref {
+    char *remote;
+    int64_t i;
+} elem_ref_t;
+
+static int ref_cmp(const void *x, const void *y)
+{
+    const elem_ref_t *a = x, *b = y;
+    if (a->remote != b->remote)
+        return a->remote < b->remote ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i; /* equal addresses: in the caller's order */
+}
+
+/* Adds element src to dst (type e). */
+static void add_elem(rmc_elem_t e, void *dst, const void *src)
+{
+    switch (e) {
+    case RMC_ELEM_I32:
+        *(int32_t *)dst += *(const int32_t *)src;
+        break;
+    case RMC_ELEM_I64:
+        *(int64_t *)dst += *(const int64_t *)src;
+        break;
+    case RMC_ELEM_F32:
+        *(float *)dst += *(const float *)src;
+        break;
+    case RMC_ELEM_F64:
+        *(double *)dst += *(const double *)src;
+        break;
+    case RMC_ELEM_C32:
+        ((float *)dst)[0] += ((const float *)src)[0];
+        ((float *)dst)[1] += ((const float *)src)[1];
+        break;
+    default:
+        ((double *)dst)[0] += ((const double *)src)[0];
+        ((double *)dst)[1] += ((const double *)src)[1];
+    }
+}
 
 /* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
- * One vector transfer per owner. */
+ * Elements on this node are copied in place (puts and gets); the others go as one vector transfer
+ * per owner, each address once (sorted: a put's last value for an element wins, as if the list
+ * were applied in order; a get fetches an element once for all its places; an accumulate adds
+ * the values for one element first). */
 static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *v, void *alpha,
                   const char *fn)
 {
@@ -365,45 +454,100 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
         gai_error(fn, "array '%s': NULL values or subscripts", a->name);
     if (op == 'a' && !alpha)
         gai_error(fn, "array '%s': NULL alpha", a->name);
-    owner_list_t *ol = calloc((size_t)gai.np, sizeof *ol);
-    if (!ol)
+    size_t es = a->esz;
+    int np = gai.np;
+    int64_t *cnt = calloc((size_t)np + 1, sizeof(int64_t));
+    elem_ref_t *refs = malloc(sizeof(elem_ref_t) * (size_t)n);
+    int *owner = malloc(sizeof(int) * (size_t)n);
+    if (!cnt || !refs || !owner)
         gai_error(fn, "out of memory");
+    /* locate; node-local puts and gets right away */
+    int64_t nremote = 0;
     for (int64_t i = 0; i < n; i++) {
         int r;
-        void *addr;
-        gai_elem_addr(a, subs + i * a->ndim, &r, &addr, fn);
-        owner_list_t *o = &ol[r];
-        if (o->n == o->cap) {
-            o->cap = o->cap ? 2 * o->cap : 64;
-            o->remote = realloc(o->remote, sizeof(void *) * (size_t)o->cap);
-            o->local = realloc(o->local, sizeof(void *) * (size_t)o->cap);
-            if (!o->remote || !o->local)
-                gai_error(fn, "out of memory");
+        char *addr, *local;
+        elem_at(a, subs + i * a->ndim, &r, &addr, &local, fn);
+        if (local && op != 'a') {
+            if (op == 'p')
+                memcpy(local, (char *)v + i * (int64_t)es, es);
+            else
+                memcpy((char *)v + i * (int64_t)es, local, es);
+            owner[i] = -1;
+            continue;
         }
-        o->remote[o->n] = addr;
-        o->local[o->n++] = (char *)v + i * (int64_t)a->esz;
+        owner[i] = r;
+        refs[i].remote = addr;
+        refs[i].i = i;
+        cnt[r + 1]++;
+        nremote++;
     }
-    for (int r = 0; r < gai.np; r++) {
-        owner_list_t *o = &ol[r];
-        if (o->n) {
-            rmc_iov_t iov = {.count = o->n, .bytes = a->esz};
+    if (nremote) {
+        /* group by owner (counting sort), then sort each owner's elements by address */
+        for (int r = 0; r < np; r++)
+            cnt[r + 1] += cnt[r];
+        elem_ref_t *by = malloc(sizeof(elem_ref_t) * (size_t)nremote);
+        int64_t *pos = malloc(sizeof(int64_t) * (size_t)np);
+        if (!by || !pos)
+            gai_error(fn, "out of memory");
+        memcpy(pos, cnt, sizeof(int64_t) * (size_t)np);
+        for (int64_t i = 0; i < n; i++)
+            if (owner[i] >= 0)
+                by[pos[owner[i]]++] = refs[i];
+        void **rem = malloc(sizeof(void *) * (size_t)nremote);
+        void **loc = malloc(sizeof(void *) * (size_t)nremote);
+        char *tmp = malloc(es * (size_t)nremote);
+        if (!rem || !loc || !tmp)
+            gai_error(fn, "out of memory");
+        for (int r = 0; r < np; r++) {
+            int64_t b = cnt[r], e = cnt[r + 1], k = 0;
+            if (b == e)
+                continue;
+            qsort(by + b, (size_t)(e - b), sizeof(elem_ref_t), ref_cmp);
+            /* one entry per distinct address: tmp[k] holds its value */
+            for (int64_t j = b; j < e; j++) {
+                char *src = (char *)v + by[j].i * (int64_t)es;
+                if (k > 0 && rem[k - 1] == by[j].remote) {
+                    if (op == 'p')
+                        memcpy(tmp + (k - 1) * (int64_t)es, src, es); /* the later one wins */
+                    else if (op == 'a')
+                        add_elem(a->elem, tmp + (k - 1) * (int64_t)es, src);
+                    continue;
+                }
+                rem[k] = by[j].remote;
+                loc[k] = tmp + k * (int64_t)es;
+                if (op != 'g')
+                    memcpy(loc[k], src, es);
+                k++;
+            }
+            rmc_iov_t iov = {.count = (int)k, .bytes = es};
             rmc_status_t st;
             if (op == 'g') {
-                iov.src = o->remote;
-                iov.dst = o->local;
+                iov.src = rem;
+                iov.dst = loc;
                 st = rmc_get_vector(&iov, 1, r);
             } else {
-                iov.src = o->local;
-                iov.dst = o->remote;
+                iov.src = loc;
+                iov.dst = rem;
                 st = op == 'p' ? rmc_put_vector(&iov, 1, r)
                                : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
             }
             gai_check(st, fn, "the vector transfer");
+            if (op == 'g') /* every place of an element gets its value */
+                for (int64_t j = b, q = -1; j < e; j++) {
+                    if (q < 0 || rem[q] != by[j].remote)
+                        q++;
+                    memcpy((char *)v + by[j].i * (int64_t)es, tmp + q * (int64_t)es, es);
+                }
         }
-        free(o->remote);
-        free(o->local);
+        free(by);
+        free(pos);
+        free(rem);
+        free(loc);
+        free(tmp);
     }
-    free(ol);
+    free(cnt);
+    free(refs);
+    free(owner);
 }
 
 static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[], int64_t n,
@@ -749,7 +893,16 @@ static long read_inc(int g_a, const int64_t sub[], long inc, const char *fn)
                   a->name, gai_type_name(a->type));
     int r;
     void *addr;
-    gai_elem_addr(a, sub, &r, &addr, fn);
+    if (a->rdi_ok && !memcmp(a->rdi_idx, sub, sizeof(int64_t) * (size_t)a->ndim)) {
+        r = a->rdi_rank; /* the task counter's element again */
+        addr = a->rdi_addr;
+    } else {
+        gai_elem_addr(a, sub, &r, &addr, fn);
+        memcpy(a->rdi_idx, sub, sizeof(int64_t) * (size_t)a->ndim);
+        a->rdi_rank = r;
+        a->rdi_addr = addr;
+        a->rdi_ok = 1;
+    }
     gai.nrdi++;
     if (a->elem == RMC_ELEM_I32) {
         int32_t old;
