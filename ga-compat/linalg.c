@@ -1,0 +1,545 @@
+/* ga-compat: linear algebra (GA_Lu_solve, GA_Llt_solve, GA_Solve, GA_Spd_invert, GA_Diag*).
+ * GA 5.8.2's C API hands its row-major arrays to Fortran (ScaLAPACK, LAPACK), which reads them
+ * column-major: what GA solves is LAPACK's problem on that column-major view of the data, and so
+ * is what these functions solve. In C terms, for an n x n array A:
+ *  - right-hand sides are the ROWS of an nrhs x n array B, overwritten with the solutions;
+ *  - GA_Lu_solve('n') solves x A = b for every row (A^T x^T = b^T), 't'/'T' solves A x^T = b^T;
+ *  - the Cholesky functions read A's upper triangle (LAPACK's 'L' on the column-major view);
+ *  - GA_Diag_std* reads the upper triangle, GA_Diag* (A x = lambda S x) the lower triangles; the
+ *    eigenvalues come out ascending on every process, eigenvector k is ROW k of g_v (generalized:
+ *    normalized so that x S x^T = 1).
+ * Only C_DBL arrays (GA 5.8.2 computes on other types as if they held doubles). Each call starts
+ * and ends with a sync of the arrays' group. Up to RMC_GA_LINALG_SERIAL (default 1000) rows, or on
+ * one process, the group's first process gathers the arrays, calls LAPACK and writes the results
+ * back; larger LU solves (GA_Lu_solve, GA_Solve's fallback) run on ScaLAPACK when configured. */
+#include "config.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ga_impl.h"
+
+/* LAPACK (OpenBLAS's): Fortran symbols, with gfortran's hidden string lengths. */
+typedef size_t la_len_t;
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *tr, const int *n, const int *nrhs, const double *a, const int *lda,
+             const int *ipiv, double *b, const int *ldb, int *info, la_len_t);
+void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, la_len_t);
+void dpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *lda,
+             double *b, const int *ldb, int *info, la_len_t);
+void dpotri_(const char *uplo, const int *n, double *a, const int *lda, int *info, la_len_t);
+void dsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
+            double *work, const int *lwork, int *info, la_len_t, la_len_t);
+void dsygst_(const int *itype, const char *uplo, const int *n, double *a, const int *lda,
+             const double *b, const int *ldb, int *info, la_len_t);
+void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb, la_len_t, la_len_t, la_len_t, la_len_t);
+
+/* ------------------------------------------------------------------------ helpers --- */
+
+/* A 2-D C_DBL array; rows/cols when not NULL. */
+static gai_array_t *la_matrix(int g, const char *fn, const char *what, int *rows, int *cols)
+{
+    gai_array_t *a = gai_array(g, fn);
+    if (a->type != C_DBL)
+        gai_error(fn, "%s '%s' is of type %s: only double (C_DBL) arrays are supported", what,
+                  a->name, gai_type_name(a->type));
+    if (a->ndim != 2)
+        gai_error(fn, "%s '%s' has %d dimensions: a matrix (2) is needed", what, a->name, a->ndim);
+    if (a->dims[0] > INT_MAX || a->dims[1] > INT_MAX)
+        gai_error(fn, "%s '%s' too large for LAPACK (%lld x %lld)", what, a->name,
+                  (long long)a->dims[0], (long long)a->dims[1]);
+    if (rows)
+        *rows = (int)a->dims[0];
+    if (cols)
+        *cols = (int)a->dims[1];
+    return a;
+}
+
+/* A square C_DBL matrix: its order. */
+static int la_square(gai_array_t **out, int g, const char *fn, const char *what)
+{
+    int r, c;
+    *out = la_matrix(g, fn, what, &r, &c);
+    if (r != c)
+        gai_error(fn, "%s '%s' must be a square matrix (it is %d x %d)", what, (*out)->name, r, c);
+    return r;
+}
+
+/* All arrays of a call must live on one group (its first member computes). */
+static void la_same_group(const char *fn, gai_array_t *a, gai_array_t *b)
+{
+    if (b && a->pgroup != b->pgroup)
+        gai_error(fn, "arrays '%s' and '%s' are on different process groups", a->name, b->name);
+}
+
+/* 1 on the group's first member (the one that runs LAPACK). */
+static int la_root(const gai_array_t *a, const char *fn)
+{
+    return gai_group(a->pgroup, fn)->me == 0;
+}
+
+static void *la_alloc(size_t n, const char *fn)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        gai_error(fn, "out of memory (%zu bytes)", n);
+    return p;
+}
+
+/* The whole matrix, row-major (= its transpose column-major, lda = cols). */
+static double *la_gather(gai_array_t *a, const char *fn)
+{
+    int64_t l[2] = {0, 0}, h[2] = {a->dims[0], a->dims[1]}, ld[1] = {a->dims[1]};
+    double *buf = la_alloc(sizeof(double) * (size_t)(h[0] * h[1]), fn);
+    if (h[0] * h[1] > 0)
+        gai_xfer(a, 'g', l, h, buf, ld, NULL, NULL, fn);
+    return buf;
+}
+
+static void la_scatter(gai_array_t *a, double *buf, const char *fn)
+{
+    int64_t l[2] = {0, 0}, h[2] = {a->dims[0], a->dims[1]}, ld[1] = {a->dims[1]};
+    if (h[0] * h[1] > 0)
+        gai_xfer(a, 'p', l, h, buf, ld, NULL, NULL, fn);
+}
+
+/* x[0..n-1] (int or double) from the group's first member to every member. */
+static void la_bcast(gai_array_t *a, void *x, int n, MPI_Datatype t, const char *fn)
+{
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    if (g->size == 1)
+        return;
+    MPI_Request r;
+    MPI_Ibcast(x, n, t, 0, g->comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, "broadcasting the result");
+}
+
+/* Rows up to which the group's first process solves alone with LAPACK. */
+static int64_t la_serial_max(void)
+{
+    const char *s = getenv("RMC_GA_LINALG_SERIAL");
+    if (s && *s) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (*end == '\0' && v >= 0)
+            return v;
+    }
+    return 1000;
+}
+
+/* Fill the upper triangle (column-major view: above the diagonal) from the lower one. */
+static void la_symmetrize_lower(double *a, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++)
+            a[(size_t)i * n + j] = a[(size_t)j * n + i];
+}
+
+/* --------------------------------------------------------------- serial kernels --- */
+/* Column-major views: a (n x n, lda n), b (n x nrhs, ldb n). Each returns LAPACK's info. */
+
+static int la_lu(char tr, int n, int nrhs, double *a, double *b, const char *fn)
+{
+    int *ipiv = la_alloc(sizeof(int) * (size_t)n, fn), info = 0, ld = n > 1 ? n : 1;
+    dgetrf_(&n, &n, a, &ld, ipiv, &info);
+    if (info == 0 && nrhs > 0)
+        dgetrs_(&tr, &n, &nrhs, a, &ld, ipiv, b, &ld, &info, 1);
+    free(ipiv);
+    return info;
+}
+
+static int la_chol(int n, int nrhs, double *a, double *b)
+{
+    int info = 0, ld = n > 1 ? n : 1;
+    dpotrf_("L", &n, a, &ld, &info, 1);
+    if (info == 0 && nrhs > 0)
+        dpotrs_("L", &n, &nrhs, a, &ld, b, &ld, &info, 1);
+    return info;
+}
+
+/* ------------------------------------------------------------------- ScaLAPACK --- */
+#ifdef HAVE_SCALAPACK
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridexit(int ctxt);
+int Csys2blacs_handle(MPI_Comm comm);
+void Cfree_blacs_system_handle(int h);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *np);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ctxt, const int *lld, int *info);
+void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja, const int *desca,
+              int *ipiv, int *info);
+void pdgetrs_(const char *tr, const int *n, const int *nrhs, const double *a, const int *ia,
+              const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
+              const int *jb, const int *descb, int *info, la_len_t);
+
+/* A matrix of the column-major view (m x n: the GA array's cols x rows) on a 1 x np BLACS grid,
+ * square nb x nb blocks (pdgetrf's condition): every process holds all m rows of its columns,
+ * which are dealt in blocks of nb, so each local column block is nb rows of the GA array, fetched
+ * or stored with one transfer. */
+typedef struct la_bc {
+    int m, n, nb, nloc, desc[9];
+    double *loc;
+} la_bc_t;
+
+static void la_bc_init(la_bc_t *x, gai_array_t *a, int ctxt, int me, int np, int nb, const char *fn)
+{
+    int zero = 0, info = 0;
+    x->m = (int)a->dims[1];
+    x->n = (int)a->dims[0];
+    x->nb = nb;
+    x->nloc = numroc_(&x->n, &nb, &me, &zero, &np);
+    int lld = x->m > 1 ? x->m : 1;
+    descinit_(x->desc, &x->m, &x->n, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
+    if (info != 0)
+        gai_error(fn, "ScaLAPACK's descinit refused array '%s' (info %d)", a->name, info);
+    x->loc = la_alloc(sizeof(double) * (size_t)lld * (size_t)(x->nloc > 0 ? x->nloc : 1), fn);
+}
+
+/* op 'g': the GA array into the local blocks; 'p': back. */
+static void la_bc_xfer(la_bc_t *x, gai_array_t *a, int op, int me, int np, const char *fn)
+{
+    int64_t ld[1] = {a->dims[1]};
+    size_t lld = (size_t)(x->m > 1 ? x->m : 1);
+    for (int k = 0, j0 = me * x->nb; j0 < x->n; j0 += np * x->nb) {
+        int w = x->n - j0 < x->nb ? x->n - j0 : x->nb;
+        int64_t l[2] = {j0, 0}, h[2] = {j0 + w, a->dims[1]};
+        if (x->m > 0)
+            gai_xfer(a, op, l, h, x->loc + (size_t)k * lld, ld, NULL, NULL, fn);
+        k += w;
+    }
+}
+
+/* LU solve of the column-major view on ScaLAPACK over the arrays' group, collective. Returns
+ * pdgetrf's info (> 0: singular, b untouched), the same on every member. */
+static int la_lu_scalapack(char tr, gai_array_t *a, gai_array_t *b, const char *fn)
+{
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    int sys = Csys2blacs_handle(g->comm), ctxt = sys;
+    Cblacs_gridinit(&ctxt, "R", 1, g->size);
+    int nb = 64, one = 1, info = 0;
+    la_bc_t xa, xb;
+    la_bc_init(&xa, a, ctxt, g->me, g->size, nb, fn);
+    la_bc_init(&xb, b, ctxt, g->me, g->size, nb, fn);
+    la_bc_xfer(&xa, a, 'g', g->me, g->size, fn);
+    la_bc_xfer(&xb, b, 'g', g->me, g->size, fn);
+    gai_sync_group(a->pgroup, fn); /* every fetch done before ranks block in ScaLAPACK's MPI */
+    int *ipiv = la_alloc(sizeof(int) * (size_t)(xa.m + nb), fn);
+    pdgetrf_(&xa.m, &xa.n, xa.loc, &one, &one, xa.desc, ipiv, &info);
+    int all = info; /* (agreed: the pivot's column knows it first) */
+    MPI_Request r;
+    MPI_Iallreduce(&info, &all, 1, MPI_INT, MPI_MAX, g->comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, "agreeing on pdgetrf's outcome");
+    info = all;
+    if (info == 0 && xb.n > 0)
+        pdgetrs_(&tr, &xa.n, &xb.n, xa.loc, &one, &one, xa.desc, ipiv, xb.loc, &one, &one, xb.desc,
+                 &info, 1);
+    if (info == 0)
+        la_bc_xfer(&xb, b, 'p', g->me, g->size, fn);
+    free(ipiv);
+    free(xa.loc);
+    free(xb.loc);
+    Cblacs_gridexit(ctxt);
+    Cfree_blacs_system_handle(sys);
+    return info;
+}
+#endif
+
+/* LU solve of the column-major view of a into b (GA_Lu_solve and GA_Solve's fallback), collective:
+ * returns dgetrf's info on every member (> 0: singular, b untouched). */
+static int la_lu_solve(char tr, gai_array_t *a, gai_array_t *b, int n, int nrhs, const char *fn)
+{
+    int info = 0;
+#ifdef HAVE_SCALAPACK
+    if (n > la_serial_max() && gai_group(a->pgroup, fn)->size > 1)
+        return la_lu_scalapack(tr, a, b, fn);
+#endif
+    if (la_root(a, fn)) {
+        double *ab = la_gather(a, fn), *bb = la_gather(b, fn);
+        info = la_lu(tr, n, nrhs, ab, bb, fn);
+        if (info == 0)
+            la_scatter(b, bb, fn);
+        free(ab);
+        free(bb);
+    }
+    la_bcast(a, &info, 1, MPI_INT, fn);
+    return info;
+}
+
+/* A and B of a solve: A square n x n, B nrhs x n (its rows are the right-hand sides). */
+static int la_system(int g_a, int g_b, gai_array_t **a, gai_array_t **b, int *nrhs, const char *fn)
+{
+    int n = la_square(a, g_a, fn, "matrix A");
+    int r, c;
+    *b = la_matrix(g_b, fn, "right-hand sides B", &r, &c);
+    la_same_group(fn, *a, *b);
+    if (c != n)
+        gai_error(fn,
+                  "B '%s' is %d x %d: its rows are the right-hand sides, %d long (A is %d x %d)",
+                  (*b)->name, r, c, n, n, n);
+    *nrhs = r;
+    return n;
+}
+
+/* ---------------------------------------------------------------------- solvers --- */
+
+/* Collective. Solves with the LU factors of A (unchanged): every row x of B becomes the solution
+ * of x A = b ('n', as GA's column-major view), or of A x^T = b^T ('t' / 'T'). Singular A aborts. */
+void GA_Lu_solve(char tran, int g_a, int g_b)
+{
+    const char *fn = "GA_Lu_solve";
+    gai_array_t *a, *b;
+    int nrhs, n = la_system(g_a, g_b, &a, &b, &nrhs, fn);
+    char tr = (tran == 't' || tran == 'T') ? 'T' : 'N';
+    gai_sync_group(a->pgroup, fn);
+    int info = la_lu_solve(tr, a, b, n, nrhs, fn);
+    if (info > 0)
+        gai_error(fn, "matrix '%s' is singular (U(%d,%d) is zero)", a->name, info, info);
+    gai_sync_group(a->pgroup, fn);
+}
+
+/* Cholesky solve of the view on the group's first member; info on every member. */
+static int la_llt(gai_array_t *a, gai_array_t *b, int n, int nrhs, const char *fn)
+{
+    int info = 0;
+    if (la_root(a, fn)) {
+        double *ab = la_gather(a, fn), *bb = la_gather(b, fn);
+        info = la_chol(n, nrhs, ab, bb);
+        if (info == 0)
+            la_scatter(b, bb, fn);
+        free(ab);
+        free(bb);
+    }
+    la_bcast(a, &info, 1, MPI_INT, fn);
+    return info;
+}
+
+/* Collective. Cholesky solve with symmetric positive definite A (its upper triangle; unchanged):
+ * every row of B becomes its solution. Returns 0, or k > 0 when A's leading minor of order k is
+ * not positive definite (B unchanged). */
+int GA_Llt_solve(int g_a, int g_b)
+{
+    const char *fn = "GA_Llt_solve";
+    gai_array_t *a, *b;
+    int nrhs, n = la_system(g_a, g_b, &a, &b, &nrhs, fn);
+    gai_sync_group(a->pgroup, fn);
+    int info = la_llt(a, b, n, nrhs, fn);
+    gai_sync_group(a->pgroup, fn);
+    return info;
+}
+
+/* Collective. Solves A x = b for the rows of B (as GA_Llt_solve) by Cholesky; when A is not
+ * positive definite, by LU (as GA_Lu_solve 'n'). Returns 0 (Cholesky) or the order of the first
+ * leading minor that is not positive definite (LU was used). Singular A aborts. */
+int GA_Solve(int g_a, int g_b)
+{
+    const char *fn = "GA_Solve";
+    gai_array_t *a, *b;
+    int nrhs, n = la_system(g_a, g_b, &a, &b, &nrhs, fn);
+    gai_sync_group(a->pgroup, fn);
+    int info = la_llt(a, b, n, nrhs, fn);
+    if (info > 0) {
+        int lu = la_lu_solve('N', a, b, n, nrhs, fn);
+        if (lu > 0)
+            gai_error(fn, "matrix '%s' is not positive definite and singular (U(%d,%d) is zero)",
+                      a->name, lu, lu);
+    }
+    gai_sync_group(a->pgroup, fn);
+    return info;
+}
+
+/* Collective. Replaces symmetric positive definite A (its upper triangle is read) by its inverse
+ * (both triangles). Returns 0, or k > 0 when the leading minor of order k is not positive
+ * definite (A unchanged). */
+int GA_Spd_invert(int g_a)
+{
+    const char *fn = "GA_Spd_invert";
+    gai_array_t *a;
+    int n = la_square(&a, g_a, fn, "matrix A");
+    gai_sync_group(a->pgroup, fn);
+    int info = 0;
+    if (la_root(a, fn)) {
+        double *ab = la_gather(a, fn);
+        int ld = n > 1 ? n : 1;
+        dpotrf_("L", &n, ab, &ld, &info, 1);
+        if (info == 0)
+            dpotri_("L", &n, ab, &ld, &info, 1);
+        if (info == 0) {
+            la_symmetrize_lower(ab, n);
+            la_scatter(a, ab, fn);
+        }
+        free(ab);
+    }
+    la_bcast(a, &info, 1, MPI_INT, fn);
+    gai_sync_group(a->pgroup, fn);
+    return info;
+}
+
+/* ------------------------------------------------------------------ eigenvalues --- */
+
+/* dsyev ('V') of the column-major a (n x n) on its uplo triangle: w ascending, a's columns the
+ * eigenvectors. Returns info. */
+static int la_syev(const char *uplo, int n, double *a, double *w, const char *fn)
+{
+    int info = 0, ld = n > 1 ? n : 1, lwork = -1;
+    double q = 0;
+    dsyev_("V", uplo, &n, a, &ld, w, &q, &lwork, &info, 1, 1);
+    lwork = (int)q > 1 ? (int)q : 1;
+    double *work = la_alloc(sizeof(double) * (size_t)lwork, fn);
+    dsyev_("V", uplo, &n, a, &ld, w, work, &lwork, &info, 1, 1);
+    free(work);
+    return info;
+}
+
+/* The generalized problem with s already factored (U^T U, 'U'): dsygv's steps after dpotrf. */
+static int la_sygv_factored(int n, double *a, const double *u, double *w, const char *fn)
+{
+    int info = 0, ld = n > 1 ? n : 1, one = 1;
+    dsygst_(&one, "U", &n, a, &ld, u, &ld, &info, 1);
+    if (info != 0)
+        return info;
+    info = la_syev("U", n, a, w, fn);
+    if (info != 0)
+        return info;
+    double alpha = 1;
+    dtrsm_("L", "U", "N", "N", &n, &n, &alpha, u, &ld, a, &ld, 1, 1, 1, 1);
+    return 0;
+}
+
+/* GA_Diag_reuse's kept factor of S (on the group's first member). */
+static double *la_reuse_u;
+static int la_reuse_n = -1;
+
+/* The eigenproblem on the group's first member: A's view (std: 'L' = A's upper triangle), or
+ * A x = lambda S x (A's and S's lower triangles: the view's 'U'); reuse > 0 uses the kept factor
+ * of S, reuse == 0 keeps it. Eigenvalues to every member, eigenvectors into v. Aborts on failure
+ * as GA does. */
+static void la_diag(gai_array_t *a, gai_array_t *s, gai_array_t *v, int n, double *eval, int reuse,
+                    const char *fn)
+{
+    int info = 0, stage = 0; /* stage: 1 S's factorization, 2 the eigensolver */
+    if (la_root(a, fn)) {
+        double *ab = la_gather(a, fn);
+        if (!s) {
+            info = la_syev("L", n, ab, eval, fn);
+            stage = 2;
+        } else {
+            double *u = NULL;
+            int ld = n > 1 ? n : 1;
+            if (reuse > 0) {
+                u = la_reuse_u;
+            } else {
+                u = la_gather(s, fn);
+                dpotrf_("U", &n, u, &ld, &info, 1);
+                stage = 1;
+            }
+            if (info == 0) {
+                info = la_sygv_factored(n, ab, u, eval, fn);
+                stage = 2;
+            }
+            if (reuse == 0 && stage == 2) {
+                free(la_reuse_u);
+                la_reuse_u = u;
+                la_reuse_n = n;
+            } else if (reuse < 0 || (reuse == 0 && stage == 1)) {
+                free(u);
+            }
+        }
+        if (info == 0)
+            la_scatter(v, ab, fn);
+        free(ab);
+    }
+    int st[2] = {info, stage};
+    la_bcast(a, st, 2, MPI_INT, fn);
+    if (st[0] != 0 && st[1] == 1)
+        gai_error(fn, "S '%s' is not positive definite (leading minor of order %d)", s->name,
+                  st[0]);
+    if (st[0] != 0)
+        gai_error(fn, "the eigensolver did not converge (LAPACK info %d)", st[0]);
+    la_bcast(a, eval, n, MPI_DOUBLE, fn);
+}
+
+/* Checks of the GA_Diag family: A square, S and V conforming, eval given. */
+static int la_diag_args(int g_a, int g_s, int g_v, void *eval, gai_array_t **a, gai_array_t **s,
+                        gai_array_t **v, const char *fn)
+{
+    int n = la_square(a, g_a, fn, "matrix A");
+    if (s) {
+        if (la_square(s, g_s, fn, "metric S") != n)
+            gai_error(fn, "S '%s' is not %d x %d like A", (*s)->name, n, n);
+        la_same_group(fn, *a, *s);
+    }
+    if (la_square(v, g_v, fn, "eigenvectors V") != n)
+        gai_error(fn, "V '%s' is not %d x %d like A", (*v)->name, n, n);
+    la_same_group(fn, *a, *v);
+    if (!eval && n > 0)
+        gai_error(fn, "NULL eval");
+    return n;
+}
+
+static void la_diag_call(int reuse, int g_a, int g_s, int g_v, void *eval, const char *fn)
+{
+    gai_array_t *a, *s = NULL, *v;
+    int n = la_diag_args(g_a, g_s, g_v, eval, &a, &s, &v, fn);
+    gai_sync_group(a->pgroup, fn);
+    if (reuse > 0 && la_root(a, fn) && (!la_reuse_u || la_reuse_n != n))
+        gai_error(fn, "reuse > 0 without a kept factor of S of order %d (call with reuse 0 first)",
+                  n);
+    la_diag(a, s, v, n, eval, reuse, fn);
+    gai_sync_group(a->pgroup, fn);
+}
+
+/* Collective. The generalized symmetric eigenproblem A x = lambda S x (S positive definite):
+ * eigenvalues ascending into eval[n] on every process, eigenvector k (x S x^T = 1) into row k of
+ * g_v. A and S unchanged. */
+void GA_Diag(int g_a, int g_s, int g_v, void *eval)
+{
+    la_diag_call(-1, g_a, g_s, g_v, eval, "GA_Diag");
+}
+
+/* Collective. GA_Diag on one process. */
+void GA_Diag_seq(int g_a, int g_s, int g_v, void *eval)
+{
+    la_diag_call(-1, g_a, g_s, g_v, eval, "GA_Diag_seq");
+}
+
+/* Collective. GA_Diag, keeping S's factorization: reuse 0 computes and keeps it, > 0 uses the
+ * kept one (S is not read), < 0 frees it and computes nothing. */
+void GA_Diag_reuse(int reuse, int g_a, int g_s, int g_v, void *eval)
+{
+    const char *fn = "GA_Diag_reuse";
+    if (reuse < 0) {
+        gai_array_t *a, *s, *v;
+        la_diag_args(g_a, g_s, g_v, eval, &a, &s, &v, fn);
+        gai_sync_group(a->pgroup, fn);
+        free(la_reuse_u);
+        la_reuse_u = NULL;
+        la_reuse_n = -1;
+        gai_sync_group(a->pgroup, fn);
+        return;
+    }
+    la_diag_call(reuse, g_a, g_s, g_v, eval, fn);
+}
+
+/* Collective. The standard symmetric eigenproblem A x = lambda x (A's upper triangle): eigenvalues
+ * ascending into eval[n] on every process, orthonormal eigenvector k into row k of g_v. */
+void GA_Diag_std(int g_a, int g_v, void *eval)
+{
+    const char *fn = "GA_Diag_std";
+    gai_array_t *a, *v;
+    int n = la_diag_args(g_a, 0, g_v, eval, &a, NULL, &v, fn);
+    gai_sync_group(a->pgroup, fn);
+    la_diag(a, NULL, v, n, eval, -1, fn);
+    gai_sync_group(a->pgroup, fn);
+}
+
+/* Collective. GA_Diag_std on one process. */
+void GA_Diag_std_seq(int g_a, int g_v, void *eval)
+{
+    const char *fn = "GA_Diag_std_seq";
+    gai_array_t *a, *v;
+    int n = la_diag_args(g_a, 0, g_v, eval, &a, NULL, &v, fn);
+    gai_sync_group(a->pgroup, fn);
+    la_diag(a, NULL, v, n, eval, -1, fn);
+    gai_sync_group(a->pgroup, fn);
+}
