@@ -82,6 +82,10 @@ static void getc2(int t, const void *p, double *re, double *im)
 static int mk(int t, int r, int c, int k, const char *name)
 {
     int nd = c ? 2 : 1, dims[2] = {r, c}, g;
+#ifdef GAT_PEER
+    if (gat_np > 2 && k >= 2) /* GA 5.8.2 on ARMCI-MPI crashes on these beyond 2 ranks */
+        k -= 2;
+#endif
     if (k == 0)
         return NGA_Create(t, nd, dims, (char *)name, NULL);
     if (k == 1) {
@@ -140,6 +144,13 @@ static int same(int t, const void *got, const void *ref, int n, double rel, doub
     return ok;
 }
 
+/* Case s of a family (variant i) runs at 2 ranks always, at more ranks one in three (the
+ * machine is small; both builds run the same cases). */
+static int full(int s, int i)
+{
+    return gat_np <= 2 || (s + i) % 3 == 0;
+}
+
 /* ------------------------------------------------------------------ diagonal --- */
 
 static void diag_ops(void)
@@ -149,6 +160,8 @@ static void diag_ops(void)
         int t = types[ti];
         size_t es = tsize(t);
         for (int s = 0; s < 3; s++) {
+            if (!full(s, ti))
+                continue;
             int r = shapes[s][0], c = shapes[s][1], k = (ti + s) % 4, mn = r < c ? r : c;
             int g = mk(t, r, c, k, "A"), gv = mk(t, mn, 0, (k + 1) % 3, "v");
             int gr = mk(t, r, 0, k == 2 ? 2 : 0, "vr"), gc = mk(t, c, 0, 1, "vc");
@@ -197,9 +210,12 @@ static void diag_ops(void)
                     }
                 double sum;
 #ifdef GAT_PEER
-                if (t == C_LONGLONG) { /* GA 5.8.2 refuses C_LONGLONG here */
+                if (t == C_LONGLONG || (k >= 2 && gat_np > 2)) {
                     same(t, ref, ref, r * c, 0, &sum);
-                    gat_out("# GA bug: %s: C_LONGLONG refused (wrong data type)", label);
+                    gat_out("# GA bug: %s: %s", label,
+                            t == C_LONGLONG ? "C_LONGLONG refused (wrong data type)"
+                                            : "block-cyclic arrays crash ARMCI (transfer out of "
+                                              "range) beyond 2 ranks");
                     gat_out("ok %s", label);
                     gat_out("%s sum " GAT_G, label, sum);
                     continue;
@@ -337,6 +353,8 @@ static void one_d(void)
         for (int i = 0; i < N1; i++)
             setv(t, src + i * es, 2 * i - 7), setv(t, init + i * es, -1);
         for (int ri = 0; ri < 3; ri++) {
+            if (!full(ri, ti))
+                continue;
             int lo = ranges[ri][0], hi = ranges[ri][1], k = (ti + ri) % 4;
             int gs = mk(t, N1, 0, k, "src"), gd = mk(t, N1, 0, k, "dst");
             int gm = mk(C_INT, N1, 0, k, "mask"); /* GA: src and mask distributed alike */
@@ -532,13 +550,15 @@ static void gemm_tests(void)
         for (int s = 0; s < 3; s++)
             for (int x = 0; tr[x]; x++)
                 for (int y = 0; tr[y]; y++) {
+                    if (!full(s, gi + x + y))
+                        continue;
                     char ta = tr[x], tb = tr[y];
                     int m = sz[s][0], n = sz[s][1], kk = sz[s][2], big = (x + y + s) % 3 == 0;
                     int ar = (ta == 'N' ? m : kk) + big, ac = (ta == 'N' ? kk : m) + big;
                     int br = (tb == 'N' ? kk : n), bc = (tb == 'N' ? n : kk) + big;
                     int cr = m + big, cc = n;
                     int ka = (s + x) % 4, kb = (s + y + 1) % 4, kc = (s + x + y + 2) % 4;
-                    int ga, gb, gc, gh = !ghosts_done && gi == 0 && s == 0 && x == 1 && y == 0;
+                    int ga, gb, gc, gh = !ghosts_done && gi == 0 && x == 1;
                     if (gh) { /* ghost arrays through the temporary */
                         int da[2] = {ar, ac}, db[2] = {br, bc}, dc[2] = {cr, cc}, w[2] = {1, 2};
                         ga = NGA_Create_ghosts(t, 2, da, w, "gA", NULL);
@@ -623,6 +643,8 @@ static void matmul_patch(void)
         char *got = malloc(es * R * C), label[128];
         fill(t, a, R, C, 4), fill(t, b, R, C, 5);
         for (int v = 0; v < 8; v++) {
+            if (!full(v % 3, pi))
+                continue;
             char ta = "NT"[v & 1], tb = "NT"[(v >> 1) & 1];
             if (cplx(t) && v == 7)
                 ta = tb = 'C';
