@@ -244,7 +244,7 @@ int gai_allocate(gai_array_t *a, const char *fn)
         }
         free(t);
     }
-    int ok = !gai.mem_limit || gai.mem_used + mine <= gai.mem_limit, all = 0;
+    int ok = !GA_Memory_limited() || mine <= GA_Memory_avail(), all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, g->comm);
     if (!all) {
         rmc_dist_free(d);
@@ -905,6 +905,8 @@ int GA_Duplicate(int g_a, char *array_name)
     b->m = NULL;
     b->dist = NULL;
     b->ghost = NULL;
+    b->tcache = NULL; /* rma.c's caches are the storage's: b's own come with its storage */
+    b->rdi_ok = 0;
     b->map_req = NULL;
     b->restricted = NULL;
     set_name(b, array_name);
