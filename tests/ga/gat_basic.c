@@ -283,6 +283,21 @@ static void scatter_gather(void)
     for (int i = 0; i < n; i++)
         ok &= w[i] == v[i] * (1 + 0.5 * gat_np);
     gat_check(ok, "scatter, scatter_acc, gather");
+    /* a duplicate has its own blocks (and element caches): gathers from both, then destroy both */
+    int g2 = GA_Duplicate(g, "sg2");
+    GA_Copy(g, g2);
+    double alpha2 = 1;
+    NGA_Scatter_acc(g2, v, sp, n, &alpha2);
+    GA_Sync();
+    double *w2 = calloc(n, sizeof(double));
+    NGA_Gather(g, w, sp, n);
+    NGA_Gather(g2, w2, sp, n);
+    ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= w[i] == v[i] * (1 + 0.5 * gat_np) && w2[i] == w[i] + v[i] * gat_np;
+    gat_check(ok, "duplicate: its own data, gathers from both");
+    free(w2);
+    GA_Destroy(g2);
     free(subs);
     free(sp);
     free(v);
