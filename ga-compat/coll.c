@@ -73,7 +73,8 @@ static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
 }
 
 /* Collective over the default group. A group of the count processes list[] (ids in the default
- * group); non-members get the handle too but may not use it for collectives. */
+ * group; as in GA, the group's ids follow their order there, not list's); non-members get the
+ * handle too but may not use it for collectives. */
 int GA_Pgroup_create(int *list, int count)
 {
     const char *fn = "GA_Pgroup_create";
@@ -88,9 +89,20 @@ int GA_Pgroup_create(int *list, int count)
             if (list[j] == list[i])
                 gai_error(fn, "list[%d] and list[%d] are both %d", j, i, list[i]);
     }
+    /* GA sorts the list: group ids follow the processes' order in the default group */
+    int *sorted = malloc(sizeof(int) * (size_t)count);
+    if (!sorted)
+        gai_error(fn, "out of memory");
+    memcpy(sorted, list, sizeof(int) * (size_t)count);
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+            int t = sorted[j];
+            sorted[j] = sorted[j - 1], sorted[j - 1] = t;
+        }
     MPI_Group pg, ng;
     MPI_Comm_group(d->comm, &pg);
-    MPI_Group_incl(pg, count, list, &ng);
+    MPI_Group_incl(pg, count, sorted, &ng);
+    free(sorted);
     MPI_Comm c;
     if (MPI_Comm_create(d->comm, ng, &c) != MPI_SUCCESS)
         gai_error(fn, "MPI_Comm_create failed");
@@ -304,11 +316,11 @@ void gai_sync_group(int p, const char *fn)
 {
     gai_group_t *g = gai_group(p, fn);
     gai_nb_wait_all(fn);
-    gai_check(rmc_fence_all(), fn, "rmc_fence_all");
-    if (g->size == gai.np) {
+    if (g->size == gai.np) { /* rmc_barrier fences every target first */
         gai_check(rmc_barrier(), fn, "rmc_barrier");
         return;
     }
+    gai_check(rmc_fence_all(), fn, "rmc_fence_all");
     MPI_Request r;
     MPI_Ibarrier(g->comm, &r);
     wait_req(&r, fn);
@@ -450,26 +462,32 @@ void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
         dt = MPI_DOUBLE, amax = absmax_d, amin = absmin_d;
         break;
     case C_SCPL:
-        dt = MPI_C_FLOAT_COMPLEX, cpl = 1;
+        dt = MPI_C_FLOAT_COMPLEX, cpl = 1, amax = absmax_f, amin = absmin_f;
         break;
     case C_DCPL:
-        dt = MPI_C_DOUBLE_COMPLEX, cpl = 1;
+        dt = MPI_C_DOUBLE_COMPLEX, cpl = 1, amax = absmax_d, amin = absmin_d;
         break;
     default:
         gai_error(fn, "type %d is not a GA type", type);
     }
     MPI_Op mop = MPI_OP_NULL, own = MPI_OP_NULL;
-    if (!strcmp(op, "+") || !strcmp(op, "sum"))
+    int sum = !strcmp(op, "+") || !strcmp(op, "sum"), prod = !strcmp(op, "*") || !strcmp(op, "prod");
+    if (cpl && !sum && !prod) {
+        /* GA compares complex numbers part by part: the real and imaginary parts reduced apart */
+        dt = type == C_SCPL ? MPI_FLOAT : MPI_DOUBLE;
+        n *= 2;
+    }
+    if (sum)
         mop = MPI_SUM;
-    else if (!strcmp(op, "*") || !strcmp(op, "prod"))
-        mop = MPI_PROD;
-    else if (!cpl && !strcmp(op, "max"))
+    else if (prod)
+        mop = MPI_PROD; /* complex: the complex product (GA 5.8.2 multiplies part by part) */
+    else if (!strcmp(op, "max"))
         mop = MPI_MAX;
-    else if (!cpl && !strcmp(op, "min"))
+    else if (!strcmp(op, "min"))
         mop = MPI_MIN;
-    else if (!cpl && !strcmp(op, "absmax"))
+    else if (!strcmp(op, "absmax"))
         MPI_Op_create(amax, 1, &own), mop = own;
-    else if (!cpl && !strcmp(op, "absmin"))
+    else if (!strcmp(op, "absmin"))
         MPI_Op_create(amin, 1, &own), mop = own;
     else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) &&
              (!strcmp(op, "or") || !strcmp(op, "||")))
@@ -478,8 +496,27 @@ void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
              (!strcmp(op, "and") || !strcmp(op, "&&")))
         mop = MPI_LAND;
     else
-        gai_error(fn, "operation '%s' for %s (+, *, max, min, absmax, absmin%s)", op,
-                  gai_type_name(type), cpl ? "; complex: + and * only" : "");
+        gai_error(fn, "operation '%s' for %s (+, *, max, min, absmax, absmin)", op,
+                  gai_type_name(type));
+    if (own != MPI_OP_NULL) /* absolute values also where the op never runs (one process) */
+        for (int i = 0; i < n; i++)
+            switch (type) {
+            case C_INT:
+                ((int *)x)[i] = IABS(((int *)x)[i]);
+                break;
+            case C_LONG:
+                ((long *)x)[i] = IABS(((long *)x)[i]);
+                break;
+            case C_LONGLONG:
+                ((long long *)x)[i] = IABS(((long long *)x)[i]);
+                break;
+            case C_FLOAT:
+            case C_SCPL:
+                ((float *)x)[i] = fabsf(((float *)x)[i]);
+                break;
+            default:
+                ((double *)x)[i] = fabs(((double *)x)[i]);
+            }
     MPI_Request r;
     MPI_Iallreduce(MPI_IN_PLACE, x, n, dt, mop, g->comm, &r);
     wait_req(&r, fn);
@@ -488,8 +525,8 @@ void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
 }
 
 /* Collective over the default group (Pgroup forms: over grp): x[0..n-1] combined element-wise
- * with op ("+", "*", "max", "min", "absmax", "absmin"; complex: "+", "*"); every member gets the
- * result. */
+ * with op ("+", "*", "max", "min", "absmax", "absmin": absolute values; for complex numbers the
+ * last four work on the real and imaginary parts apart, as GA's); every member gets the result. */
 void GA_Gop(int type, void *x, int n, char *op)
 {
     gai_up("GA_Gop");

@@ -205,7 +205,7 @@ static struct {
     unsigned gen;
     int used;
 } nb[NB_MAX];
-static int nb_next;
+static int nb_next, nb_out; /* next slot to try; slots in use */
 
 /* A handle for req: index + NB_MAX * generation (never 0). Completed requests need no slot. */
 static ga_nbhdl_t nb_new(rmc_request_h req, const char *fn)
@@ -216,6 +216,7 @@ static ga_nbhdl_t nb_new(rmc_request_h req, const char *fn)
         int i = (nb_next + k) % NB_MAX;
         if (!nb[i].used) {
             nb[i].used = 1;
+            nb_out++;
             nb[i].req = req;
             nb[i].gen++;
             nb_next = i + 1;
@@ -246,6 +247,7 @@ void NGA_NbWait(ga_nbhdl_t *nbhandle)
         return;
     gai_check(rmc_wait(&nb[i].req), "NGA_NbWait", "completing the operation");
     nb[i].used = 0;
+    nb_out--;
 }
 
 /* 1 when the operation of *nbhandle has completed (its buffer may be used), else 0. */
@@ -258,18 +260,21 @@ int NGA_NbTest(ga_nbhdl_t *nbhandle)
         return 1;
     int done = 0;
     gai_check(rmc_test(&nb[i].req, &done), "NGA_NbTest", "testing the operation");
-    if (done)
+    if (done) {
         nb[i].used = 0;
+        nb_out--;
+    }
     return done;
 }
 
 /* Completes every outstanding non-blocking operation (GA_Sync / GA_Fence use it). */
 void gai_nb_wait_all(const char *fn)
 {
-    for (int i = 0; i < NB_MAX; i++)
+    for (int i = 0; nb_out > 0 && i < NB_MAX; i++)
         if (nb[i].used) {
             gai_check(rmc_wait(&nb[i].req), fn, "completing a non-blocking operation");
             nb[i].used = 0;
+            nb_out--;
         }
 }
 
@@ -337,7 +342,12 @@ typedef struct tile_info {
     char *local; /* its load/store address here when the owner is on this node */
     int rank;
     int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM]; /* the storage block's start and extents */
+    int64_t llo[GA_MAX_DIM], lhi[GA_MAX_DIM]; /* the logical block [llo, lhi) */
 } tile_info_t;
+typedef struct tile_cache {
+    int64_t last; /* the block of the previous lookup (-1: none) */
+    tile_info_t t[];
+} tile_cache_t;
 
 void gai_rma_release(gai_array_t *a)
 {
@@ -358,6 +368,7 @@ static void tile_fill(gai_array_t *a, int64_t t, tile_info_t *ti, const char *fn
     if (rmc_matrix_tile_local(a->m, t, &l) != RMC_OK)
         l = NULL;
     ti->local = l;
+    gai_check(rmc_dist_tile(a->dist, t, ti->llo, ti->lhi, NULL), fn, "rmc_dist_tile");
     ti->addr = addr;
 }
 
@@ -370,16 +381,33 @@ static void elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr,
         if (idx[d] < 0 || idx[d] >= a->dims[d])
             gai_error(fn, "array '%s': subscript[%d] = %lld outside [0, %lld)", a->name, d,
                       (long long)idx[d], (long long)a->dims[d]);
-    gai_check(rmc_dist_locate(a->dist, idx, &t, NULL), fn, "rmc_dist_locate");
     tile_info_t one, *ti = &one;
-    if (a->nblocks <= TCACHE_MAX) {
-        if (!a->tcache && !(a->tcache = calloc((size_t)a->nblocks, sizeof(tile_info_t))))
+    tile_cache_t *tc = a->tcache;
+    if (!tc && a->nblocks <= TCACHE_MAX) {
+        tc = a->tcache = calloc(1, sizeof(tile_cache_t) + (size_t)a->nblocks * sizeof(tile_info_t));
+        if (!tc)
             gai_error(fn, "out of memory");
-        ti = (tile_info_t *)a->tcache + t;
-        if (!ti->addr)
+        tc->last = -1;
+    }
+    int hit = 0;
+    if (tc && tc->last >= 0) { /* most lists stay in one block for a while */
+        ti = &tc->t[tc->last];
+        hit = 1;
+        for (int d = 0; d < a->ndim; d++)
+            hit &= idx[d] >= ti->llo[d] && idx[d] < ti->lhi[d];
+    }
+    if (!hit) {
+        gai_check(rmc_dist_locate(a->dist, idx, &t, NULL), fn, "rmc_dist_locate");
+        if (tc) {
+            ti = &tc->t[t];
+            if (!ti->addr)
+                tile_fill(a, t, ti, fn);
+            tc->last = t;
+        } else {
+            ti = &one;
             tile_fill(a, t, ti, fn);
-    } else
-        tile_fill(a, t, ti, fn);
+        }
+    }
     memcpy(p, idx, sizeof(int64_t) * (size_t)a->ndim);
     if (a->has_ghosts)
         gai_ghost_index(a, idx, p);
@@ -442,9 +470,9 @@ static void add_elem(rmc_elem_t e, void *dst, const void *src)
 
 /* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
  * Elements on this node are copied in place (puts and gets); the others go as one vector transfer
- * per owner, each address once (sorted: a put's last value for an element wins, as if the list
- * were applied in order; a get fetches an element once for all its places; an accumulate adds
- * the values for one element first). */
+ * per owner: a get as the list is, a put or accumulate with each address once (sorted: a put's last
+ * value for an element wins, as if the list were applied in order; an accumulate adds the values
+ * for one element first), so no two segments overlap. */
 static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *v, void *alpha,
                   const char *fn)
 {
@@ -502,6 +530,15 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
             int64_t b = cnt[r], e = cnt[r + 1], k = 0;
             if (b == e)
                 continue;
+            if (op == 'g') { /* reading an element twice is harmless: straight into v */
+                for (int64_t j = b; j < e; j++) {
+                    rem[k] = by[j].remote;
+                    loc[k++] = (char *)v + by[j].i * (int64_t)es;
+                }
+                rmc_iov_t iov = {.src = rem, .dst = loc, .count = (int)k, .bytes = es};
+                gai_check(rmc_get_vector(&iov, 1, r), fn, "the vector transfer");
+                continue;
+            }
             qsort(by + b, (size_t)(e - b), sizeof(elem_ref_t), ref_cmp);
             /* one entry per distinct address: tmp[k] holds its value */
             for (int64_t j = b; j < e; j++) {
@@ -519,25 +556,11 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                     memcpy(loc[k], src, es);
                 k++;
             }
-            rmc_iov_t iov = {.count = (int)k, .bytes = es};
-            rmc_status_t st;
-            if (op == 'g') {
-                iov.src = rem;
-                iov.dst = loc;
-                st = rmc_get_vector(&iov, 1, r);
-            } else {
-                iov.src = loc;
-                iov.dst = rem;
-                st = op == 'p' ? rmc_put_vector(&iov, 1, r)
-                               : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
-            }
+            rmc_iov_t iov = {.src = loc, .dst = rem, .count = (int)k, .bytes = es};
+            rmc_status_t st = op == 'p'
+                                  ? rmc_put_vector(&iov, 1, r)
+                                  : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
             gai_check(st, fn, "the vector transfer");
-            if (op == 'g') /* every place of an element gets its value */
-                for (int64_t j = b, q = -1; j < e; j++) {
-                    if (q < 0 || rem[q] != by[j].remote)
-                        q++;
-                    memcpy((char *)v + by[j].i * (int64_t)es, tmp + q * (int64_t)es, es);
-                }
         }
         free(by);
         free(pos);
