@@ -591,6 +591,11 @@ void GA_Pgroup_zgop(int grp, DoubleComplex x[], int n, char *op)
     GA_Pgroup_Zgop(grp, x, n, op);
 }
 
+void NGA_Pgroup_zgop(int grp, DoubleComplex x[], int n, char *op)
+{
+    GA_Pgroup_Zgop(grp, x, n, op);
+}
+
 void NGA_Igop(int x[], int n, char *op)
 {
     GA_Igop(x, n, op);
