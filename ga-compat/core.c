@@ -1,6 +1,7 @@
 /* ga-compat core: start and end, errors, the handle table, element types, memory limits, cluster
  * queries, timers. */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,10 +104,11 @@ void GA_Initialize_args(int *argc, char ***argv)
     GA_Initialize();
 }
 
+/* GA_Initialize, then the memory limit of GA_Set_memory_limit (also when GA is already up). */
 void GA_Initialize_ltd(size_t limit)
 {
     GA_Initialize();
-    gai.mem_limit = limit;
+    GA_Set_memory_limit(limit);
 }
 
 void NGA_Initialize(void)
@@ -320,25 +322,27 @@ int gai_new_handle(const char *fn)
     return a->handle;
 }
 
+/* 1 for the handle of an array with data (as GA: not before GA_Allocate, not after GA_Destroy),
+ * 0 otherwise (no abort). */
 int GA_Valid_handle(int g_a)
 {
-    return gai_valid(g_a);
+    return gai_valid(g_a) && gai.arrays[g_a + GAI_OFFSET]->allocated;
 }
 
 int NGA_Valid_handle(int g_a)
 {
-    return gai_valid(g_a);
+    return GA_Valid_handle(g_a);
 }
 
-/* GA's verify: 1 for a valid handle, 0 otherwise (no abort). */
+/* GA's verify: as GA_Valid_handle. */
 int GA_Verify_handle(int g_a)
 {
-    return gai_valid(g_a);
+    return GA_Valid_handle(g_a);
 }
 
 int NGA_Verify_handle(int g_a)
 {
-    return gai_valid(g_a);
+    return GA_Valid_handle(g_a);
 }
 
 void GA_Check_handle(int g_a, char *string)
@@ -399,19 +403,25 @@ const char *gai_type_name(int type)
 
 /* ------------------------------------------------------------------------ memory --- */
 
+/* Whether a limit is set: as in GA, a limit of 0 allows no array; only a limit above SIZE_MAX / 2
+ * (GA's negative limits, e.g. (size_t)-1) removes it. */
+static int mem_limited;
+
+/* Local. The bytes of array data this process may hold from now on (arrays it holds count). */
 void GA_Set_memory_limit(size_t limit)
 {
-    gai.mem_limit = limit;
+    mem_limited = limit <= SIZE_MAX / 2;
+    gai.mem_limit = mem_limited ? limit : 0;
 }
 
 void NGA_Set_memory_limit(size_t limit)
 {
-    gai.mem_limit = limit;
+    GA_Set_memory_limit(limit);
 }
 
 int GA_Memory_limited(void)
 {
-    return gai.mem_limit > 0;
+    return mem_limited;
 }
 
 int NGA_Memory_limited(void)
@@ -419,12 +429,11 @@ int NGA_Memory_limited(void)
     return GA_Memory_limited();
 }
 
-/* Bytes this rank may still allocate under the limit; without a limit, GA returns a large
- * number (here: the limit of a size_t). */
+/* Bytes this rank may still allocate under the limit; without a limit, GA's -1 (SIZE_MAX). */
 size_t GA_Memory_avail(void)
 {
-    if (!gai.mem_limit)
-        return (size_t)-1 >> 1;
+    if (!mem_limited)
+        return SIZE_MAX;
     return gai.mem_limit > gai.mem_used ? gai.mem_limit - gai.mem_used : 0;
 }
 
@@ -433,6 +442,7 @@ size_t NGA_Memory_avail(void)
     return GA_Memory_avail();
 }
 
+/* Bytes of array data (this process's blocks) GA holds on this process. */
 size_t GA_Inquire_memory(void)
 {
     return gai.mem_used;

@@ -1190,11 +1190,16 @@ typedef struct region_state {
     int *map32, *procs;
     int64_t *map64;
     int64_t k;
+    int blocks; /* block-cyclic: procs[] gets block indices (GA's) */
 } region_state_t;
+
+static int cyclic(const gai_array_t *a)
+{
+    return a->dkind == GAI_D_BLOCK_CYCLIC || a->dkind == GAI_D_SCALAPACK;
+}
 
 static void region_cb(void *p, int64_t t, const int64_t *lo, const int64_t *hi, int owner)
 {
-    (void)t;
     region_state_t *s = p;
     for (int d = 0; d < s->ndim; d++) {
         int64_t l = lo[d], h = hi[d] - 1;
@@ -1206,12 +1211,13 @@ static void region_cb(void *p, int64_t t, const int64_t *lo, const int64_t *hi, 
             s->map64[s->k * 2 * s->ndim + s->ndim + d] = h;
         }
     }
-    s->procs[s->k++] = owner;
+    s->procs[s->k++] = s->blocks ? (int)t : owner;
 }
 
 /* Local. The blocks patch [lo, hi] touches: their number; for each, map[] holds its intersection
- * with the patch (ndim lows, then ndim highs, inclusive) and procs[] its owner. Returns 0 for a
- * patch outside the array (GA's convention). */
+ * with the patch (ndim lows, then ndim highs, inclusive) and procs[] its owner (block-cyclic
+ * arrays: as in GA, its block index, the last dimension fastest). Returns 0 for a patch outside
+ * the array (GA's convention). */
 int NGA_Locate_region(int g_a, int lo[], int hi[], int map[], int procs[])
 {
     const char *fn = "NGA_Locate_region";
@@ -1225,7 +1231,7 @@ int NGA_Locate_region(int g_a, int lo[], int hi[], int map[], int procs[])
     }
     if (!map || !procs)
         gai_error(fn, "NULL map or procs");
-    region_state_t s = {a->ndim, map, procs, NULL, 0};
+    region_state_t s = {a->ndim, map, procs, NULL, 0, cyclic(a)};
     return (int)for_blocks(a, l, h, region_cb, &s);
 }
 
@@ -1242,7 +1248,7 @@ int NGA_Locate_region64(int g_a, int64_t lo[], int64_t hi[], int64_t map[], int 
     }
     if (!map || !procs)
         gai_error(fn, "NULL map or procs");
-    region_state_t s = {a->ndim, NULL, procs, map, 0};
+    region_state_t s = {a->ndim, NULL, procs, map, 0, cyclic(a)};
     return (int)for_blocks(a, l, h, region_cb, &s);
 }
 
@@ -1328,18 +1334,14 @@ void NGA_Get_proc_index(int g_a, int iproc, int subscript[])
     GA_Get_proc_index(g_a, iproc, subscript);
 }
 
-/* Blocks per dimension and the block size (block-cyclic arrays; others: the block grid and the
- * first block's extents). */
+/* Local. Blocks per dimension and the block size of a block-cyclic array; zeros for the others
+ * (as GA). */
 void GA_Get_block_info(int g_a, int num_blocks[], int block_dims[])
 {
     gai_array_t *a = gai_array(g_a, "GA_Get_block_info");
-    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
-    rmc_dist_tile(a->dist, 0, lo, hi, NULL);
     for (int d = 0; d < a->ndim; d++) {
-        num_blocks[d] = (int)a->block_grid[d];
-        block_dims[d] = (int)(a->dkind == GAI_D_BLOCK_CYCLIC || a->dkind == GAI_D_SCALAPACK
-                                  ? a->block[d]
-                                  : hi[d] - lo[d]);
+        num_blocks[d] = cyclic(a) ? (int)a->block_grid[d] : 0;
+        block_dims[d] = cyclic(a) ? (int)a->block[d] : 0;
     }
 }
 

@@ -91,7 +91,7 @@ typedef struct gai_state {
     int mpi_from_args; /* GA_Initialize_args started MPI */
     int me, np;         /* world rank and size */
     int default_group;  /* GA_Pgroup_set_default */
-    size_t mem_limit;   /* GA_Initialize_ltd / GA_Set_memory_limit (0: none) */
+    size_t mem_limit;   /* GA_Initialize_ltd / GA_Set_memory_limit (core.c) */
     size_t mem_used;    /* bytes of arrays this rank holds */
     int debug;
     long nput, nget, nacc, nrdi, nscatter, ngather; /* GA_Print_stats */
