@@ -38,6 +38,16 @@ static void wait_req(MPI_Request *r, const char *fn)
     gai_check(rmc_wait_mpi(r), fn, "waiting for the collective");
 }
 
+/* Before a blocking communicator constructor (MPI has no non-blocking MPI_Comm_create / split):
+ * every member of parent arrives first, serving the others' active messages meanwhile, so no
+ * member waits in the constructor for a rank that waits for its service. */
+static void arrive(MPI_Comm parent, const char *fn)
+{
+    MPI_Request r;
+    MPI_Ibarrier(parent, &r);
+    wait_req(&r, fn);
+}
+
 /* A new group from a communicator this rank belongs to (or MPI_COMM_NULL: not a member, but
  * every rank calling gets the same handle, as in GA). Collective over the parent. */
 static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
@@ -104,6 +114,7 @@ int GA_Pgroup_create(int *list, int count)
     MPI_Group_incl(pg, count, sorted, &ng);
     free(sorted);
     MPI_Comm c;
+    arrive(d->comm, fn);
     if (MPI_Comm_create(d->comm, ng, &c) != MPI_SUCCESS)
         gai_error(fn, "MPI_Comm_create failed");
     MPI_Group_free(&pg);
@@ -135,6 +146,7 @@ int GA_Pgroup_split(int grp_id, int num_group)
         start += sz;
     }
     MPI_Comm c;
+    arrive(g->comm, fn);
     if (MPI_Comm_split(g->comm, color, g->me, &c) != MPI_SUCCESS)
         gai_error(fn, "MPI_Comm_split failed");
     return group_from_comm(c, g->comm, fn);
@@ -153,6 +165,7 @@ int GA_Pgroup_split_irreg(int grp_id, int color)
     if (color < 0)
         gai_error(fn, "color %d (>= 0)", color);
     MPI_Comm c;
+    arrive(g->comm, fn);
     if (MPI_Comm_split(g->comm, color, g->me, &c) != MPI_SUCCESS)
         gai_error(fn, "MPI_Comm_split failed");
     return group_from_comm(c, g->comm, fn);
@@ -168,7 +181,9 @@ int GA_Pgroup_duplicate(int grp)
     const char *fn = "GA_Pgroup_duplicate";
     gai_group_t *g = gai_group(grp, fn);
     MPI_Comm c;
-    MPI_Comm_dup(g->comm, &c);
+    MPI_Request r;
+    MPI_Comm_idup(g->comm, &c, &r);
+    wait_req(&r, fn);
     return group_from_comm(c, g->comm, fn);
 }
 

@@ -92,8 +92,35 @@ static void set_irreg(gai_array_t *a, const int64_t map[], const int64_t nblock[
 
 /* -------------------------------------------------------------------- allocation --- */
 
+/* This rank's bytes of the array's blocks. */
+static size_t my_bytes(gai_array_t *a, rmc_dist_h d, const char *fn)
+{
+    size_t mine = 0;
+    int64_t n = 0;
+    gai_check(rmc_dist_owned(d, gai.me, NULL, 0, &n), fn, "rmc_dist_owned");
+    if (n <= 0)
+        return 0;
+    int64_t *t = malloc(sizeof(int64_t) * (size_t)n);
+    if (!t)
+        gai_error(fn, "out of memory");
+    gai_check(rmc_dist_owned(d, gai.me, t, n, &n), fn, "rmc_dist_owned");
+    for (int64_t i = 0; i < n; i++) {
+        int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+        gai_check(rmc_dist_tile(d, t[i], l, h, NULL), fn, "rmc_dist_tile");
+        mine += (size_t)gai_patch_count(a->ndim, l, h) * a->esz;
+    }
+    free(t);
+    return mine;
+}
+
+/* Frees the data (collective) and gives its bytes back to the memory limit's account. */
 static void free_storage(gai_array_t *a)
 {
+    if (a->allocated) {
+        gai_ndestroy++;
+        size_t mine = my_bytes(a, a->dist, "GA_Destroy");
+        gai.mem_used = gai.mem_used > mine ? gai.mem_used - mine : 0;
+    }
     if (a->has_ghosts)
         gai_ghost_release(a);
     gai_rma_release(a); /* the blocks' addresses were the storage's */
@@ -107,26 +134,8 @@ static void free_storage(gai_array_t *a)
 
 void gai_free(gai_array_t *a)
 {
-    if (a->allocated) {
-        gai_ndestroy++;
-        int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM];
-        (void)lo;
-        (void)hi;
-        size_t mine = 0;
-        int64_t n = 0;
-        if (rmc_dist_owned(a->dist, gai.me, NULL, 0, &n) == RMC_OK && n > 0) {
-            int64_t *t = malloc(sizeof(int64_t) * (size_t)n);
-            if (t && rmc_dist_owned(a->dist, gai.me, t, n, &n) == RMC_OK)
-                for (int64_t i = 0; i < n; i++) {
-                    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
-                    rmc_dist_tile(a->dist, t[i], l, h, NULL);
-                    mine += (size_t)gai_patch_count(a->ndim, l, h) * a->esz;
-                }
-            free(t);
-        }
-        gai.mem_used = gai.mem_used > mine ? gai.mem_used - mine : 0;
+    if (a->allocated)
         free_storage(a);
-    }
     free(a->map_req);
     a->map_req = NULL;
     free(a->restricted);
@@ -184,8 +193,15 @@ static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, con
             rmc_dist_free(*d);
             return RMC_ERR_NOMEM;
         }
-        for (int i = 0; i < np; i++)
+        for (int i = 0; i < np; i++) {
+            if (a->nrestricted && a->restricted[i] >= g->size) {
+                free(map);
+                rmc_dist_free(*d);
+                gai_error(fn, "array '%s': restricted to process %d, but its group has %d", a->name,
+                          a->restricted[i], g->size);
+            }
             map[i] = a->nrestricted ? g->ranks[a->restricted[i]] : g->ranks[i];
+        }
         int n = np;
         if (rmc_dist_kind(*d) != RMC_DIST_ROUND_ROBIN) {
             int pg[GA_MAX_DIM];
@@ -193,6 +209,13 @@ static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, con
             n = 1;
             for (int i = 0; i < a->ndim; i++)
                 n *= pg[i];
+        }
+        if (n > np) {
+            free(map);
+            rmc_dist_free(*d);
+            gai_error(fn, "array '%s': its process grid has %d processes, but only %d hold data "
+                          "(%s)",
+                      a->name, n, np, a->nrestricted ? "GA_Set_restricted" : "the group's size");
         }
         st = rmc_dist_set_ranks(*d, map, n);
         free(map);
@@ -229,23 +252,11 @@ int gai_allocate(gai_array_t *a, const char *fn)
     rmc_dist_proc_grid(d, a->pgrid);
     a->nblocks = rmc_dist_ntiles(d);
     /* this rank's share, against the memory limit (agreed: GA_Allocate returns 0 everywhere) */
-    size_t mine = 0;
-    int64_t n = 0;
-    rmc_dist_owned(d, gai.me, NULL, 0, &n);
-    if (n > 0) {
-        int64_t *t = malloc(sizeof(int64_t) * (size_t)n);
-        if (!t)
-            gai_error(fn, "out of memory");
-        rmc_dist_owned(d, gai.me, t, n, &n);
-        for (int64_t i = 0; i < n; i++) {
-            int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
-            rmc_dist_tile(d, t[i], l, h, NULL);
-            mine += (size_t)gai_patch_count(a->ndim, l, h) * a->esz;
-        }
-        free(t);
-    }
+    size_t mine = my_bytes(a, d, fn);
     int ok = !GA_Memory_limited() || mine <= GA_Memory_avail(), all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, g->comm);
+    MPI_Request rq;
+    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_LAND, g->comm, &rq);
+    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the memory limit"); /* (serving AMs meanwhile) */
     if (!all) {
         rmc_dist_free(d);
         a->dist = NULL;
@@ -258,6 +269,8 @@ int gai_allocate(gai_array_t *a, const char *fn)
     else
         st = rmc_matrix_create(d, a->elem, &a->m);
     if (st == RMC_ERR_NOMEM) {
+        if (a->has_ghosts)
+            gai_ghost_release(a);
         rmc_dist_free(d);
         a->dist = NULL;
         return 0;
@@ -531,7 +544,9 @@ void GA_Set_chunk(int g_a, int chunk[])
 {
     gai_array_t *a = gai_handle(g_a, "GA_Set_chunk");
     need_unallocated(a, "GA_Set_chunk");
-    I64(c, chunk, a->ndim ? a->ndim : GA_MAX_DIM);
+    if (!a->ndim)
+        gai_error("GA_Set_chunk", "array %d: GA_Set_data first", g_a);
+    I64(c, chunk, a->ndim);
     set_chunk(a, c);
 }
 
@@ -539,6 +554,8 @@ void GA_Set_chunk64(int g_a, int64_t chunk[])
 {
     gai_array_t *a = gai_handle(g_a, "GA_Set_chunk64");
     need_unallocated(a, "GA_Set_chunk64");
+    if (!a->ndim)
+        gai_error("GA_Set_chunk64", "array %d: GA_Set_data first", g_a);
     set_chunk(a, chunk);
 }
 

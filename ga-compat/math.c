@@ -1085,7 +1085,10 @@ static void select_elem(int g_a, const char *op, void *val, int64_t idx[], const
     gai_group_t *g = gai_group(a.a->pgroup, fn);
     if (!(all = malloc(sizeof *all * (size_t)g->size)))
         gai_error(fn, "out of memory");
-    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, g->comm);
+    MPI_Request rq;
+    MPI_Iallgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, g->comm,
+                   &rq);
+    gai_check(rmc_wait_mpi(&rq), fn, "gathering the candidates"); /* (serving AMs meanwhile) */
     int b = -1;
     for (int r = 0; r < g->size; r++) {
         if (!all[r].have)

@@ -856,6 +856,12 @@ static void periodic(int g_a, int op, const int64_t lo[], const int64_t hi[], vo
         h[d] = hi[d] + 1;
     }
     check_ld(a, l, h, ld, fn);
+    int64_t dense[GA_MAX_DIM]; /* NULL ld: the whole patch's shape (each piece is a part of it) */
+    if (!ld) {
+        for (int d = 0; d + 1 < a->ndim; d++)
+            dense[d] = h[d + 1] - l[d + 1];
+        ld = dense;
+    }
     periodic_rec(a, op, 0, l, h, buf, ld, alpha, lo, fn);
 }
 
@@ -1101,6 +1107,10 @@ void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
     if (proc != GA_Nodeid())
         gai_error(fn, "array '%s': process %d's segment is not this process's (%d)", a->name, proc,
                   GA_Nodeid());
+    if (a->has_ghosts)
+        gai_error(fn, "array '%s' has ghost cells: its blocks are padded, not one segment "
+                      "(NGA_Access_ghosts gives the padded block)",
+                  a->name);
     int64_t n = 0, t;
     rmc_dist_owned(a->dist, gai.me, &t, 1, &n);
     *(void **)ptr = NULL;

@@ -91,19 +91,26 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_mat
                        rmcc.nranks);
     MPI_Comm own = MPI_COMM_NULL;
     if (comm != MPI_COMM_NULL) {
-        /* every owner must be a member (the others never allocate) */
-        int n, *members = NULL;
+        /* every owner must be a member (the others never allocate); every member takes part in
+         * the exchange whatever its own checks said (a rank that skipped it would hang the
+         * others), and waits through rmc_wait_mpi (serving the others' active messages) */
+        int n, *members = calloc((size_t)rmcc.nranks, sizeof(int));
         MPI_Comm_size(comm, &n);
-        if (st == RMC_OK && !(members = calloc((size_t)rmcc.nranks, sizeof(int))))
+        int me = st == RMC_OK ? rmcc.rank : -1, *all = malloc(sizeof(int) * (size_t)n);
+        MPI_Request rq;
+        rmc_status_t xs = RMC_ERR_NOMEM;
+        if (!all || MPI_Iallgather(&me, 1, MPI_INT, all, 1, MPI_INT, comm, &rq) != MPI_SUCCESS)
+            xs = rmcc_fail(RMC_ERR_MPI, fn, "learning the communicator's ranks");
+        else
+            xs = rmc_wait_mpi(&rq);
+        if (st == RMC_OK && xs != RMC_OK)
+            st = xs;
+        if (st == RMC_OK && !members)
             st = rmcc_fail(RMC_ERR_NOMEM, fn, "the members' table");
-        if (st == RMC_OK) {
-            int me = rmcc.rank, *all = malloc(sizeof(int) * (size_t)n);
-            if (!all || MPI_Allgather(&me, 1, MPI_INT, all, 1, MPI_INT, comm) != MPI_SUCCESS)
-                st = rmcc_fail(RMC_ERR_MPI, fn, "learning the communicator's ranks");
-            for (int i = 0; st == RMC_OK && i < n; i++)
+        for (int i = 0; st == RMC_OK && i < n; i++)
+            if (all[i] >= 0)
                 members[all[i]] = 1;
-            free(all);
-        }
+        free(all);
         int64_t tc[MD] = {0};
         for (int64_t t = 0; st == RMC_OK && t < d->ntiles; t++) {
             rmc_dist_tile_coords(d, t, tc);
@@ -115,8 +122,12 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_mat
                                (long long)t, o);
         }
         free(members);
-        if (MPI_Comm_dup(comm, &own) != MPI_SUCCESS && st == RMC_OK)
-            st = rmcc_fail(RMC_ERR_MPI, fn, "MPI_Comm_dup of the communicator");
+        if (MPI_Comm_idup(comm, &own, &rq) != MPI_SUCCESS) {
+            own = MPI_COMM_NULL;
+            if (st == RMC_OK)
+                st = rmcc_fail(RMC_ERR_MPI, fn, "MPI_Comm_idup of the communicator");
+        } else if ((xs = rmc_wait_mpi(&rq)) != RMC_OK && st == RMC_OK)
+            st = xs;
     }
     /* all ranks: the matrix number is the job's (advanced by every creation); a subset's
      * creation is not numbered (its members may belong to other subsets too) */
@@ -544,7 +555,9 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
     if (st == RMC_OK && !v)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL value");
     uint64_t args[1] = {st == RMC_OK ? m->id : ~0ull};
-    MPI_Comm comm = st == RMC_OK ? m->comm : MPI_COMM_NULL;
+    /* the handle's communicator whenever the handle is good (a rank with a bad value must still
+     * meet the others in their collective, to fail there with them) */
+    MPI_Comm comm = rmcc_matrix_check(m, fn) == RMC_OK ? m->comm : MPI_COMM_NULL;
     if ((st = rmcc_coll_begin_on(comm, fn, args, 1, st)) != RMC_OK)
         return st;
     const struct rmc_dist *d = m->d;

@@ -348,6 +348,16 @@ static void strided_periodic(void)
             ok &= p[i * 4 + j] == all[r * 10 + c];
         }
     gat_check(ok, "periodic get");
+    /* the same with a NULL ld: a dense 4 x 4 buffer (GA 5.8.2 dereferences ld: its build passes
+     * the dense ld explicitly) */
+    int q[16];
+#ifdef GAT_PEER
+    NGA_Periodic_get(g, plo, phi, q, &pld);
+#else
+    NGA_Periodic_get(g, plo, phi, q, NULL);
+#endif
+    ok = !memcmp(p, q, sizeof p);
+    gat_check(ok, "periodic get, dense buffer");
     GA_Sync();
     GA_Destroy(g);
 }
