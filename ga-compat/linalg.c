@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rmc/env.h>
 #include "ga_impl.h"
 
 /* LAPACK (OpenBLAS's): Fortran symbols, with gfortran's hidden string lengths. */
@@ -115,17 +116,26 @@ static void la_bcast(gai_array_t *a, void *x, int n, MPI_Datatype t, const char 
     gai_check(rmc_wait_mpi(&r), fn, "broadcasting the result");
 }
 
-/* Rows up to which the group's first process solves alone with LAPACK. */
-static int64_t la_serial_max(void)
+/* Rows up to which the group's first process solves alone with LAPACK (a registered knob:
+ * rmc_info lists it). */
+static const rmc_knob_t knob_serial = {
+    "RMC_GA_LINALG_SERIAL", "1000",
+    "ga-compat: matrices of up to this many rows are solved by the group's first process with "
+    "LAPACK; larger LU solves run on ScaLAPACK"};
+
+__attribute__((constructor)) static void la_knob_register(void)
 {
-    const char *s = getenv("RMC_GA_LINALG_SERIAL");
-    if (s && *s) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (*end == '\0' && v >= 0)
-            return v;
-    }
-    return 1000;
+    rmc_knob_register(&knob_serial);
+}
+
+static int64_t la_serial_max(const char *fn)
+{
+    const char *s = rmc_knob_value("RMC_GA_LINALG_SERIAL");
+    char *end;
+    long long v = s ? strtoll(s, &end, 10) : 1000;
+    if (!s || *end != '\0' || v < 0)
+        gai_error(fn, "RMC_GA_LINALG_SERIAL='%s': a number of rows >= 0", s ? s : "");
+    return v;
 }
 
 /* Fill the upper triangle (column-major view: above the diagonal) from the lower one. */
@@ -251,7 +261,7 @@ static int la_lu_solve(char tr, gai_array_t *a, gai_array_t *b, int n, int nrhs,
 {
     int info = 0;
 #ifdef HAVE_SCALAPACK
-    if (n > la_serial_max() && gai_group(a->pgroup, fn)->size > 1)
+    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1)
         return la_lu_scalapack(tr, a, b, fn);
 #endif
     if (la_root(a, fn)) {
