@@ -201,6 +201,8 @@ int gai_conforming(int na, const int64_t al[], const int64_t ah[], int nb, const
 /* src[0..n-1] as int64 in buf (cap entries) or, when larger, in a malloc'd array stored in
  * *heap too (the caller frees *heap). NULL src gives NULL. */
 int64_t *gai_to64(const int *src, size_t n, int64_t *buf, size_t cap, int64_t **heap);
+/* *d += *s for one element of GA type t (complex: both parts) (matops.c). */
+void gai_elem_add(int t, void *d, const void *s);
 /* Elements in [l, h). */
 int64_t gai_patch_count(int ndim, const int64_t l[], const int64_t h[]);
 

@@ -15,8 +15,7 @@
 
 /* ------------------------------------------------------------------ elements --- */
 
-/* d += s */
-static void e_add(int t, void *d, const void *s)
+void gai_elem_add(int t, void *d, const void *s)
 {
     switch (t) {
     case C_INT:
@@ -249,10 +248,10 @@ static void diag_op(int g_a, int g_v, const void *c, int op, const char *fn)
                 memcpy(e, x, es);
                 break;
             case D_ADD:
-                e_add(a->type, e, x);
+                gai_elem_add(a->type, e, x);
                 break;
             case D_SHIFT:
-                e_add(a->type, e, c);
+                gai_elem_add(a->type, e, c);
                 break;
             default:
                 memset(e, 0, es);
@@ -571,7 +570,7 @@ static void scan(int g_a, int g_b, int g_sbit, int64_t lo, int64_t hi, int copy,
                 has[sg[i].t] = 1;
                 memcpy(c, x, es);
             } else if (!copy) {
-                e_add(a->type, c, x);
+                gai_elem_add(a->type, c, x);
             }
         }
     }
@@ -588,7 +587,7 @@ static void scan(int g_a, int g_b, int g_sbit, int64_t lo, int64_t hi, int copy,
         if (has[t])
             memcpy(run, carry + t * (int64_t)es, es), st = 1;
         else if (!copy && st)
-            e_add(a->type, run, carry + t * (int64_t)es);
+            gai_elem_add(a->type, run, carry + t * (int64_t)es);
     }
     for (int64_t i = 0; i < n; i++) {
         int64_t len = sg[i].e - sg[i].s, first = -1;
@@ -610,9 +609,9 @@ static void scan(int g_a, int g_b, int g_sbit, int64_t lo, int64_t hi, int copy,
             } else if (copy) {
                 memcpy(o, run, es);
             } else if (!excl) {
-                e_add(a->type, run, x), memcpy(o, run, es);
+                gai_elem_add(a->type, run, x), memcpy(o, run, es);
             } else {
-                memcpy(o, run, es), e_add(a->type, run, x);
+                memcpy(o, run, es), gai_elem_add(a->type, run, x);
             }
             if (first < 0)
                 first = j;

@@ -442,32 +442,6 @@ static int ref_cmp(const void *x, const void *y)
     return a->i < b->i ? -1 : a->i > b->i; /* equal addresses: in the caller's order */
 }
 
-/* Adds element src to dst (type e). */
-static void add_elem(rmc_elem_t e, void *dst, const void *src)
-{
-    switch (e) {
-    case RMC_ELEM_I32:
-        *(int32_t *)dst += *(const int32_t *)src;
-        break;
-    case RMC_ELEM_I64:
-        *(int64_t *)dst += *(const int64_t *)src;
-        break;
-    case RMC_ELEM_F32:
-        *(float *)dst += *(const float *)src;
-        break;
-    case RMC_ELEM_F64:
-        *(double *)dst += *(const double *)src;
-        break;
-    case RMC_ELEM_C32:
-        ((float *)dst)[0] += ((const float *)src)[0];
-        ((float *)dst)[1] += ((const float *)src)[1];
-        break;
-    default:
-        ((double *)dst)[0] += ((const double *)src)[0];
-        ((double *)dst)[1] += ((const double *)src)[1];
-    }
-}
-
 /* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
  * Elements on this node are copied in place (puts and gets); the others go as one vector transfer
  * per owner: a get as the list is, a put or accumulate with each address once (sorted: a put's last
@@ -547,7 +521,7 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                     if (op == 'p')
                         memcpy(tmp + (k - 1) * (int64_t)es, src, es); /* the later one wins */
                     else if (op == 'a')
-                        add_elem(a->elem, tmp + (k - 1) * (int64_t)es, src);
+                        gai_elem_add(a->type, tmp + (k - 1) * (int64_t)es, src);
                     continue;
                 }
                 rem[k] = by[j].remote;

@@ -298,6 +298,29 @@ static void scatter_gather(void)
     gat_check(ok, "duplicate: its own data, gathers from both");
     free(w2);
     GA_Destroy(g2);
+    /* a list naming every element twice (the same value twice: GA leaves which of two values a
+     * scatter keeps undefined), a scatter_acc of such a list adds both, a gather fills both */
+    int *sp2 = malloc(sizeof(int) * 4 * n);
+    double *v2 = malloc(sizeof(double) * 2 * n), *w3 = calloc(2 * n, sizeof(double));
+    for (int i = 0; i < n; i++) {
+        memcpy(sp2 + 2 * i, subs + 2 * i, 2 * sizeof(int));
+        memcpy(sp2 + 2 * (n + i), subs + 2 * i, 2 * sizeof(int));
+        v2[i] = v2[n + i] = i + 0.25;
+    }
+    GA_Zero(g);
+    if (gat_me == 0)
+        NGA_Scatter_flat(g, v2, sp2, 2 * n);
+    GA_Sync();
+    NGA_Scatter_acc_flat(g, v2, sp2, 2 * n, &alpha2); /* + 2 (i + 0.25) from every process */
+    GA_Sync();
+    NGA_Gather_flat(g, w3, sp2, 2 * n);
+    ok = 1;
+    for (int i = 0; i < n; i++)
+        ok &= w3[i] == (i + 0.25) * (1 + 2 * gat_np) && w3[n + i] == w3[i];
+    gat_check(ok, "element lists naming elements twice");
+    free(sp2);
+    free(v2);
+    free(w3);
     free(subs);
     free(sp);
     free(v);
