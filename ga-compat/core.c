@@ -22,6 +22,10 @@ void gai_error(const char *fn, const char *fmt, ...)
     int me = gai.up ? gai.me : -1;
     fprintf(stderr, "%d: GA ERROR: %s: %s\n", me, fn, msg);
     fflush(stderr);
+    /* the launcher forwards the message before the abort kills the job (seen lost otherwise
+     * when every rank aborts at once on a loaded machine) */
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
     int flag = 0;
     MPI_Initialized(&flag);
     if (flag)
