@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs one differential ga-compat test: tests/ga/PROG.npN.MODE.gadiff runs PROG (built on
-# ga-compat) with N ranks in node mode MODE (real, nodeK = RMC_NODE_SIZE=K) and, when it was
+# Runs one differential ga-compat test: tests/ga/PROG.npN.MODE[.AMO].gadiff runs PROG (built on
+# ga-compat) with N ranks in node mode MODE (real, nodeK = RMC_NODE_SIZE=K; AMO amompi / amothread
+# sets RMC_AMO) and, when it was
 # built, PROG_peer (the same source on Debian's GA 5.8.2 over ARMCI-MPI, ARMCI_USE_WIN_ALLOCATE=0:
 # its defaults lose data on this MPICH) with N ranks; both must exit 0 without a FAIL line, and
 # their outputs, without '#' comment lines, must be equal. Environment: MPIEXEC, RMC_TEST_TIMEOUT,
@@ -12,11 +13,19 @@ prog=${base%%.*}
 rest=${base#*.}
 np=${rest%%.*}
 np=${np#np}
-mode=${rest#*.}
+rest=${rest#*.}
+mode=${rest%%.*}
+amo=
+[ "$rest" != "$mode" ] && amo=${rest#*.}
 case "$mode" in
   real) unset RMC_NODE_SIZE ;;
   node*) RMC_NODE_SIZE=${mode#node}; export RMC_NODE_SIZE ;;
   *) echo "ga-diff.sh: bad mode in $t" >&2; exit 99 ;;
+esac
+case "$amo" in
+  "") ;;
+  amompi | amothread) RMC_AMO=${amo#amo}; export RMC_AMO ;;
+  *) echo "ga-diff.sh: bad AMO mode in $t" >&2; exit 99 ;;
 esac
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 export ASAN_OPTIONS
@@ -24,7 +33,7 @@ mpiexec=${MPIEXEC:-mpiexec.mpich}
 limit=${RMC_TEST_TIMEOUT:-300}
 out=$(mktemp) peer=$(mktemp)
 trap 'rm -f "$out" "$peer" "$out.c" "$peer.c"' EXIT
-echo "ga-compat: mpiexec -n $np $dir/$prog (RMC_NODE_SIZE=${RMC_NODE_SIZE:-unset})"
+echo "ga-compat: mpiexec -n $np $dir/$prog (RMC_NODE_SIZE=${RMC_NODE_SIZE:-unset}, RMC_AMO=${RMC_AMO:-default})"
 timeout -k 10 "$limit" $mpiexec -n "$np" "$dir/$prog" >"$out"
 rc=$?
 cat "$out"
@@ -39,7 +48,7 @@ if [ "${RMC_GADIFF_PEER:-yes}" = no ]; then
   exit 0
 fi
 echo "GA 5.8.2: mpiexec -n $np $dir/${prog}_peer (ARMCI_USE_WIN_ALLOCATE=0)"
-ARMCI_USE_WIN_ALLOCATE=0 timeout -k 10 "$limit" env -u RMC_NODE_SIZE $mpiexec -n "$np" \
+ARMCI_USE_WIN_ALLOCATE=0 timeout -k 10 "$limit" env -u RMC_NODE_SIZE -u RMC_AMO $mpiexec -n "$np" \
   "$dir/${prog}_peer" >"$peer"
 rc=$?
 grep '^# GA bug' "$peer"
