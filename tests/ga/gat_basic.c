@@ -5,80 +5,28 @@
  * reference and printed for the comparison. */
 #include "gatest.h"
 
-#define NT 7
-static const int types[NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
-static const char *tname[NT] = {"int", "long", "longlong", "float", "double", "scpl", "dcpl"};
-static size_t tsize(int t)
-{
-    switch (t) {
-    case C_INT:
-    case C_FLOAT:
-        return 4;
-    case C_SCPL:
-    case C_LONG:
-    case C_LONGLONG:
-    case C_DBL:
-        return 8;
-    default:
-        return 16;
-    }
-}
-
 /* value v as element of type t at p (complex: v + i v/2) */
 static void setv(int t, void *p, double v)
 {
-    switch (t) {
-    case C_INT:
-        *(int *)p = (int)v;
-        break;
-    case C_LONG:
-        *(long *)p = (long)v;
-        break;
-    case C_LONGLONG:
-        *(long long *)p = (long long)v;
-        break;
-    case C_FLOAT:
-        *(float *)p = (float)v;
-        break;
-    case C_DBL:
-        *(double *)p = v;
-        break;
-    case C_SCPL:
-        ((float *)p)[0] = (float)v, ((float *)p)[1] = (float)(v / 2);
-        break;
-    default:
-        ((double *)p)[0] = v, ((double *)p)[1] = v / 2;
-    }
+    gat_setc(t, p, v, v / 2);
 }
 
+/* an element as one number (complex: re + 3 im) */
 static double getv(int t, const void *p)
 {
-    switch (t) {
-    case C_INT:
-        return *(const int *)p;
-    case C_LONG:
-        return (double)*(const long *)p;
-    case C_LONGLONG:
-        return (double)*(const long long *)p;
-    case C_FLOAT:
-        return *(const float *)p;
-    case C_DBL:
-        return *(const double *)p;
-    case C_SCPL:
-        return ((const float *)p)[0] + 3 * ((const float *)p)[1];
-    default:
-        return ((const double *)p)[0] + 3 * ((const double *)p)[1];
-    }
+    double re, im;
+    gat_getc(t, p, &re, &im);
+    return re + 3 * im;
 }
 
 /* put/get/acc on a 2-D array of every type */
 static void types_2d(void)
 {
     int dims[2] = {13, 11};
-    for (int k = 0; k < NT; k++) {
-        int t = types[k];
+    for (int k = 0; k < GAT_NT; k++) {
+        int t = gat_types[k];
         int g = NGA_Create(t, 2, dims, "t2", NULL);
-        size_t es = tsize(t);
+        size_t es = gat_tsize(t);
         char *buf = calloc(13 * 11, es), *got = calloc(13 * 11, es);
         for (int i = 0; i < 13 * 11; i++)
             setv(t, buf + i * es, i % 50);
@@ -119,11 +67,11 @@ static void types_2d(void)
                 sum += v;
             }
         char name[64];
-        snprintf(name, sizeof name, "put-acc-get %s", tname[k]);
+        snprintf(name, sizeof name, "put-acc-get %s", gat_tname[k]);
         gat_check(ok, name);
         if (peer_cannot)
             gat_out("# GA bug: %s: NGA_Acc of C_LONGLONG aborts in GA 5.8.2 on ARMCI-MPI", name);
-        gat_out("sum %s " GAT_G, tname[k], sum);
+        gat_out("sum %s " GAT_G, gat_tname[k], sum);
         free(buf);
         free(got);
         GA_Destroy(g);

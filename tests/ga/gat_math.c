@@ -7,19 +7,13 @@
 #include <complex.h>
 #include "gatest.h"
 
-#define NT 7
-static const int types[NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
-static const char *tname[NT] = {"int", "long", "longlong", "float", "double", "scpl", "dcpl"};
+static const int types[GAT_NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
 static int cur; /* type index */
 #define R 13
 #define C 11
 #define N (R * C)
 typedef double complex dc;
 
-static size_t tsize(int t)
-{
-    return t == C_INT || t == C_FLOAT ? 4 : t == C_DCPL ? 16 : 8;
-}
 static int iscpl(int t)
 {
     return t == C_SCPL || t == C_DCPL;
@@ -141,9 +135,9 @@ static int mk(int t, int dist, const char *name)
 static void load(int g, const dc *ref, int n, int ndim, const int *dims)
 {
     int t = types[cur];
-    char *buf = malloc((size_t)n * tsize(t));
+    char *buf = malloc((size_t)n * gat_tsize(t));
     for (int k = 0; k < n; k++)
-        put_elem(t, buf + k * tsize(t), ref[k]);
+        put_elem(t, buf + k * gat_tsize(t), ref[k]);
     if (gat_me == 0) {
         int lo[7] = {0}, hi[7], ld[7];
         for (int d = 0; d < ndim; d++)
@@ -166,7 +160,7 @@ static double tol(void)
 static void expect_nd(int g, const dc *ref, int n, int ndim, const int *dims, const char *what)
 {
     int t = types[cur];
-    char *buf = malloc((size_t)n * tsize(t));
+    char *buf = malloc((size_t)n * gat_tsize(t));
     int lo[7] = {0}, hi[7], ld[7];
     for (int d = 0; d < ndim; d++)
         hi[d] = dims[d] - 1;
@@ -176,15 +170,15 @@ static void expect_nd(int g, const dc *ref, int n, int ndim, const int *dims, co
     int ok = 1;
     double sum = 0;
     for (int k = 0; k < n; k++) {
-        dc v = get_elem(t, buf + k * tsize(t));
+        dc v = get_elem(t, buf + k * gat_tsize(t));
         ok &=
             gat_close(creal(v), creal(ref[k]), tol()) && gat_close(cimag(v), cimag(ref[k]), tol());
         sum += (k % 7 + 1) * (creal(v) + 3 * cimag(v));
     }
     free(buf);
-    gat_out("%s %s sum " GAT_G, what, tname[cur], sum);
+    gat_out("%s %s sum " GAT_G, what, gat_tname[cur], sum);
     char name[128];
-    snprintf(name, sizeof name, "%s %s", what, tname[cur]);
+    snprintf(name, sizeof name, "%s %s", what, gat_tname[cur]);
     gat_check(ok, name);
 }
 
@@ -216,7 +210,7 @@ static int peer_cannot(int cannot, const char *what)
 {
 #ifdef GAT_PEER
     if (cannot)
-        gat_out("# GA bug: GA 5.8.2 aborts on %s of %s arrays", what, tname[cur]);
+        gat_out("# GA bug: GA 5.8.2 aborts on %s of %s arrays", what, gat_tname[cur]);
     return cannot;
 #else
     (void)cannot, (void)what;
@@ -345,7 +339,7 @@ static void whole(int dist)
         got = z.real + I * z.imag;
     }
     }
-    gat_out("%s %s = " GAT_G " " GAT_G, TAG("dot"), tname[cur], creal(got), cimag(got));
+    gat_out("%s %s = " GAT_G " " GAT_G, TAG("dot"), gat_tname[cur], creal(got), cimag(got));
     gat_check(got == want, TAG("dot"));
 
     /* norms: matrix 1-norm (largest column sum) and infinity norm (largest row sum) */
@@ -369,9 +363,9 @@ static void whole(int dist)
         GA_Norm_infinity(ga, &ni);
     }
 #ifdef GAT_PEER
-    gat_out("%s %s = " GAT_G " " GAT_G, TAG("norms"), tname[cur], w1, wi);
+    gat_out("%s %s = " GAT_G " " GAT_G, TAG("norms"), gat_tname[cur], w1, wi);
 #else
-    gat_out("%s %s = " GAT_G " " GAT_G, TAG("norms"), tname[cur], n1, ni);
+    gat_out("%s %s = " GAT_G " " GAT_G, TAG("norms"), gat_tname[cur], n1, ni);
 #endif
     gat_check_gabug(gat_close(n1, w1, 1e-12) && gat_close(ni, wi, 1e-12), TAG("norms"),
                     "GA 5.8.2's GA_Norm1 / GA_Norm_infinity of a 2-D array give the sum / the "
@@ -388,7 +382,7 @@ static void whole(int dist)
         NGA_Select_elem(ga, mx ? "max" : "min", v, idx);
         dc gv = get_elem(t, v);
         gat_out("%s %s = " GAT_G " " GAT_G " at %d %d", TAG(mx ? "select max" : "select min"),
-                tname[cur], creal(gv), cimag(gv), idx[0], idx[1]);
+                gat_tname[cur], creal(gv), cimag(gv), idx[0], idx[1]);
         gat_check_gabug(gv == A[bi] && idx[0] == bi / C && idx[1] == bi % C, TAG("select"),
                         "GA 5.8.2's NGA_Select_elem does not give every rank the element and "
                         "index rank 0 gets");
@@ -414,7 +408,7 @@ static void whole(int dist)
         if (skip)
             put_elem(t, st, ws);
         dc gs = get_elem(t, st);
-        gat_out("%s %s = " GAT_G, TAG("step_max"), tname[cur], creal(gs));
+        gat_out("%s %s = " GAT_G, TAG("step_max"), gat_tname[cur], creal(gs));
         gat_check(gat_close(creal(gs), ws, 1e-6), TAG("step_max"));
         static dc L[N], U[N];
         for (int k = 0; k < N; k++)
@@ -444,8 +438,8 @@ static void whole(int dist)
         if (skip)
             put_elem(t, b0, mn), put_elem(t, b1, mn), put_elem(t, b2, mxx);
         dc r0 = get_elem(t, b0), r1 = get_elem(t, b1), r2 = get_elem(t, b2);
-        gat_out("%s %s = " GAT_G " " GAT_G " " GAT_G, TAG("step_bound_info"), tname[cur], creal(r0),
-                creal(r1), creal(r2));
+        gat_out("%s %s = " GAT_G " " GAT_G " " GAT_G, TAG("step_bound_info"), gat_tname[cur],
+                creal(r0), creal(r1), creal(r2));
         gat_check(gat_close(creal(r0), mn, 1e-6) && gat_close(creal(r1), mn, 1e-6) &&
                       gat_close(creal(r2), mxx, 1e-6),
                   TAG("step_bound_info"));
@@ -463,21 +457,21 @@ static void whole(int dist)
 #endif
         if (!peer_cannot)
             GA_Randomize(gc, v);
-        char *buf = malloc(N * tsize(t));
+        char *buf = malloc(N * gat_tsize(t));
         int lo[2] = {0, 0}, hi[2] = {R - 1, C - 1}, ld = C;
         NGA_Get(gc, lo, hi, buf, &ld);
         int inrange = 1, distinct = 0;
         double mean = 0;
         for (int k = 0; k < N; k++) {
-            dc z = peer_cannot ? 50 + 25 * I : get_elem(t, buf + k * tsize(t));
+            dc z = peer_cannot ? 50 + 25 * I : get_elem(t, buf + k * gat_tsize(t));
             double u = creal(z) / creal(rv);
             inrange &= u >= 0 && u < 1 && (!iscpl(t) || gat_close(cimag(z), u * cimag(rv), 1e-5));
             mean += u / N;
-            if (k > 0 && !peer_cannot && get_elem(t, buf + k * tsize(t)) != get_elem(t, buf))
+            if (k > 0 && !peer_cannot && get_elem(t, buf + k * gat_tsize(t)) != get_elem(t, buf))
                 distinct = 1;
         }
         if (peer_cannot)
-            gat_out("# GA bug: GA 5.8.2's GA_Randomize aborts on %s arrays", tname[cur]);
+            gat_out("# GA bug: GA 5.8.2's GA_Randomize aborts on %s arrays", gat_tname[cur]);
         if (peer_cannot)
             distinct = 1, mean = 0.5;
         free(buf);
@@ -670,7 +664,7 @@ static void patches(int da, int dd)
                 got = z.real + I * z.imag;
             }
             }
-        gat_out("%s %s %c = " GAT_G " " GAT_G, TAG("dot_patch"), tname[cur], tb, creal(got),
+        gat_out("%s %s %c = " GAT_G " " GAT_G, TAG("dot_patch"), gat_tname[cur], tb, creal(got),
                 cimag(got));
         gat_check(got == want, TAG("dot_patch"));
     }
@@ -699,7 +693,7 @@ static void patches(int da, int dd)
         if (skip)
             put_elem(t, st, ws);
         dc gs = get_elem(t, st);
-        gat_out("%s %s = " GAT_G, TAG("step_max_patch"), tname[cur], creal(gs));
+        gat_out("%s %s = " GAT_G, TAG("step_max_patch"), gat_tname[cur], creal(gs));
         gat_check(gat_close(creal(gs), ws, 1e-6), TAG("step_max_patch"));
         /* step_bound_info_patch: xx = P, vv = B, ll = P - 1, uu = P + 3, on patches */
         int gl = mk(t, dd, "ll"), gu = mk(t, da, "uu");
@@ -729,7 +723,7 @@ static void patches(int da, int dd)
             put_elem(t, b0, mn), put_elem(t, b1, mn), put_elem(t, b2, mxx);
         dc r0 = get_elem(t, b0), r1 = get_elem(t, b1), r2 = get_elem(t, b2);
         gat_out("%s %s = " GAT_G " " GAT_G " " GAT_G " (vv has 0: %d)", TAG("step_bound_patch"),
-                tname[cur], creal(r0), creal(r1), anyzero ? 0 : creal(r2), anyzero);
+                gat_tname[cur], creal(r0), creal(r1), anyzero ? 0 : creal(r2), anyzero);
         gat_check(gat_close(creal(r0), mn, 1e-6) && gat_close(creal(r1), mn, 1e-6) &&
                       (anyzero || gat_close(creal(r2), mxx, 1e-6)),
                   TAG("step_bound_patch"));
@@ -849,10 +843,10 @@ static void shapes(void)
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
-    for (cur = 0; cur < NT; cur++)
+    for (cur = 0; cur < GAT_NT; cur++)
         for (int d = 0; d < 3; d++)
             whole(d);
-    for (cur = 0; cur < NT; cur++) {
+    for (cur = 0; cur < GAT_NT; cur++) {
         patches(0, 2);
         patches(2, 1);
         if (cur == 4)

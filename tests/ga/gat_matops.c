@@ -7,75 +7,11 @@
  * exact in every type and the checksums print equal in both builds. */
 #include "gatest.h"
 
-#define NT 7
-static const int types[NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
-static const char *tname[NT] = {"int", "long", "longlong", "float", "double", "scpl", "dcpl"};
 static const char *kname[4] = {"regular", "irregular", "blockcyclic", "scalapack"};
 
-static size_t tsize(int t)
-{
-    return t == C_INT || t == C_FLOAT ? 4 : t == C_DCPL ? 16 : 8;
-}
-static int cplx(int t)
-{
-    return t == C_SCPL || t == C_DCPL;
-}
-
-/* element of type t from (re, im) */
-static void setc(int t, void *p, double re, double im)
-{
-    switch (t) {
-    case C_INT:
-        *(int *)p = (int)re;
-        break;
-    case C_LONG:
-        *(long *)p = (long)re;
-        break;
-    case C_LONGLONG:
-        *(long long *)p = (long long)re;
-        break;
-    case C_FLOAT:
-        *(float *)p = (float)re;
-        break;
-    case C_DBL:
-        *(double *)p = re;
-        break;
-    case C_SCPL:
-        ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)im;
-        break;
-    default:
-        ((double *)p)[0] = re, ((double *)p)[1] = im;
-    }
-}
 static void setv(int t, void *p, double v)
 {
-    setc(t, p, v, cplx(t) ? v / 2 : 0);
-}
-static void getc2(int t, const void *p, double *re, double *im)
-{
-    *im = 0;
-    switch (t) {
-    case C_INT:
-        *re = *(const int *)p;
-        break;
-    case C_LONG:
-        *re = (double)*(const long *)p;
-        break;
-    case C_LONGLONG:
-        *re = (double)*(const long long *)p;
-        break;
-    case C_FLOAT:
-        *re = *(const float *)p;
-        break;
-    case C_DBL:
-        *re = *(const double *)p;
-        break;
-    case C_SCPL:
-        *re = ((const float *)p)[0], *im = ((const float *)p)[1];
-        break;
-    default:
-        *re = ((const double *)p)[0], *im = ((const double *)p)[1];
-    }
+    gat_setc(t, p, v, gat_cplx(t) ? v / 2 : 0);
 }
 
 /* a 2-D (or 1-D: c == 0) array of type t on distribution kind k */
@@ -132,12 +68,12 @@ static void get2(int g, int r, int c, void *buf)
 static int same(int t, const void *got, const void *ref, int n, double rel, double *sum)
 {
     int ok = 1;
-    size_t es = tsize(t);
+    size_t es = gat_tsize(t);
     *sum = 0;
     for (int i = 0; i < n; i++) {
         double a, ai, b, bi;
-        getc2(t, (const char *)got + i * es, &a, &ai);
-        getc2(t, (const char *)ref + i * es, &b, &bi);
+        gat_getc(t, (const char *)got + i * es, &a, &ai);
+        gat_getc(t, (const char *)ref + i * es, &b, &bi);
         ok &= gat_close(a, b, rel) && gat_close(ai, bi, rel);
         *sum += (a + 3 * ai) * (1 + i % 7);
     }
@@ -156,9 +92,9 @@ static int full(int s, int i)
 static void diag_ops(void)
 {
     static const int shapes[3][2] = {{5, 7}, {7, 5}, {6, 6}};
-    for (int ti = 0; ti < NT; ti++) {
-        int t = types[ti];
-        size_t es = tsize(t);
+    for (int ti = 0; ti < GAT_NT; ti++) {
+        int t = gat_types[ti];
+        size_t es = gat_tsize(t);
         for (int s = 0; s < 3; s++) {
             if (!full(s, ti))
                 continue;
@@ -187,25 +123,26 @@ static void diag_ops(void)
                 static const char *opn[7] = {"get_diag",   "set_diagonal", "add_diagonal",
                                              "shift_diag", "zero_diag",    "scale_rows",
                                              "scale_cols"};
-                snprintf(label, sizeof label, "%s %s %dx%d %s", opn[op], tname[ti], r, c, kname[k]);
+                snprintf(label, sizeof label, "%s %s %dx%d %s", opn[op], gat_tname[ti], r, c,
+                         kname[k]);
                 put2(g, r, c, a0);
                 memcpy(ref, a0, es * r * c);
                 for (int i = 0; i < r; i++)
                     for (int j = 0; j < c; j++) {
                         double x, xi, y, yi;
                         char *e = ref + (i * c + j) * es;
-                        getc2(t, e, &x, &xi);
+                        gat_getc(t, e, &x, &xi);
                         if (i == j && op == 1)
                             memcpy(e, v + i * es, es);
                         if (i == j && op == 2)
-                            getc2(t, v + i * es, &y, &yi), setc(t, e, x + y, xi + yi);
+                            gat_getc(t, v + i * es, &y, &yi), gat_setc(t, e, x + y, xi + yi);
                         if (i == j && op == 3)
-                            getc2(t, shift, &y, &yi), setc(t, e, x + y, xi + yi);
+                            gat_getc(t, shift, &y, &yi), gat_setc(t, e, x + y, xi + yi);
                         if (i == j && op == 4)
-                            setc(t, e, 0, 0);
+                            gat_setc(t, e, 0, 0);
                         if (op == 5 || op == 6) {
-                            getc2(t, (op == 5 ? vr + i * es : vc + j * es), &y, &yi);
-                            setc(t, e, x * y - xi * yi, x * yi + xi * y);
+                            gat_getc(t, (op == 5 ? vr + i * es : vc + j * es), &y, &yi);
+                            gat_setc(t, e, x * y - xi * yi, x * yi + xi * y);
                         }
                     }
                 double sum;
@@ -254,7 +191,7 @@ static void diag_ops(void)
                         NGA_Put(gv, &lo, &hid, v, NULL);
                     GA_Sync();
                 }
-                if (op == 4 || ((op == 5 || op == 6) && cplx(t))) {
+                if (op == 4 || ((op == 5 || op == 6) && gat_cplx(t))) {
                     gat_check_gabug(ok, label,
                                     op == 4 ? "zeroes each local block from its start, not only "
                                               "its diagonal"
@@ -279,9 +216,9 @@ static void diag_ops(void)
 
 static void transpose_sym(void)
 {
-    for (int ti = 0; ti < NT; ti++) {
-        int t = types[ti], r = 5, c = 7;
-        size_t es = tsize(t);
+    for (int ti = 0; ti < GAT_NT; ti++) {
+        int t = gat_types[ti], r = 5, c = 7;
+        size_t es = gat_tsize(t);
         char *a0 = malloc(es * 49), *got = malloc(es * 49), *ref = malloc(es * 49), label[96];
         for (int k = 0; k < 4; k++) {
             int ga = mk(t, r, c, k, "A"), gb = mk(t, c, r, (k + 1) % 4, "B");
@@ -294,7 +231,7 @@ static void transpose_sym(void)
                 for (int j = 0; j < c; j++)
                     memcpy(ref + (j * r + i) * es, a0 + (i * c + j) * es, es);
             double sum;
-            snprintf(label, sizeof label, "transpose %s %s", tname[ti], kname[k]);
+            snprintf(label, sizeof label, "transpose %s %s", gat_tname[ti], kname[k]);
             gat_check(same(t, got, ref, r * c, 0, &sum), label);
             gat_out("%s sum " GAT_G, label, sum);
             GA_Destroy(ga);
@@ -309,11 +246,11 @@ static void transpose_sym(void)
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < n; j++) {
                     double x, xi, y, yi;
-                    getc2(t, a0 + (i * n + j) * es, &x, &xi);
-                    getc2(t, a0 + (j * n + i) * es, &y, &yi);
-                    setc(t, ref + (i * n + j) * es, (x + y) / 2, (xi + yi) / 2);
+                    gat_getc(t, a0 + (i * n + j) * es, &x, &xi);
+                    gat_getc(t, a0 + (j * n + i) * es, &y, &yi);
+                    gat_setc(t, ref + (i * n + j) * es, (x + y) / 2, (xi + yi) / 2);
                 }
-            snprintf(label, sizeof label, "symmetrize %s %s", tname[ti], kname[k]);
+            snprintf(label, sizeof label, "symmetrize %s %s", gat_tname[ti], kname[k]);
             double sum;
 #ifdef GAT_PEER
             if (t != C_DBL) { /* GA 5.8.2: "only implemented for double" */
@@ -346,9 +283,9 @@ static void one_d(void)
     int maskv[N1];
     for (int i = 0; i < N1; i++)
         maskv[i] = (i * 7) % 5 == 1 || i == 20 ? (i % 3) - 1 + 3 * (i % 2) : 0;
-    for (int ti = 0; ti < NT; ti++) {
-        int t = types[ti];
-        size_t es = tsize(t);
+    for (int ti = 0; ti < GAT_NT; ti++) {
+        int t = gat_types[ti];
+        size_t es = gat_tsize(t);
         char src[N1 * 16], got[N1 * 16], ref[N1 * 16], init[N1 * 16], label[96];
         for (int i = 0; i < N1; i++)
             setv(t, src + i * es, 2 * i - 7), setv(t, init + i * es, -1);
@@ -367,7 +304,7 @@ static void one_d(void)
             for (int op = 0; op < 6; op++) {
                 static const char *opn[6] = {"pack",      "unpack",    "scan_copy",
                                              "scan_add0", "scan_add1", "patch_enum"};
-                snprintf(label, sizeof label, "%s %s [%d:%d] %s", opn[op], tname[ti], lo, hi,
+                snprintf(label, sizeof label, "%s %s [%d:%d] %s", opn[op], gat_tname[ti], lo, hi,
                          kname[k]);
                 if (gat_me == 0)
                     NGA_Put(gd, &a, &b, init, NULL);
@@ -380,7 +317,7 @@ static void one_d(void)
                 setv(t, st, 5), setv(t, inc, 3);
                 for (int i = lo; i <= hi; i++) {
                     double x, xi;
-                    getc2(t, src + i * es, &x, &xi);
+                    gat_getc(t, src + i * es, &x, &xi);
                     int bit = maskv[i] != 0;
                     if (op == 0 && bit)
                         memcpy(ref + rcount * es, src + i * es, es);
@@ -390,24 +327,24 @@ static void one_d(void)
                     if (op == 2) {
                         if (bit)
                             run = x, runi = xi, on = 1;
-                        setc(t, ref + i * es, on ? run : 0, on ? runi : 0);
+                        gat_setc(t, ref + i * es, on ? run : 0, on ? runi : 0);
                     }
                     if (op == 3 || op == 4) {
                         if (bit) {
                             on = 1;
-                            setc(t, ref + i * es, op == 3 ? x : 0, op == 3 ? xi : 0);
+                            gat_setc(t, ref + i * es, op == 3 ? x : 0, op == 3 ? xi : 0);
                             run = x, runi = xi;
                         } else if (on) {
                             if (op == 3)
                                 run += x, runi += xi;
-                            setc(t, ref + i * es, run, runi);
+                            gat_setc(t, ref + i * es, run, runi);
                             if (op == 4)
                                 run += x, runi += xi;
                         }
                     }
                     if (op == 5)
-                        setc(t, ref + i * es, 5 + 3.0 * (i - lo),
-                             cplx(t) ? 2.5 + 1.5 * (i - lo) : 0);
+                        gat_setc(t, ref + i * es, 5 + 3.0 * (i - lo),
+                                 gat_cplx(t) ? 2.5 + 1.5 * (i - lo) : 0);
                 }
                 switch (op) {
                 case 0:
@@ -461,7 +398,7 @@ static void one_d(void)
             GA_Unpack64(gd, gs, gm, 2, 20, &ic2);
             NGA_Get(gs, &a, &b, got, NULL);
             double sum;
-            snprintf(label, sizeof label, "pack64+unpack64 %s", tname[ti]);
+            snprintf(label, sizeof label, "pack64+unpack64 %s", gat_tname[ti]);
             gat_check(same(t, got, src, N1, 0, &sum) && ic == ic2 && ic > 0, label);
             gat_out("%s icount %lld", label, (long long)ic);
             GA_Scan_add64(gs, gd, gm, 0, N1 - 1, 0);
@@ -470,11 +407,11 @@ static void one_d(void)
             setv(t, st, 1), setv(t, inc, 1);
             NGA_Get(gs, &a, &b, got, NULL);
             same(t, got, got, N1, 0, &sum);
-            gat_out("scan64 %s sum " GAT_G, tname[ti], sum);
+            gat_out("scan64 %s sum " GAT_G, gat_tname[ti], sum);
             GA_Patch_enum64(gd, 1, N1 - 2, st, inc);
             NGA_Get(gd, &a, &b, got, NULL);
             same(t, got, got, N1, 0, &sum);
-            gat_out("patch_enum64 %s sum " GAT_G, tname[ti], sum);
+            gat_out("patch_enum64 %s sum " GAT_G, gat_tname[ti], sum);
             GA_Destroy(gs);
             GA_Destroy(gd);
             GA_Destroy(gm);
@@ -492,9 +429,9 @@ static double val(int i, int j, int s)
 /* op(X)(i, l) of a stored dense x (rows xr x cols xc, element (r, c) at r*xc + c) */
 static void opel(int t, const char *x, int xc, char tr, int i, int l, double *re, double *im)
 {
-    size_t es = tsize(t);
+    size_t es = gat_tsize(t);
     int r = tr == 'N' ? i : l, c = tr == 'N' ? l : i;
-    getc2(t, x + (r * xc + c) * es, re, im);
+    gat_getc(t, x + (r * xc + c) * es, re, im);
     if (tr == 'C')
         *im = -*im;
 }
@@ -511,7 +448,7 @@ typedef struct opnd {
 static void refmm(int t, int m, int n, int k, const double al[2], opnd_t A, opnd_t B,
                   const double be[2], char *c, int cc, int c0, int c1)
 {
-    size_t es = tsize(t);
+    size_t es = gat_tsize(t);
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
             double sr = 0, si = 0;
@@ -523,18 +460,18 @@ static void refmm(int t, int m, int n, int k, const double al[2], opnd_t A, opnd
             }
             char *e = c + ((c0 + i) * cc + c1 + j) * es;
             double cr, ci;
-            getc2(t, e, &cr, &ci);
-            setc(t, e, al[0] * sr - al[1] * si + be[0] * cr - be[1] * ci,
-                 al[0] * si + al[1] * sr + be[0] * ci + be[1] * cr);
+            gat_getc(t, e, &cr, &ci);
+            gat_setc(t, e, al[0] * sr - al[1] * si + be[0] * cr - be[1] * ci,
+                     al[0] * si + al[1] * sr + be[0] * ci + be[1] * cr);
         }
 }
 
 static void fill(int t, char *x, int r, int c, int s)
 {
-    size_t es = tsize(t);
+    size_t es = gat_tsize(t);
     for (int i = 0; i < r; i++)
         for (int j = 0; j < c; j++)
-            setc(t, x + (i * c + j) * es, val(i, j, s), cplx(t) ? val(j, i, s + 1) / 2 : 0);
+            gat_setc(t, x + (i * c + j) * es, val(i, j, s), gat_cplx(t) ? val(j, i, s + 1) / 2 : 0);
 }
 
 static void gemm_tests(void)
@@ -545,8 +482,8 @@ static void gemm_tests(void)
     int ghosts_done = 0;
     for (int gi = 0; gi < 4; gi++) {
         int t = gt[gi];
-        size_t es = tsize(t);
-        const char *tr = cplx(t) ? "NTC" : "NT";
+        size_t es = gat_tsize(t);
+        const char *tr = gat_cplx(t) ? "NTC" : "NT";
         for (int s = 0; s < 3; s++)
             for (int x = 0; tr[x]; x++)
                 for (int y = 0; tr[y]; y++) {
@@ -574,7 +511,7 @@ static void gemm_tests(void)
                     char *c = malloc(es * cr * cc), *got = malloc(es * cr * cc);
                     fill(t, a, ar, ac, 1), fill(t, b, br, bc, 2), fill(t, c, cr, cc, 3);
                     put2(ga, ar, ac, a), put2(gb, br, bc, b), put2(gc, cr, cc, c);
-                    double al[2] = {1.5, cplx(t) ? -0.5 : 0}, be[2] = {s == 1 ? 0 : -2, 0};
+                    double al[2] = {1.5, gat_cplx(t) ? -0.5 : 0}, be[2] = {s == 1 ? 0 : -2, 0};
                     opnd_t A = {a, ac, ta, 0, 0}, B = {b, bc, tb, 0, 0};
                     refmm(t, m, n, kk, al, A, B, be, c, cc, 0, 0);
                     char label[128];
@@ -638,7 +575,7 @@ static void matmul_patch(void)
     const int R = 9, C = 10;
     for (int pi = 0; pi < 4; pi++) {
         int t = pt[pi];
-        size_t es = tsize(t);
+        size_t es = gat_tsize(t);
         char *a = malloc(es * R * C), *b = malloc(es * R * C), *c = malloc(es * R * C);
         char *got = malloc(es * R * C), label[128];
         fill(t, a, R, C, 4), fill(t, b, R, C, 5);
@@ -646,16 +583,16 @@ static void matmul_patch(void)
             if (!full(v % 3, pi))
                 continue;
             char ta = "NT"[v & 1], tb = "NT"[(v >> 1) & 1];
-            if (cplx(t) && v == 7)
+            if (gat_cplx(t) && v == 7)
                 ta = tb = 'C';
             int k = v % 4;
             int ga = mk(t, R, C, k, "A"), gb = mk(t, R, C, k % 2, "B");
             int gc = mk(t, R, C, (k + 1) % 2, "C");
             fill(t, c, R, C, 6);
             put2(ga, R, C, a), put2(gb, R, C, b), put2(gc, R, C, c);
-            double al[2] = {2, cplx(t) ? 1 : 0}, be[2] = {-1, 0};
+            double al[2] = {2, gat_cplx(t) ? 1 : 0}, be[2] = {-1, 0};
             char alpha[16], beta[16];
-            setc(t, alpha, al[0], al[1]), setc(t, beta, be[0], be[1]);
+            gat_setc(t, alpha, al[0], al[1]), gat_setc(t, beta, be[0], be[1]);
             int m = 5, n = 4, kk = 6; /* op(A) patch m x kk at (1, 2), op(B) kk x n at (3, 1) */
             int nd = v < 4;
             snprintf(label, sizeof label, "%s %s %c%c %s",
@@ -697,8 +634,8 @@ static void matmul_patch(void)
                                 ac_ = ta == 'N' ? ai + i : aj + l;
                             int br_ = tb == 'N' ? bj + j : bi + l,
                                 bc_ = tb == 'N' ? bi + l : bj + j;
-                            getc2(t, a + (ar_ * C + ac_) * n2, &xr, &xi);
-                            getc2(t, b + (br_ * C + bc_) * n2, &yr, &yi);
+                            gat_getc(t, a + (ar_ * C + ac_) * n2, &xr, &xi);
+                            gat_getc(t, b + (br_ * C + bc_) * n2, &yr, &yi);
                             if (ta == 'C')
                                 xi = -xi;
                             if (tb == 'C')
@@ -707,9 +644,9 @@ static void matmul_patch(void)
                         }
                         char *e = c + ((cj + j) * C + ci + i) * es;
                         double cr, cim;
-                        getc2(t, e, &cr, &cim);
-                        setc(t, e, al[0] * sr - al[1] * si + be[0] * cr - be[1] * cim,
-                             al[0] * si + al[1] * sr + be[0] * cim + be[1] * cr);
+                        gat_getc(t, e, &cr, &cim);
+                        gat_setc(t, e, al[0] * sr - al[1] * si + be[0] * cr - be[1] * cim,
+                                 al[0] * si + al[1] * sr + be[0] * cim + be[1] * cr);
                     }
                 if (v == 5)
                     GA_Matmul_patch64(ta, tb, alpha, beta, ga, ai, ai + m - 1, aj, aj + kk - 1, gb,

@@ -7,24 +7,7 @@
 #include <unistd.h>
 #include "gatest.h"
 
-#define NT 7
-static const int types[NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
-
-static size_t tsize(int t)
-{
-    switch (t) {
-    case C_INT:
-    case C_FLOAT:
-        return 4;
-    case C_SCPL:
-    case C_LONG:
-    case C_LONGLONG:
-    case C_DBL:
-        return 8;
-    default:
-        return 16;
-    }
-}
+static const int types[GAT_NT] = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
 
 /* element i of a test array of type t (seed s): negative and positive, doubles and complex
  * crossing 1e5 (GA switches to %e at 100000) */
@@ -68,9 +51,9 @@ static void fill(int g, int s)
             lo[d] = 0, hi[d] = dims[d] - 1, n *= dims[d];
         for (int d = 1; d < nd; d++)
             ld[d - 1] = dims[d];
-        char *buf = malloc((size_t)n * tsize(t));
+        char *buf = malloc((size_t)n * gat_tsize(t));
         for (long i = 0; i < n; i++)
-            setv(t, buf + (size_t)i * tsize(t), i, s);
+            setv(t, buf + (size_t)i * gat_tsize(t), i, s);
         NGA_Put(g, lo, hi, buf, ld);
         free(buf);
     }
@@ -118,7 +101,7 @@ static int capture_end(int mode)
 /* every type, 1-4 dimensions: whole arrays and patches that span blocks, pretty and plain */
 static void types_nd(void)
 {
-    for (int k = 0; k < NT; k++) {
+    for (int k = 0; k < GAT_NT; k++) {
         int t = types[k];
         int d1[1] = {7}, d2[2] = {9, 14}, d3[3] = {3, 4, 5}, d4[4] = {2, 2, 3, 3};
         int g1 = NGA_Create(t, 1, d1, "vec", NULL);
@@ -236,7 +219,7 @@ static void distributions(void)
     map[m++] = 0;
     if (nb[1] == 2)
         map[m++] = 5;
-    for (int k = 0; k < NT; k += 2) {
+    for (int k = 0; k < GAT_NT; k += 2) {
         int t = types[k];
         int gi = NGA_Create_irreg(t, 2, dims, "irregular", nb, map);
         fill(gi, k);

@@ -84,6 +84,74 @@ static inline int gat_close(double a, double b, double rel)
     return fabs(a - b) <= rel * (m > 1 ? m : 1);
 }
 
+/* The seven GA array types, their names and element sizes. */
+#define GAT_NT 7
+static const int gat_types[GAT_NT]
+    __attribute__((unused)) = {C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL, C_DCPL};
+static const char *gat_tname[GAT_NT]
+    __attribute__((unused)) = {"int", "long", "longlong", "float", "double", "scpl", "dcpl"};
+static inline size_t gat_tsize(int t)
+{
+    return t == C_INT || t == C_FLOAT ? 4 : t == C_DCPL ? 16 : 8;
+}
+static inline int gat_cplx(int t)
+{
+    return t == C_SCPL || t == C_DCPL;
+}
+
+/* One element of type t at p from / to (re, im) (im ignored / 0 for the real types). */
+static inline void gat_setc(int t, void *p, double re, double im)
+{
+    switch (t) {
+    case C_INT:
+        *(int *)p = (int)re;
+        break;
+    case C_LONG:
+        *(long *)p = (long)re;
+        break;
+    case C_LONGLONG:
+        *(long long *)p = (long long)re;
+        break;
+    case C_FLOAT:
+        *(float *)p = (float)re;
+        break;
+    case C_DBL:
+        *(double *)p = re;
+        break;
+    case C_SCPL:
+        ((float *)p)[0] = (float)re, ((float *)p)[1] = (float)im;
+        break;
+    default:
+        ((double *)p)[0] = re, ((double *)p)[1] = im;
+    }
+}
+static inline void gat_getc(int t, const void *p, double *re, double *im)
+{
+    *im = 0;
+    switch (t) {
+    case C_INT:
+        *re = *(const int *)p;
+        break;
+    case C_LONG:
+        *re = (double)*(const long *)p;
+        break;
+    case C_LONGLONG:
+        *re = (double)*(const long long *)p;
+        break;
+    case C_FLOAT:
+        *re = *(const float *)p;
+        break;
+    case C_DBL:
+        *re = *(const double *)p;
+        break;
+    case C_SCPL:
+        *re = ((const float *)p)[0], *im = ((const float *)p)[1];
+        break;
+    default:
+        *re = ((const double *)p)[0], *im = ((const double *)p)[1];
+    }
+}
+
 /* A value printed so both builds print the same text: rounded to 10 significant digits. */
 #define GAT_G "%.10g"
 
