@@ -637,6 +637,25 @@ static void set_block_cyclic(gai_array_t *a, const int64_t block[], const int64_
     a->tiled = tiled;
 }
 
+/* GA_Set_block_cyclic_proc_grid / GA_Set_tiled_proc_grid (+64): blocks over a process grid. */
+static void grid_int(int g_a, const int block[], const int proc_grid[], int tiled, const char *fn)
+{
+    gai_array_t *a = gai_handle(g_a, fn);
+    if (!proc_grid)
+        gai_error(fn, "NULL proc_grid");
+    I64(b, block, a->ndim);
+    I64(p, proc_grid, a->ndim);
+    set_block_cyclic(a, b, p, tiled, fn);
+}
+
+static void grid64(int g_a, const int64_t block[], const int64_t proc_grid[], int tiled,
+                   const char *fn)
+{
+    if (!proc_grid)
+        gai_error(fn, "NULL proc_grid");
+    set_block_cyclic(gai_handle(g_a, fn), block, proc_grid, tiled, fn);
+}
+
 void GA_Set_block_cyclic(int g_a, int dims[])
 {
     gai_array_t *a = gai_handle(g_a, "GA_Set_block_cyclic");
@@ -662,21 +681,12 @@ void NGA_Set_block_cyclic64(int g_a, int64_t dims[])
 
 void GA_Set_block_cyclic_proc_grid(int g_a, int block[], int proc_grid[])
 {
-    const char *fn = "GA_Set_block_cyclic_proc_grid";
-    gai_array_t *a = gai_handle(g_a, fn);
-    if (!proc_grid)
-        gai_error(fn, "NULL proc_grid");
-    I64(b, block, a->ndim);
-    I64(p, proc_grid, a->ndim);
-    set_block_cyclic(a, b, p, 0, fn);
+    grid_int(g_a, block, proc_grid, 0, "GA_Set_block_cyclic_proc_grid");
 }
 
 void GA_Set_block_cyclic_proc_grid64(int g_a, int64_t block[], int64_t proc_grid[])
 {
-    const char *fn = "GA_Set_block_cyclic_proc_grid64";
-    if (!proc_grid)
-        gai_error(fn, "NULL proc_grid");
-    set_block_cyclic(gai_handle(g_a, fn), block, proc_grid, 0, fn);
+    grid64(g_a, block, proc_grid, 0, "GA_Set_block_cyclic_proc_grid64");
 }
 
 void NGA_Set_block_cyclic_proc_grid(int g_a, int block[], int proc_grid[])
@@ -693,21 +703,12 @@ void NGA_Set_block_cyclic_proc_grid64(int g_a, int64_t block[], int64_t proc_gri
  * both, so the two differ only in the flag GA_Uses_proc_grid reports alike. */
 void GA_Set_tiled_proc_grid(int g_a, int block[], int proc_grid[])
 {
-    const char *fn = "GA_Set_tiled_proc_grid";
-    gai_array_t *a = gai_handle(g_a, fn);
-    if (!proc_grid)
-        gai_error(fn, "NULL proc_grid");
-    I64(b, block, a->ndim);
-    I64(p, proc_grid, a->ndim);
-    set_block_cyclic(a, b, p, 1, fn);
+    grid_int(g_a, block, proc_grid, 1, "GA_Set_tiled_proc_grid");
 }
 
 void GA_Set_tiled_proc_grid64(int g_a, int64_t block[], int64_t proc_grid[])
 {
-    const char *fn = "GA_Set_tiled_proc_grid64";
-    if (!proc_grid)
-        gai_error(fn, "NULL proc_grid");
-    set_block_cyclic(gai_handle(g_a, fn), block, proc_grid, 1, fn);
+    grid64(g_a, block, proc_grid, 1, "GA_Set_tiled_proc_grid64");
 }
 
 void NGA_Set_tiled_proc_grid(int g_a, int block[], int proc_grid[])
