@@ -289,8 +289,8 @@ uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed)
 rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off, uint64_t *offs,
                                     const char *fn)
 {
-    if (comm == MPI_COMM_NULL || comm == rmcc.comm)
-        return rmcc_exchange_parts(st, off, offs, fn);
+    if (comm == MPI_COMM_NULL)
+        comm = rmcc.comm;
     int n, me = rmcc.rank;
     MPI_Comm_size(comm, &n);
     uint64_t mine[3] = {(uint64_t)(int64_t)st, off, (uint64_t)me};
@@ -315,25 +315,7 @@ rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off
 
 rmc_status_t rmcc_exchange_parts(rmc_status_t st, uint64_t off, uint64_t *offs, const char *fn)
 {
-    uint64_t mine[2] = {(uint64_t)(int64_t)st, off};
-    uint64_t *all = malloc(2 * sizeof(uint64_t) * (size_t)rmcc.nranks);
-    MPI_Request rq;
-    rmc_status_t s2 = RMC_ERR_NOMEM;
-    if (all &&
-        MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, rmcc.comm, &rq) == MPI_SUCCESS)
-        s2 = rmc_wait_mpi(&rq);
-    s2 = rmcc_agree(s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
-    for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
-        if ((rmc_status_t)(int64_t)all[2 * r] != RMC_OK) {
-            s2 = (rmc_status_t)(int64_t)all[2 * r];
-            if (r != rmcc.rank)
-                rmcc_fail(s2, fn, "rank %d could not allocate its part: %s", r,
-                          rmc_status_string(s2));
-        }
-    for (int r = 0; s2 == RMC_OK && r < rmcc.nranks; r++)
-        offs[r] = all[2 * r + 1];
-    free(all);
-    return s2;
+    return rmcc_exchange_parts_on(rmcc.comm, st, off, offs, fn);
 }
 
 rmc_status_t rmcc_rpc_serve(int origin, const void *payload, size_t len, void *reply,
