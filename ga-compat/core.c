@@ -92,6 +92,7 @@ void GA_Initialize(void)
         gai_error(fn, "out of memory for the world group (%d ranks)", gai.np);
     for (int i = 0; i < gai.np; i++)
         w->ranks[i] = i;
+    gai_rma_init(fn);
     gai.up = 1;
 }
 
@@ -165,6 +166,7 @@ void GA_Terminate(void)
     memset(&gai.groups[0], 0, sizeof gai.groups[0]);
     gai.up = 0;
     gai.mem_used = 0;
+    gai_rma_fini();
     if (gai.own_rmc) {
         gai.own_rmc = 0;
         rmc_finalize();

@@ -152,6 +152,10 @@ void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void
 
 /* Element idx[]'s owner (world rank) and address in the owner's address space (rma.c). */
 void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn);
+/* rma.c's active-message handler for element lists: registered by GA_Initialize (collective),
+ * removed by GA_Terminate (local). */
+void gai_rma_init(const char *fn);
+void gai_rma_fini(void);
 /* Frees rma.c's per-array caches (gai_free calls it). */
 void gai_rma_release(gai_array_t *a);
 /* Completes every outstanding non-blocking operation (rma.c). */

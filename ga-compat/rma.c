@@ -7,10 +7,12 @@
  * (the data is visible to other processes after GA_Sync / GA_Fence); a get when the data has
  * arrived. The caller's own later gets see its earlier puts. Non-blocking forms complete at
  * NGA_NbWait (or when NGA_NbTest returns 1). Accumulates are atomic per element. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rmc/strided.h>
 #include <rmc/gptr.h>
+#include <rmc/progress.h>
 #include "ga_impl.h"
 
 /* ----------------------------------------------------------------------- patches --- */
@@ -372,9 +374,10 @@ static void tile_fill(gai_array_t *a, int64_t t, tile_info_t *ti, const char *fn
     ti->addr = addr;
 }
 
-/* Element idx[]'s owner, owner-space address and (node-local owners) load/store address. */
-static void elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr, char **local,
-                    const char *fn)
+/* Element idx[]'s owner, owner-space address and (node-local owners) load/store address: the
+ * general path (elem_at tries the previous block inline first). */
+static __attribute__((noinline)) void elem_at_slow(gai_array_t *a, const int64_t idx[], int *rank,
+                                                   char **addr, char **local, const char *fn)
 {
     int64_t t, p[GA_MAX_DIM];
     for (int d = 0; d < a->ndim; d++)
@@ -421,11 +424,75 @@ static void elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr,
         *local = ti->local ? ti->local + off : NULL;
 }
 
+/* elem_at_slow, with the common case inline: the element lies in the previous lookup's block of
+ * an array without ghosts (a block lies inside the array: no bounds check needed). */
+static inline __attribute__((always_inline)) void elem_at(gai_array_t *a, const int64_t idx[],
+                                                          int *rank, char **addr, char **local,
+                                                          const char *fn)
+{
+    tile_cache_t *tc = a->tcache;
+    if (tc && tc->last >= 0 && !a->has_ghosts) {
+        const tile_info_t *ti = &tc->t[tc->last];
+        int64_t off = 0;
+        int in = 1;
+        for (int d = 0; d < a->ndim; d++) {
+            int64_t x = idx[d];
+            in &= (x >= ti->llo[d]) & (x < ti->lhi[d]);
+            off = off * ti->ext[d] + (x - ti->lo[d]);
+        }
+        if (in) {
+            off *= (int64_t)a->esz;
+            *rank = ti->rank;
+            *addr = ti->addr + off;
+            if (local)
+                *local = ti->local ? ti->local + off : NULL;
+            return;
+        }
+    }
+    elem_at_slow(a, idx, rank, addr, local, fn);
+}
+
 void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, const char *fn)
 {
     char *p;
     elem_at(a, idx, rank, &p, NULL, fn);
     *addr = p;
+}
+
+/* Scratch arrays of the element-list calls, kept between calls (a list of 10^5 elements needs
+ * several MiB: fresh ones cost a page fault per 4 KiB every call); one grown above SC_KEEP is
+ * given back after its call. Main thread only, as the calls that use them. */
+enum {
+    SC_FLAT, SC_CNT, SC_REFS, SC_OWNER, SC_BY, SC_POS, SC_REM, SC_LOC, SC_TMP, SC_GOT, SC_PAY, SC_N
+};
+#define SC_KEEP (32u << 20)
+static struct {
+    void *p;
+    size_t cap;
+} sc[SC_N];
+
+static void *scratch(int slot, size_t bytes, const char *fn)
+{
+    if (bytes > sc[slot].cap) {
+        free(sc[slot].p);
+        sc[slot].cap = 0;
+        sc[slot].p = malloc(bytes ? bytes : 1);
+        if (!sc[slot].p)
+            gai_error(fn, "out of memory for %zu bytes of element-list state", bytes);
+        sc[slot].cap = bytes;
+    }
+    return sc[slot].p;
+}
+
+/* Gives back the scratch arrays above SC_KEEP (all == 1: every one). */
+static void scratch_trim(int all)
+{
+    for (int i = 0; i < SC_N; i++)
+        if (all || sc[i].cap > SC_KEEP) {
+            free(sc[i].p);
+            sc[i].p = NULL;
+            sc[i].cap = 0;
+        }
 }
 
 /* One element of a list: its owner-space address and its place in the caller's values. */
@@ -434,19 +501,193 @@ typedef struct elem_ref {
     int64_t i;
 } elem_ref_t;
 
-static int ref_cmp(const void *x, const void *y)
+/* Sorts refs[0, n) by address, stably (equal addresses stay in the caller's order): a radix sort
+ * over the bits in which the addresses differ, 11 at a time (a list within one block differs in
+ * ~20 bits: two passes). tmp: room for n refs. */
+static void refs_sort(elem_ref_t *refs, elem_ref_t *tmp, int64_t n)
 {
-    const elem_ref_t *a = x, *b = y;
-    if (a->remote != b->remote)
-        return a->remote < b->remote ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i; /* equal addresses: in the caller's order */
+    enum { BITS = 11, NB = 1 << BITS };
+    if (n < 2)
+        return;
+    uintptr_t lo = (uintptr_t)refs[0].remote, hi = lo;
+    for (int64_t j = 1; j < n; j++) {
+        uintptr_t x = (uintptr_t)refs[j].remote;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    uintptr_t span = hi - lo;
+    static int64_t cnt[NB];
+    elem_ref_t *from = refs, *to = tmp;
+    for (int shift = 0; shift < (int)(8 * sizeof(uintptr_t)) && (span >> shift); shift += BITS) {
+        memset(cnt, 0, sizeof cnt);
+        for (int64_t j = 0; j < n; j++)
+            cnt[(((uintptr_t)from[j].remote - lo) >> shift) & (NB - 1)]++;
+        int64_t sum = 0;
+        for (int b = 0; b < NB; b++) {
+            int64_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (int64_t j = 0; j < n; j++)
+            to[cnt[(((uintptr_t)from[j].remote - lo) >> shift) & (NB - 1)]++] = from[j];
+        elem_ref_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != refs)
+        memcpy(refs, from, sizeof(elem_ref_t) * (size_t)n);
+}
+
+/* One element of es bytes (the element sizes GA has get fixed-size moves). */
+static inline void elem_copy(char *d, const char *s, size_t es)
+{
+    switch (es) {
+    case 4:
+        memcpy(d, s, 4);
+        break;
+    case 8:
+        memcpy(d, s, 8);
+        break;
+    case 16:
+        memcpy(d, s, 16);
+        break;
+    default:
+        memcpy(d, s, es);
+    }
+}
+
+/* ------------------------------------------- element lists through active messages --- */
+
+/* Long lists of puts or gets to an owner that is not node-local travel as active messages when
+ * ranks run RMC's progress thread, the owner applying them (GA's own runtime does the same): a
+ * message carries (address, value) pairs or the addresses whose values come back in the reply. MPI
+ * moves such lists as indexed datatypes at ~100-300 ns per element on this MPICH; as messages they
+ * cost a copy on each side. Without the thread an owner serves messages only inside RMC calls, and
+ * GA programs wait in MPI's own collectives too (MPI_Allreduce on GA_MPI_Comm: a gather to such an
+ * owner would hang), so lists then stay RMA. Accumulates stay RMA (their atomicity is MPI's or
+ * comm's). */
+#define AM_MIN_ELEMS 256 /* fewer elements to one owner: one vector transfer */
+#define AM_WINDOW    8   /* messages in flight per list */
+enum { AM_PUT = 1, AM_GET = 2 };
+typedef struct am_hdr {
+    uint32_t op, es;
+    uint64_t n; /* then n 8-byte addresses; a put: then n values of es bytes */
+} am_hdr_t;
+
+static int am_id = -1;
+static int am_ok; /* every rank runs RMC's progress thread (agreed at GA_Initialize) */
+
+/* The owner's side: applies a put list or reads a get list (its addresses are in this rank's
+ * blocks: they come from the same block directory RMA uses). */
+static rmc_status_t am_serve(int origin, const void *pay, size_t len, void *reply, size_t cap,
+                             size_t *rlen, void *arg)
+{
+    (void)origin, (void)arg;
+    am_hdr_t h;
+    if (len < sizeof h)
+        return RMC_ERR_ARG;
+    memcpy(&h, pay, sizeof h);
+    size_t es = h.es, n = (size_t)h.n;
+    const char *addrs = (const char *)pay + sizeof h, *vals = addrs + 8 * n;
+    if ((es != 1 && es != 2 && es != 4 && es != 8 && es != 16) || n > len ||
+        len != sizeof h + n * (8 + (h.op == AM_PUT ? es : 0)) ||
+        (h.op != AM_PUT && (h.op != AM_GET || n * es > cap)))
+        return RMC_ERR_ARG;
+    enum { AHEAD = 16 }; /* lines prefetched ahead: the list is random */
+    for (size_t j = 0; j < n; j++) {
+        uint64_t a;
+        if (j + AHEAD < n) {
+            memcpy(&a, addrs + 8 * (j + AHEAD), 8);
+            if (h.op == AM_PUT)
+                __builtin_prefetch((const char *)(uintptr_t)a, 1);
+            else
+                __builtin_prefetch((const char *)(uintptr_t)a, 0);
+        }
+        memcpy(&a, addrs + 8 * j, 8);
+        if (h.op == AM_PUT)
+            elem_copy((char *)(uintptr_t)a, vals + j * es, es);
+        else
+            elem_copy((char *)reply + j * es, (const char *)(uintptr_t)a, es);
+    }
+    *rlen = h.op == AM_GET ? n * es : 0;
+    return RMC_OK;
+}
+
+void gai_rma_init(const char *fn)
+{
+    gai_check(rmc_am_register_layer(am_serve, NULL, &am_id), fn, "rmc_am_register_layer");
+    int on = rmc_progress_thread_active() == 1, all = 0;
+    MPI_Comm w;
+    gai_check(rmc_comm(&w), fn, "rmc_comm");
+    if (MPI_Allreduce(&on, &all, 1, MPI_INT, MPI_MIN, w) != MPI_SUCCESS)
+        gai_error(fn, "MPI_Allreduce (progress threads) failed");
+    am_ok = all;
+}
+
+void gai_rma_fini(void)
+{
+    scratch_trim(1);
+    am_ok = 0;
+    if (am_id >= 0)
+        (void)rmc_am_unregister_layer(am_id);
+    am_id = -1;
+}
+
+/* by[0, k): one owner's elements in the caller's order; op 'p' or 'g'. Messages in order (an owner
+ * handles one origin's messages in issue order: a put's later value for an element wins), at most
+ * AM_WINDOW in flight; every one complete at the owner on return. */
+static void am_elems(gai_array_t *a, int op, const elem_ref_t *by, int64_t k, int r, char *v,
+                     const char *fn)
+{
+    size_t es = a->esz, maxp = rmc_am_max_payload();
+    size_t per = (maxp - sizeof(am_hdr_t)) / (8 + (op == 'p' ? es : 0));
+    if (op == 'g' && per > maxp / es)
+        per = maxp / es;
+    /* earlier RMA from here to r lands first (this path bypasses comm's ordering) */
+    gai_check(rmc_fence(r), fn, "rmc_fence");
+    char *pay = scratch(SC_PAY, maxp, fn);
+    char *got = op == 'g' ? scratch(SC_GOT, es * (size_t)k, fn) : NULL;
+    rmc_request_h rq[AM_WINDOW];
+    size_t rl[AM_WINDOW];
+    int nq = 0;
+    for (int64_t b = 0, m = 0; b < k; b += (int64_t)per, m++) {
+        int64_t e = b + (int64_t)per < k ? b + (int64_t)per : k;
+        int slot = (int)(m % AM_WINDOW);
+        if (nq == AM_WINDOW) { /* the oldest message's slot */
+            gai_check(rmc_wait(&rq[slot]), fn, "an element-list message");
+            nq--;
+        }
+        am_hdr_t h = {
+            .op = op == 'p' ? AM_PUT : AM_GET, .es = (uint32_t)es, .n = (uint64_t)(e - b)};
+        memcpy(pay, &h, sizeof h);
+        char *ad = pay + sizeof h, *vl = ad + 8 * (size_t)(e - b);
+        for (int64_t j = b; j < e; j++) {
+            uint64_t x = (uint64_t)(uintptr_t)by[j].remote;
+            memcpy(ad + 8 * (j - b), &x, 8);
+            if (op == 'p')
+                elem_copy(vl + (size_t)(j - b) * es, v + by[j].i * (int64_t)es, es);
+        }
+        size_t len = sizeof h + (size_t)(e - b) * (8 + (op == 'p' ? es : 0));
+        gai_check(rmc_am_send_nb(r, am_id, pay, len, op == 'g' ? got + (size_t)b * es : NULL,
+                                 op == 'g' ? (size_t)(e - b) * es : 0, &rl[slot], &rq[slot]),
+                  fn, "rmc_am_send_nb");
+        nq++;
+    }
+    /* the rest, oldest first */
+    int64_t nmsg = (k + (int64_t)per - 1) / (int64_t)per;
+    for (int64_t m = nmsg - nq; m < nmsg; m++)
+        gai_check(rmc_wait(&rq[m % AM_WINDOW]), fn, "an element-list message");
+    if (op == 'g')
+        for (int64_t j = 0; j < k; j++)
+            elem_copy(v + by[j].i * (int64_t)es, got + (size_t)j * es, es);
 }
 
 /* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
- * Elements on this node are copied in place (puts and gets); the others go as one vector transfer
- * per owner: a get as the list is, a put or accumulate with each address once (sorted: a put's last
- * value for an element wins, as if the list were applied in order; an accumulate adds the values
- * for one element first), so no two segments overlap. */
+ * Elements on this node are copied in place (puts and gets); long put and get lists to other owners
+ * go as messages (am_elems); the others as one vector transfer per owner: a get as the list is, a
+ * put or accumulate with each address once (sorted: a put's last value for an element wins, as if
+ * the list were applied in order; an accumulate adds the values for one element first), so no two
+ * segments overlap. */
 static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *v, void *alpha,
                   const char *fn)
 {
@@ -458,76 +699,89 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
         gai_error(fn, "array '%s': NULL alpha", a->name);
     size_t es = a->esz;
     int np = gai.np;
-    int64_t *cnt = calloc((size_t)np + 1, sizeof(int64_t));
-    elem_ref_t *refs = malloc(sizeof(elem_ref_t) * (size_t)n);
-    int *owner = malloc(sizeof(int) * (size_t)n);
-    if (!cnt || !refs || !owner)
-        gai_error(fn, "out of memory");
+    int64_t *cnt = scratch(SC_CNT, sizeof(int64_t) * ((size_t)np + 1), fn);
+    memset(cnt, 0, sizeof(int64_t) * ((size_t)np + 1));
+    elem_ref_t *refs = scratch(SC_REFS, sizeof(elem_ref_t) * (size_t)n, fn);
+    int *owner = scratch(SC_OWNER, sizeof(int) * (size_t)n, fn);
     /* locate; node-local puts and gets right away */
     int64_t nremote = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int r;
-        char *addr, *local;
-        elem_at(a, subs + i * a->ndim, &r, &addr, &local, fn);
-        if (local && op != 'a') {
-            if (op == 'p')
-                memcpy(local, (char *)v + i * (int64_t)es, es);
-            else
-                memcpy((char *)v + i * (int64_t)es, local, es);
-            owner[i] = -1;
-            continue;
+    char *vc = v;
+    enum { BATCH = 32 }; /* elements located (and their lines prefetched) before they are copied */
+    char *lp[BATCH];
+    for (int64_t i0 = 0; i0 < n; i0 += BATCH) {
+        int64_t i1 = i0 + BATCH < n ? i0 + BATCH : n;
+        for (int64_t i = i0; i < i1; i++) {
+            int r;
+            char *addr, *local;
+            elem_at(a, subs + i * a->ndim, &r, &addr, &local, fn);
+            lp[i - i0] = NULL;
+            if (local && op != 'a') {
+                if (op == 'p')
+                    __builtin_prefetch(local, 1);
+                else
+                    __builtin_prefetch(local, 0);
+                lp[i - i0] = local;
+                owner[i] = -1;
+                continue;
+            }
+            owner[i] = r;
+            refs[i].remote = addr;
+            refs[i].i = i;
+            cnt[r + 1]++;
+            nremote++;
         }
-        owner[i] = r;
-        refs[i].remote = addr;
-        refs[i].i = i;
-        cnt[r + 1]++;
-        nremote++;
+        for (int64_t i = i0; i < i1; i++)
+            if (lp[i - i0]) {
+                if (op == 'p')
+                    elem_copy(lp[i - i0], vc + i * (int64_t)es, es);
+                else
+                    elem_copy(vc + i * (int64_t)es, lp[i - i0], es);
+            }
     }
     if (nremote) {
-        /* group by owner (counting sort), then sort each owner's elements by address */
+        /* group by owner (counting sort: each owner's elements stay in the caller's order) */
         for (int r = 0; r < np; r++)
             cnt[r + 1] += cnt[r];
-        elem_ref_t *by = malloc(sizeof(elem_ref_t) * (size_t)nremote);
-        int64_t *pos = malloc(sizeof(int64_t) * (size_t)np);
-        if (!by || !pos)
-            gai_error(fn, "out of memory");
+        elem_ref_t *by = scratch(SC_BY, sizeof(elem_ref_t) * (size_t)nremote, fn);
+        int64_t *pos = scratch(SC_POS, sizeof(int64_t) * (size_t)np, fn);
         memcpy(pos, cnt, sizeof(int64_t) * (size_t)np);
         for (int64_t i = 0; i < n; i++)
             if (owner[i] >= 0)
                 by[pos[owner[i]]++] = refs[i];
-        void **rem = malloc(sizeof(void *) * (size_t)nremote);
-        void **loc = malloc(sizeof(void *) * (size_t)nremote);
-        char *tmp = malloc(es * (size_t)nremote);
-        if (!rem || !loc || !tmp)
-            gai_error(fn, "out of memory");
+        void **rem = scratch(SC_REM, sizeof(void *) * (size_t)nremote, fn);
+        void **loc = scratch(SC_LOC, sizeof(void *) * (size_t)nremote, fn);
+        char *tmp = scratch(SC_TMP, es * (size_t)nremote, fn);
         for (int r = 0; r < np; r++) {
             int64_t b = cnt[r], e = cnt[r + 1], k = 0;
             if (b == e)
                 continue;
+            if (op != 'a' && e - b >= AM_MIN_ELEMS && am_ok) {
+                am_elems(a, op, by + b, e - b, r, vc, fn);
+                continue;
+            }
             if (op == 'g') { /* reading an element twice is harmless: straight into v */
                 for (int64_t j = b; j < e; j++) {
                     rem[k] = by[j].remote;
-                    loc[k++] = (char *)v + by[j].i * (int64_t)es;
+                    loc[k++] = vc + by[j].i * (int64_t)es;
                 }
                 rmc_iov_t iov = {.src = rem, .dst = loc, .count = (int)k, .bytes = es};
                 gai_check(rmc_get_vector(&iov, 1, r), fn, "the vector transfer");
                 continue;
             }
-            qsort(by + b, (size_t)(e - b), sizeof(elem_ref_t), ref_cmp);
+            refs_sort(by + b, refs, e - b); /* refs: free for use as scratch now */
             /* one entry per distinct address: tmp[k] holds its value */
             for (int64_t j = b; j < e; j++) {
-                char *src = (char *)v + by[j].i * (int64_t)es;
+                char *src = vc + by[j].i * (int64_t)es;
                 if (k > 0 && rem[k - 1] == by[j].remote) {
                     if (op == 'p')
-                        memcpy(tmp + (k - 1) * (int64_t)es, src, es); /* the later one wins */
+                        elem_copy(tmp + (k - 1) * (int64_t)es, src, es); /* the later one wins */
                     else if (op == 'a')
                         gai_elem_add(a->type, tmp + (k - 1) * (int64_t)es, src);
                     continue;
                 }
                 rem[k] = by[j].remote;
                 loc[k] = tmp + k * (int64_t)es;
-                if (op != 'g')
-                    memcpy(loc[k], src, es);
+                elem_copy(loc[k], src, es);
                 k++;
             }
             rmc_iov_t iov = {.src = loc, .dst = rem, .count = (int)k, .bytes = es};
@@ -536,15 +790,8 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                                   : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
             gai_check(st, fn, "the vector transfer");
         }
-        free(by);
-        free(pos);
-        free(rem);
-        free(loc);
-        free(tmp);
     }
-    free(cnt);
-    free(refs);
-    free(owner);
+    scratch_trim(0);
 }
 
 static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[], int64_t n,
@@ -555,9 +802,7 @@ static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[],
         return;
     if (!subs && !subs64)
         gai_error(fn, "array '%s': NULL subscripts", a->name);
-    int64_t *flat = malloc(sizeof(int64_t) * (size_t)n * (size_t)a->ndim);
-    if (!flat)
-        gai_error(fn, "out of memory");
+    int64_t *flat = scratch(SC_FLAT, sizeof(int64_t) * (size_t)n * (size_t)a->ndim, fn);
     for (int64_t i = 0; i < n; i++)
         for (int d = 0; d < a->ndim; d++)
             flat[i * a->ndim + d] = subs ? subs[i][d] : subs64[i][d];
@@ -566,7 +811,6 @@ static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[],
     else
         gai.nscatter++;
     elems(a, op, flat, n, v, alpha, fn);
-    free(flat);
 }
 
 static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64,
@@ -581,13 +825,10 @@ static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t 
     }
     if (!subs)
         gai_error(fn, "array '%s': NULL subscripts", a->name);
-    int64_t *flat = malloc(sizeof(int64_t) * (size_t)n * (size_t)a->ndim);
-    if (!flat)
-        gai_error(fn, "out of memory");
+    int64_t *flat = scratch(SC_FLAT, sizeof(int64_t) * (size_t)n * (size_t)a->ndim, fn);
     for (int64_t i = 0; i < n * a->ndim; i++)
         flat[i] = subs[i];
     elems(a, op, flat, n, v, alpha, fn);
-    free(flat);
 }
 
 /* Scatter: v[i] to element subsArray[i]; gather: the reverse; scatter_acc: element += alpha *

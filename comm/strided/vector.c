@@ -21,10 +21,15 @@ static int span_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
-/* 1 when some of the n spans overlap (sorts them). */
+/* 1 when some of the n spans overlap (sorts them unless they are in order already: callers such
+ * as ga-compat's scatter pass lists sorted by address). */
 static int spans_overlap(span_t *s, size_t n)
 {
-    qsort(s, n, sizeof(*s), span_cmp);
+    size_t i = 1;
+    while (i < n && s[i - 1].off <= s[i].off)
+        i++;
+    if (i < n)
+        qsort(s, n, sizeof(*s), span_cmp);
     for (size_t i = 1; i < n; i++)
         if (s[i - 1].off + s[i - 1].len > s[i].off)
             return 1;

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs one differential ga-compat test: tests/ga/PROG.npN.MODE[.AMO].gadiff runs PROG (built on
 # ga-compat) with N ranks in node mode MODE (real, nodeK = RMC_NODE_SIZE=K; AMO amompi / amothread
-# sets RMC_AMO) and, when it was
+# sets RMC_AMO; AMO "progress" runs RMC's progress thread instead, RMC_PROGRESS_THREAD=1) and, when it was
 # built, PROG_peer (the same source on Debian's GA 5.8.2 over ARMCI-MPI, ARMCI_USE_WIN_ALLOCATE=0:
 # its defaults lose data on this MPICH) with N ranks; both must exit 0 without a FAIL line, and
 # their outputs, without '#' comment lines, must be equal. Environment: MPIEXEC, RMC_TEST_TIMEOUT,
@@ -25,6 +25,7 @@ esac
 case "$amo" in
   "") ;;
   amompi | amothread) RMC_AMO=${amo#amo}; export RMC_AMO ;;
+  progress) RMC_PROGRESS_THREAD=1; export RMC_PROGRESS_THREAD ;;
   *) echo "ga-diff.sh: bad AMO mode in $t" >&2; exit 99 ;;
 esac
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
@@ -33,7 +34,7 @@ mpiexec=${MPIEXEC:-mpiexec.mpich}
 limit=${RMC_TEST_TIMEOUT:-300}
 out=$(mktemp) peer=$(mktemp)
 trap 'rm -f "$out" "$peer" "$out.c" "$peer.c"' EXIT
-echo "ga-compat: mpiexec -n $np $dir/$prog (RMC_NODE_SIZE=${RMC_NODE_SIZE:-unset}, RMC_AMO=${RMC_AMO:-default})"
+echo "ga-compat: mpiexec -n $np $dir/$prog (RMC_NODE_SIZE=${RMC_NODE_SIZE:-unset}, RMC_AMO=${RMC_AMO:-default}, RMC_PROGRESS_THREAD=${RMC_PROGRESS_THREAD:-default})"
 timeout -k 10 "$limit" $mpiexec -n "$np" "$dir/$prog" >"$out"
 rc=$?
 cat "$out"
@@ -48,7 +49,7 @@ if [ "${RMC_GADIFF_PEER:-yes}" = no ]; then
   exit 0
 fi
 echo "GA 5.8.2: mpiexec -n $np $dir/${prog}_peer (ARMCI_USE_WIN_ALLOCATE=0)"
-ARMCI_USE_WIN_ALLOCATE=0 timeout -k 10 "$limit" env -u RMC_NODE_SIZE -u RMC_AMO $mpiexec -n "$np" \
+ARMCI_USE_WIN_ALLOCATE=0 timeout -k 10 "$limit" env -u RMC_NODE_SIZE -u RMC_AMO -u RMC_PROGRESS_THREAD $mpiexec -n "$np" \
   "$dir/${prog}_peer" >"$peer"
 rc=$?
 grep '^# GA bug' "$peer"

@@ -276,6 +276,105 @@ static void scatter_gather(void)
     GA_Destroy(g);
 }
 
+/* Long element lists (thousands of elements per owner, the size ga-compat sends to a remote owner
+ * as messages) of every type, from every process at once: each process scatters the elements
+ * (i, j) with (i + 3j) % np == me in a shuffled order, each named twice with the same value,
+ * right after putting other values into some of them (the list's values must win); then every
+ * process gathers the whole array in a shuffled order, and scatter_acc adds to each element. */
+static void long_lists(void)
+{
+    int dims[2] = {150, 97}, n = dims[0] * dims[1];
+    int *subs = malloc(sizeof(int) * 4 * n), **sp = malloc(sizeof(int *) * 2 * n);
+    int *perm = malloc(sizeof(int) * n);
+    char *v = malloc(16 * 2 * (size_t)n), *w = malloc(16 * (size_t)n);
+    unsigned long long st = 99;
+    for (int i = 0; i < n; i++)
+        perm[i] = i;
+    for (int i = n - 1; i > 0; i--) { /* a fixed shuffle (same in every process and build) */
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((st >> 33) % (unsigned long long)(i + 1)), t = perm[i];
+        perm[i] = perm[j], perm[j] = t;
+    }
+    for (int ti = 0; ti < GAT_NT; ti++) {
+        int t = gat_types[ti];
+        size_t es = gat_tsize(t);
+        int g = NGA_Create(t, 2, dims, "lists", NULL);
+        GA_Zero(g);
+        int m = 0; /* my elements, each twice, the second copy later in the list */
+        for (int k = 0; k < n; k++) {
+            int e = perm[k], i = e / dims[1], j = e % dims[1];
+            if ((i + 3 * j) % gat_np != gat_me)
+                continue;
+            subs[2 * m] = i, subs[2 * m + 1] = j;
+            gat_setc(t, v + es * (size_t)m, e % 1000 + 1, -(e % 7));
+            m++;
+        }
+        for (int k = 0; k < m; k++) { /* the second copies, in the same shuffled order */
+            memcpy(subs + 2 * (m + k), subs + 2 * k, 2 * sizeof(int));
+            memcpy(v + es * (size_t)(m + k), v + es * (size_t)k, es);
+        }
+        for (int k = 0; k < 2 * m; k++)
+            sp[k] = subs + 2 * k;
+        /* other values put into the first 50 of my elements, then the list: the list's win */
+        char junk[16];
+        gat_setc(t, junk, -7, -7);
+        for (int k = 0; k < 50 && k < m; k++)
+            NGA_Put(g, subs + 2 * k, subs + 2 * k, junk, (int[1]){1});
+        NGA_Scatter(g, v, sp, 2 * m);
+        GA_Sync();
+        int *all = malloc(sizeof(int) * 2 * n), **ap = malloc(sizeof(int *) * n);
+        for (int k = 0; k < n; k++) {
+            int e = perm[(k + 17 * gat_me) % n];
+            all[2 * k] = e / dims[1], all[2 * k + 1] = e % dims[1];
+            ap[k] = all + 2 * k;
+        }
+        NGA_Gather(g, w, ap, n);
+        int ok = 1;
+        for (int k = 0; k < n; k++) {
+            int e = all[2 * k] * dims[1] + all[2 * k + 1];
+            double re, im;
+            gat_getc(t, w + es * (size_t)k, &re, &im);
+            ok &= re == e % 1000 + 1 && im == (gat_cplx(t) ? -(e % 7) : 0);
+        }
+        gat_check(ok, "long lists: scatter after a patch put, gather");
+        GA_Sync();
+        char alpha[16];
+        gat_setc(t, alpha, 2, 0);
+        int peer_cannot = 0; /* GA 5.8.2 on ARMCI-MPI: no C_LONGLONG accumulate (see types_2d) */
+#ifdef GAT_PEER
+        peer_cannot = t == C_LONGLONG;
+#endif
+        if (!peer_cannot)
+            NGA_Scatter_acc(g, v, sp, 2 * m, alpha); /* my elements: + 2 x 2 values */
+        GA_Sync();
+        NGA_Gather(g, w, ap, n);
+        ok = 1;
+        double sum = 0;
+        for (int k = 0; k < n; k++) {
+            int e = all[2 * k] * dims[1] + all[2 * k + 1];
+            double re, im, want = 5 * (e % 1000 + 1);
+            gat_getc(t, w + es * (size_t)k, &re, &im);
+            if (peer_cannot)
+                re = want, im = 0;
+            ok &= re == want && im == (gat_cplx(t) ? -5 * (e % 7) : 0);
+            sum += re;
+        }
+        gat_check(ok, "long lists: scatter_acc, gather");
+        if (peer_cannot)
+            gat_out("# GA bug: long lists: NGA_Scatter_acc of C_LONGLONG aborts in GA 5.8.2 on "
+                    "ARMCI-MPI");
+        gat_out("long lists %s: sum " GAT_G, gat_tname[ti], sum);
+        free(all);
+        free(ap);
+        GA_Destroy(g);
+    }
+    free(subs);
+    free(sp);
+    free(perm);
+    free(v);
+    free(w);
+}
+
 /* strided (skip) and periodic patches */
 static void strided_periodic(void)
 {
@@ -371,6 +470,7 @@ int main(int argc, char **argv)
     distributions();
     counter();
     scatter_gather();
+    long_lists();
     strided_periodic();
     nonblocking();
     return gat_finish();
