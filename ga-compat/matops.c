@@ -9,6 +9,7 @@
  * array's group and starts and ends with a sync, as GA's do. The 1-D operations agree per-block
  * summaries (counts, scan carries) with one reduction over the group. */
 #include <complex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ga_impl.h"
@@ -312,6 +313,37 @@ void GA_Scale_cols(int g_a, int g_v)
 
 /* Collective. B = A^T (A m x n, B n x m, one type): each rank fills its blocks of B from the
  * matching patch of A. */
+/* dst[x][y] = src[y][x] for x < r, y < c (row lengths ldd, lds elements of es bytes), in 32 x 32
+ * tiles (both sides stay in cache) with fixed-size element moves. */
+#define TR_TILE 32
+#define TR_LOOP(T)                                                                                 \
+    for (int64_t x0 = 0; x0 < r; x0 += TR_TILE)                                                    \
+        for (int64_t y0 = 0; y0 < c; y0 += TR_TILE) {                                              \
+            int64_t x1 = x0 + TR_TILE < r ? x0 + TR_TILE : r;                                      \
+            int64_t y1 = y0 + TR_TILE < c ? y0 + TR_TILE : c;                                      \
+            for (int64_t x = x0; x < x1; x++)                                                      \
+                for (int64_t y = y0; y < y1; y++)                                                  \
+                    memcpy((char *)dst + (x * ldd + y) * (int64_t)sizeof(T),                       \
+                           (const char *)src + (y * lds + x) * (int64_t)sizeof(T), sizeof(T));     \
+        }
+typedef struct {
+    double re, im;
+} tr16_t;
+static void transpose_copy(void *dst, int64_t ldd, const void *src, int64_t lds, int64_t r,
+                           int64_t c, size_t es)
+{
+    switch (es) {
+    case 4:
+        TR_LOOP(uint32_t);
+        break;
+    case 8:
+        TR_LOOP(uint64_t);
+        break;
+    default:
+        TR_LOOP(tr16_t);
+    }
+}
+
 void GA_Transpose(int g_a, int g_b)
 {
     const char *fn = "GA_Transpose";
@@ -337,9 +369,7 @@ void GA_Transpose(int g_a, int g_b)
         char *buf = xmalloc((size_t)(r * c) * es, fn);
         int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = r;
         gai_xfer(a, 'g', al, ah, buf, &ald, NULL, NULL, fn); /* c x r */
-        for (int64_t x = 0; x < r; x++)
-            for (int64_t y = 0; y < c; y++)
-                memcpy(p + (x * ld + y) * (int64_t)es, buf + (y * r + x) * (int64_t)es, es);
+        transpose_copy(p, ld, buf, r, r, c, es);
         free(buf);
     }
     free(tiles);

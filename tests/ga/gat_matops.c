@@ -217,11 +217,13 @@ static void diag_ops(void)
 static void transpose_sym(void)
 {
     for (int ti = 0; ti < GAT_NT; ti++) {
-        int t = gat_types[ti], r = 5, c = 7;
+        int t = gat_types[ti];
         size_t es = gat_tsize(t);
-        char *a0 = malloc(es * 49), *got = malloc(es * 49), *ref = malloc(es * 49), label[96];
-        for (int k = 0; k < 4; k++) {
-            int ga = mk(t, r, c, k, "A"), gb = mk(t, c, r, (k + 1) % 4, "B");
+        char *a0 = malloc(es * 70 * 45), *got = malloc(es * 70 * 45), *ref = malloc(es * 70 * 45);
+        char label[96];
+        for (int k = 0; k < 6; k++) { /* 5 x 7 on the four kinds; 70 x 45 (blocks of more than */
+            int r = k < 4 ? 5 : 70, c = k < 4 ? 7 : 45; /* one 32 x 32 tile) on two */
+            int ga = mk(t, r, c, k % 4, "A"), gb = mk(t, c, r, (k + 1) % 4, "B");
             for (int i = 0; i < r * c; i++)
                 setv(t, a0 + i * es, i * 3 - 10);
             put2(ga, r, c, a0);
@@ -231,7 +233,8 @@ static void transpose_sym(void)
                 for (int j = 0; j < c; j++)
                     memcpy(ref + (j * r + i) * es, a0 + (i * c + j) * es, es);
             double sum;
-            snprintf(label, sizeof label, "transpose %s %s", gat_tname[ti], kname[k]);
+            snprintf(label, sizeof label, "transpose %s %s %dx%d", gat_tname[ti], kname[k % 4],
+                     r, c);
             gat_check(same(t, got, ref, r * c, 0, &sum), label);
             gat_out("%s sum " GAT_G, label, sum);
             GA_Destroy(ga);
