@@ -337,6 +337,25 @@ static void long_lists(void)
             ok &= re == e % 1000 + 1 && im == (gat_cplx(t) ? -(e % 7) : 0);
         }
         gat_check(ok, "long lists: scatter after a patch put, gather");
+        /* a sparse list (every 17th element: too sparse to read the range covering it) */
+        int ns = 0;
+        for (int e = 0; e < n; e += 17, ns++) {
+            all[2 * ns] = e / dims[1], all[2 * ns + 1] = e % dims[1];
+            ap[ns] = all + 2 * ns;
+        }
+        NGA_Gather(g, w, ap, ns);
+        ok = 1;
+        for (int k = 0; k < ns; k++) {
+            double re, im;
+            gat_getc(t, w + es * (size_t)k, &re, &im);
+            ok &= re == (17 * k) % 1000 + 1 && im == (gat_cplx(t) ? -((17 * k) % 7) : 0);
+        }
+        gat_check(ok, "long lists: sparse gather");
+        for (int k = 0; k < n; k++) { /* the whole array again, for the accumulate below */
+            int e = perm[(k + 17 * gat_me) % n];
+            all[2 * k] = e / dims[1], all[2 * k + 1] = e % dims[1];
+            ap[k] = all + 2 * k;
+        }
         GA_Sync();
         char alpha[16];
         gat_setc(t, alpha, 2, 0);
