@@ -707,8 +707,11 @@ static int sieve(gai_array_t *a, const elem_ref_t *by, int64_t k, int r, char *v
         return 0;
     char *buf = scratch(SC_SIEVE, span, fn);
     gai_check(rmc_get((const void *)lo, buf, span, r), fn, "rmc_get (a gather's covering range)");
-    for (int64_t j = 0; j < k; j++)
+    for (int64_t j = 0; j < k; j++) {
+        if (j + 16 < k)
+            __builtin_prefetch(buf + ((uintptr_t)by[j + 16].remote - lo), 0);
         elem_copy(v + by[j].i * (int64_t)es, buf + ((uintptr_t)by[j].remote - lo), es);
+    }
     return 1;
 }
 
@@ -813,6 +816,8 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
             /* one entry per distinct address: tmp[k] holds its value */
             for (int64_t j = b; j < e; j++) {
                 char *src = vc + by[j].i * (int64_t)es;
+                if (j + 16 < e) /* sorted by address, the values are read in random order */
+                    __builtin_prefetch(vc + by[j + 16].i * (int64_t)es, 0);
                 if (k > 0 && rem[k - 1] == by[j].remote) {
                     if (op == 'p')
                         elem_copy(tmp + (k - 1) * (int64_t)es, src, es); /* the later one wins */
