@@ -56,6 +56,21 @@ void rmci_shm_unlink(rmci_shm_t *s);
 void rmci_shm_destroy(rmci_shm_t *s);
 rmc_status_t rmci_shm_commit(rmci_shm_t *s, size_t off, size_t len, const char *fn);
 
+/* rmc_barrier's hierarchy (sync.c), set up by rmci_barrier_setup at rmc_init: the ranks of a node
+ * meet on words of a small shared segment, the node leaders (node rank 0) in an MPI barrier among
+ * themselves when there are several nodes. Without a segment (every node of one rank, the knob
+ * off, or a segment that could not be made) rmc_barrier is an MPI barrier of every rank. */
+typedef struct rmci_bar {
+    struct rmci_bar_words *w; /* this node's words (NULL: no node-local part) */
+    rmci_shm_t shm;           /* their mapping (the leader's file, named until all mapped it) */
+    MPI_Comm comm;            /* the MPI part: leaders' (several nodes), RMC's (no segment) or
+                               * MPI_COMM_NULL (none: one node, or not a leader) */
+    int owned;                /* comm is the leaders' communicator, freed at finalize */
+    uint64_t epoch;           /* rmc_barrier calls so far */
+} rmci_bar_t;
+rmc_status_t rmci_barrier_setup(void); /* collective; agreed (only an MPI failure is fatal) */
+void rmci_barrier_release(void);
+
 typedef struct rmci_dirty {
     struct rmc_region *region;
     int target;
@@ -70,6 +85,7 @@ typedef struct rmci_state {
     int hw_cores, hw_pus, hw_bound_pus;
     int machine_ranks; /* ranks on this machine (the real node, whatever RMC_NODE_SIZE says) */
     int oversubscribed; /* more ranks on this machine than processing units: waits yield */
+    rmci_bar_t bar;     /* rmc_barrier's hierarchy */
 
     struct rmc_region *regions; /* live list head, most recently used first */
     size_t nregions;

@@ -8,6 +8,9 @@ static const rmc_knob_t knobs[] = {
     {"RMC_NODE_SIZE", "0",
      "emulate nodes of k consecutive ranks within a real node (0 = real nodes, 1 = every peer "
      "remote)"},
+    {"RMC_SHM_BARRIER", "auto",
+     "rmc_barrier's ranks of one node meet in shared memory, node leaders in an MPI barrier: 1 | "
+     "auto (when ranks share a node) | 0 (an MPI barrier of every rank)"},
     {"RMC_AMO", "auto",
      "atomics: mpi (MPI atomics everywhere) | thread (CPU atomics; remote ones by the target's AM "
      "engine)"

@@ -170,6 +170,7 @@ out:
 
 static void topo_release(void)
 {
+    rmci_barrier_release();
     rmci_comm_free(&rmci.node_comm);
     free(rmci.node_of);
     free(rmci.local_index);
@@ -187,6 +188,8 @@ static void state_reset(void)
     memset(&rmci_stats_, 0, sizeof(rmci_stats_));
     rmci_mt_on_ = 0; /* the lock itself stays as it is: a finalizing caller still holds it */
     rmci.node_comm = MPI_COMM_NULL;
+    rmci.bar.comm = MPI_COMM_NULL;
+    rmci.bar.shm.fd = -1;
     rmci_info_.comm = MPI_COMM_NULL;
 }
 
@@ -236,6 +239,8 @@ rmc_status_t rmc_init(MPI_Comm comm)
     }
     if (st == RMC_OK)
         st = topo_setup();
+    if (st == RMC_OK)
+        st = rmci_barrier_setup(); /* collective, agreed */
     if (st != RMC_OK)
         goto fail;
     hw_probe();
