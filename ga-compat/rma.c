@@ -502,6 +502,19 @@ typedef struct elem_ref {
     int64_t i;
 } elem_ref_t;
 
+/* The lowest and highest address of refs[0, n) (n >= 1). */
+static void refs_range(const elem_ref_t *refs, int64_t n, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t l = (uintptr_t)refs[0].remote, h = l;
+    for (int64_t j = 1; j < n; j++) {
+        uintptr_t x = (uintptr_t)refs[j].remote;
+        l = x < l ? x : l;
+        h = x > h ? x : h;
+    }
+    *lo = l;
+    *hi = h;
+}
+
 /* Sorts refs[0, n) by address, stably (equal addresses stay in the caller's order): a radix sort
  * over the bits in which the addresses differ, 11 at a time (a list within one block differs in
  * ~20 bits: two passes). tmp: room for n refs. */
@@ -510,12 +523,8 @@ static void refs_sort(elem_ref_t *refs, elem_ref_t *tmp, int64_t n)
     enum { BITS = 11, NB = 1 << BITS };
     if (n < 2)
         return;
-    uintptr_t lo = (uintptr_t)refs[0].remote, hi = lo;
-    for (int64_t j = 1; j < n; j++) {
-        uintptr_t x = (uintptr_t)refs[j].remote;
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
+    uintptr_t lo, hi;
+    refs_range(refs, n, &lo, &hi);
     uintptr_t span = hi - lo;
     static int64_t cnt[NB];
     elem_ref_t *from = refs, *to = tmp;
@@ -696,12 +705,8 @@ static void am_elems(gai_array_t *a, int op, const elem_ref_t *by, int64_t k, in
 static int sieve(gai_array_t *a, const elem_ref_t *by, int64_t k, int r, char *v, const char *fn)
 {
     size_t es = a->esz;
-    uintptr_t lo = (uintptr_t)by[0].remote, hi = lo;
-    for (int64_t j = 1; j < k; j++) {
-        uintptr_t x = (uintptr_t)by[j].remote;
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
+    uintptr_t lo, hi;
+    refs_range(by, k, &lo, &hi);
     size_t span = (size_t)(hi - lo) + es;
     if (span > SIEVE_MAX || span / SIEVE_RATIO > (size_t)k * es)
         return 0;
