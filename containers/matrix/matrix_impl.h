@@ -61,6 +61,7 @@ struct rmc_matrix {
     uint64_t *toff;     /* [ntiles] tile t's offset within its owner's block */
     int *towner;        /* [ntiles] tile t's owner */
     uint64_t own_bytes; /* this rank's block */
+    uint64_t alloc_off; /* the segment allocation holding it (the block starts aligned in it) */
     MPI_Comm comm;      /* rmc_matrix_create_comm: its ranks' own communicator; else MPI_COMM_NULL */
 };
 

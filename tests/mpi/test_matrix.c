@@ -519,5 +519,37 @@ static void test_bad_input(void **s)
     rmc_dist_free(d);
 }
 
+/* Every rank's block starts on a cache line whatever the segment's allocator handed out before it
+ * (rmc_alloc's blocks are 16-byte aligned): 1-4 allocations of 16 bytes shift the next one by 16
+ * bytes each. */
+static void test_block_alignment(void **s)
+{
+    (void)s;
+    rmc_dist_h d;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 64, 8, 0, &d));
+    rmc_gptr_t pad[4];
+    int ok = 1;
+    for (int k = 0; k < 4; k++) {
+        MPI_CHECK_OK(rmc_alloc(16, &pad[k]));
+        rmc_matrix_h m;
+        MPI_CHECK_OK(rmc_matrix_create(d, RMC_ELEM_F64, &m));
+        for (int64_t t = 0; t < rmc_dist_ntiles(d); t++) {
+            void *p = NULL;
+            int owner;
+            rmc_dist_tile(d, t, NULL, NULL, &owner);
+            if (owner != me)
+                continue;
+            MPITEST_EXPECT(ok, rmc_matrix_tile_local(m, t, &p) == RMC_OK && p &&
+                                   ((uintptr_t)p & 63) == 0);
+        }
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_matrix_destroy(m));
+    }
+    for (int k = 0; k < 4; k++)
+        MPI_CHECK_OK(rmc_free(pad[k]));
+    rmc_dist_free(d);
+}
+
 MPITEST_MAIN("matrix", cttest_setup, mpitest_teardown_rmc, test_dist_cover, test_patches_f64,
-             test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input)
+             test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input,
+             test_block_alignment)
