@@ -11,6 +11,10 @@ static const rmc_knob_t knobs[] = {
     {"RMC_SHM_BARRIER", "auto",
      "rmc_barrier's ranks of one node meet in shared memory, node leaders in an MPI barrier: 1 | "
      "auto (when ranks share a node) | 0 (an MPI barrier of every rank)"},
+    {"RMC_MALLOC_TUNE", "auto",
+     "rmc_init sets glibc's mmap threshold to 32 MiB and trim threshold to 64 MiB (MPI's large "
+     "temporaries come from the heap, not fresh pages): 1 or auto (unless MALLOC_*_ or "
+     "GLIBC_TUNABLES set them) | 0"},
     {"RMC_AMO", "auto",
      "atomics: mpi (MPI atomics everywhere) | thread (CPU atomics; remote ones by the target's AM "
      "engine)"

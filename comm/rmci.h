@@ -39,6 +39,8 @@ typedef struct rmci_info {
     MPI_Comm comm;          /* RMC's communicator (a private duplicate) */
     const int *local_index; /* [nranks] node rank of each rank, -1 when not node-local */
     void *hwloc_topo;       /* hwloc_topology_t of this machine, or NULL */
+    int malloc_tuned;       /* RMC_MALLOC_TUNE set glibc's thresholds: MPI's large temporaries
+                               are heap blocks, not fresh pages (init.c) */
 } rmci_info_t;
 
 /* Written by the core only; sub-layers read it through RMCI (const). */

@@ -21,6 +21,9 @@
 #ifndef RMCI_DT_PIECE
 #define RMCI_DT_PIECE (16u << 10)
 #endif
+/* Contiguous remote accumulates are cut into pieces of RMCI_DT_PIECE bytes, or of this many when
+ * rmc_init tuned malloc (RMC_MALLOC_TUNE; strided.c). */
+#define RMCI_ACC_PIECE_BIG (4u << 20)
 /* List protocol: local completion after this many operations in flight (beyond ~1000 outstanding
  * operations the transport slows down sharply). */
 #define RMCI_LIST_BATCH 512

@@ -347,5 +347,65 @@ static void test_acc_staged(void **s)
     free(got);
 }
 
+/* 3 x (i % 1000) at every element i of v[0..n), or a message naming the first that is not. */
+static int sums_ok(const double *v, size_t n, const char *tune)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != 3.0 * (double)(i % 1000)) {
+            fprintf(stderr, "[rank %d] RMC_MALLOC_TUNE=%s: element %zu of %zu is %g\n", me, tune,
+                    i, n, v[i]);
+            return 0;
+        }
+    return 1;
+}
+
+/* Large contiguous accumulates (remote ones are one MPI operation per 4 MiB with RMC_MALLOC_TUNE,
+ * 16 KiB pieces without it): every rank adds 9 MiB - 8 B and 1 MiB of doubles into its right
+ * neighbour, blocking (scale 1) and non-blocking (scale 2), under RMC_MALLOC_TUNE=1 and =0; the
+ * target's memory holds exactly the sums. An invalid knob value fails rmc_init on every rank. */
+static void test_acc_large(void **s)
+{
+    (void)s;
+    enum { BIG = (9 << 20) - 8, SMALL = 1 << 20 };
+    size_t n = BIG / sizeof(double);
+    double *src = malloc(BIG), two = 2.0;
+    for (size_t i = 0; i < n; i++)
+        src[i] = (double)(i % 1000);
+    const char *modes[] = {"1", "0"};
+    for (int k = 0; k < 2; k++) {
+        MPI_CHECK_OK(rmc_finalize());
+        setenv("RMC_MALLOC_TUNE", modes[k], 1);
+        rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+        unsetenv("RMC_MALLOC_TUNE");
+        MPI_CHECK_OK(st);
+        void *bases[64];
+        rmc_region_h reg;
+        MPI_CHECK_OK(rmc_region_alloc(BIG + SMALL, bases, &reg));
+        int tgt = (me + 1) % np, ok = 1;
+        char *dst = bases[tgt];
+        rmc_request_h q[2];
+        MPITEST_EXPECT(ok, rmc_acc(RMC_ACC_DOUBLE, NULL, src, dst, BIG, tgt) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_acc(RMC_ACC_DOUBLE, NULL, src, dst + BIG, SMALL, tgt) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_acc_nb(RMC_ACC_DOUBLE, &two, src, dst, BIG, tgt, &q[0]) == RMC_OK);
+        MPITEST_EXPECT(ok,
+                       rmc_acc_nb(RMC_ACC_DOUBLE, &two, src, dst + BIG, SMALL, tgt, &q[1]) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_wait_all(q, 2) == RMC_OK && rmc_fence_all() == RMC_OK);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        const double *mine = bases[me];
+        ok = sums_ok(mine, n, modes[k]) && sums_ok(mine + n, SMALL / sizeof(double), modes[k]);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(rmc_region_free(reg));
+    }
+    free(src);
+    MPI_CHECK_OK(rmc_finalize());
+    setenv("RMC_MALLOC_TUNE", "sometimes", 1);
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    unsetenv("RMC_MALLOC_TUNE");
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && strstr(rmc_last_error(), "RMC_MALLOC_TUNE") != NULL);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD)); /* for the teardown */
+}
+
 MPITEST_MAIN("typed accumulate", setup, mpitest_teardown_rmc, test_acc_neighbor, test_acc_self,
-             test_acc_2d_vector, test_acc_mechanism, test_acc_staged)
+             test_acc_2d_vector, test_acc_mechanism, test_acc_staged, test_acc_large)
