@@ -24,7 +24,15 @@ int main(int argc, char **argv)
     GA_Create_mutexes(2);
     double buf[64] = {0};
     int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
-                     !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy");
+                     !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
+                     !strcmp(c, "gemm_groups");
+    int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
+    if (!strcmp(c, "gemm_groups")) {
+        int all[64];
+        for (int i = 0; i < np && i < 64; i++)
+            all[i] = i;
+        gp = NGA_Create_config(C_DBL, 2, dims, "on_group", NULL, GA_Pgroup_create(all, np));
+    }
     if (!strcmp(c, "use_after_destroy"))
         GA_Destroy(g2);
     if (me == 0 || collective) {
@@ -62,6 +70,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(c, "gop_bad_op")) {
             double x = 1;
             GA_Dgop(&x, 1, "xor");
+        } else if (!strcmp(c, "gemm_groups")) {
+            int sq = NGA_Create(C_DBL, 2, (int[2]){6, 6}, "sq", NULL);
+            GA_Dgemm('N', 'N', 6, 6, 6, 1.0, gp, sq, 0.0, sq); /* A on a group, B and C not */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
         else {
