@@ -235,10 +235,6 @@ int gai_allocate(gai_array_t *a, const char *fn)
     if (g->me < 0)
         gai_error(fn, "array '%s': this process is not in the array's process group %d", a->name,
                   a->pgroup);
-    if (g->size != gai.np && a->has_ghosts)
-        gai_error(fn, "array '%s': ghost cells on a process group other than the world group are "
-                      "not supported",
-                  a->name);
     if (a->has_ghosts && a->dkind != GAI_D_DEFAULT && a->dkind != GAI_D_IRREG)
         gai_error(fn, "array '%s': ghost cells need a regular or irregular distribution",
                   a->name);

@@ -77,10 +77,11 @@ rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
     }
     st = rmc_dist_set_ranks(pd, ranks, np);
     free(ranks);
-    if (st == RMC_OK)
-        st = rmc_matrix_create(pd, a->elem, &a->m);
+    gai_group_t *grp = gai_group(a->pgroup, fn);
+    if (st == RMC_OK) /* on a process group: created by its members only */
+        st = grp->size != gai.np ? rmc_matrix_create_comm(grp->comm, pd, a->elem, &a->m)
+                                 : rmc_matrix_create(pd, a->elem, &a->m);
     rmc_dist_free(pd);
-    (void)fn;
     return st;
 }
 
