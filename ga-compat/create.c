@@ -49,7 +49,18 @@ static void set_chunk(gai_array_t *a, const int64_t chunk[])
         a->chunk[d] = chunk && d < a->ndim ? chunk[d] : 0;
 }
 
+/* The irregular block starts (0-based, dimension 0's first) and counts; tiled: more blocks than
+ * processes allowed (they are dealt over the process grid). */
+static void set_irreg_blocks(gai_array_t *a, const int64_t map[], const int64_t nblock[],
+                             int tiled, const char *fn);
+
 static void set_irreg(gai_array_t *a, const int64_t map[], const int64_t nblock[], const char *fn)
+{
+    set_irreg_blocks(a, map, nblock, 0, fn);
+}
+
+static void set_irreg_blocks(gai_array_t *a, const int64_t map[], const int64_t nblock[],
+                             int tiled, const char *fn)
 {
     if (!a->ndim)
         gai_error(fn, "array %d: GA_Set_data first", a->handle);
@@ -64,7 +75,7 @@ static void set_irreg(gai_array_t *a, const int64_t map[], const int64_t nblock[
         procs *= nblock[d];
     }
     int np = gai_group(a->pgroup, fn)->size;
-    if (procs > np)
+    if (procs > np && !tiled)
         gai_error(fn, "%lld blocks but only %d processes", (long long)procs, np);
     int64_t *m = malloc(sizeof(int64_t) * (size_t)total);
     if (!m)
@@ -178,10 +189,13 @@ static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, con
     case GAI_D_SCALAPACK:
         st = rmc_dist_regular(a->ndim, a->dims, a->block, a->pgrid_req, d);
         break;
-    default:
-        gai_error(fn, "array '%s': irregular tiled distributions (GA_Set_tiled_irreg_proc_grid) "
-                      "are not supported",
-                  a->name);
+    default: { /* GAI_D_TILED_IRREG */
+        int nb[GA_MAX_DIM];
+        for (int i = 0; i < a->ndim; i++)
+            nb[i] = a->nblock_req[i];
+        st = rmc_dist_irregular_grid(a->ndim, a->dims, nb, a->map_req, a->pgrid_req, d);
+        break;
+    }
     }
     if (st != RMC_OK)
         return st;
@@ -717,23 +731,61 @@ void NGA_Set_tiled_proc_grid64(int g_a, int64_t block[], int64_t proc_grid[])
     GA_Set_tiled_proc_grid64(g_a, block, proc_grid);
 }
 
+/* GA_Set_tiled_irreg_proc_grid (+64): irregular blocks (starts mapc, nblocks per dimension, as
+ * GA_Set_irreg_distr) dealt cyclically over proc_grid (its product: the group's size). */
+static void set_tiled_irreg(gai_array_t *a, const int64_t mapc[], const int64_t nblocks[],
+                            const int64_t proc_grid[], const char *fn)
+{
+    need_unallocated(a, fn);
+    if (!a->ndim)
+        gai_error(fn, "array %d: GA_Set_data first", a->handle);
+    if (a->has_ghosts)
+        gai_error(fn, "array '%s': tiled arrays cannot have ghost cells", a->name);
+    if (!proc_grid)
+        gai_error(fn, "NULL proc_grid");
+    int64_t procs = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (proc_grid[d] < 1)
+            gai_error(fn, "proc_grid[%d] = %lld (>= 1)", d, (long long)proc_grid[d]);
+        procs *= proc_grid[d];
+    }
+    if (procs != gai_group(a->pgroup, fn)->size)
+        gai_error(fn, "the process grid has %lld processes, the group %d", (long long)procs,
+                  gai_group(a->pgroup, fn)->size);
+    set_irreg_blocks(a, mapc, nblocks, 1, fn);
+    for (int d = 0; d < a->ndim; d++)
+        a->pgrid_req[d] = (int)proc_grid[d];
+    a->dkind = GAI_D_TILED_IRREG;
+    a->tiled = 1;
+}
+
 void GA_Set_tiled_irreg_proc_grid(int g_a, int mapc[], int nblocks[], int proc_grid[])
 {
-    (void)mapc;
-    (void)nblocks;
-    (void)proc_grid;
-    gai_array_t *a = gai_handle(g_a, "GA_Set_tiled_irreg_proc_grid");
-    need_unallocated(a, "GA_Set_tiled_irreg_proc_grid");
-    a->dkind = GAI_D_TILED_IRREG; /* refused at GA_Allocate, naming the call */
+    const char *fn = "GA_Set_tiled_irreg_proc_grid";
+    gai_array_t *a = gai_handle(g_a, fn);
+    if (!mapc || !nblocks || !proc_grid)
+        gai_error(fn, "NULL mapc, nblocks or proc_grid");
+    if (!a->ndim)
+        gai_error(fn, "array %d: GA_Set_data first", a->handle);
+    int64_t total = 0;
+    for (int d = 0; d < a->ndim; d++)
+        total += nblocks[d] > 0 ? nblocks[d] : 0;
+    int64_t *m = malloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+    if (!m)
+        gai_error(fn, "out of memory for the map");
+    for (int64_t i = 0; i < total; i++)
+        m[i] = mapc[i];
+    I64(nb, nblocks, a->ndim);
+    I64(pg, proc_grid, a->ndim);
+    set_tiled_irreg(a, m, nb, pg, fn);
+    free(m);
 }
 
 void GA_Set_tiled_irreg_proc_grid64(int g_a, int64_t mapc[], int64_t nblocks[],
                                     int64_t proc_grid[])
 {
-    GA_Set_tiled_irreg_proc_grid(g_a, NULL, NULL, NULL);
-    (void)mapc;
-    (void)nblocks;
-    (void)proc_grid;
+    set_tiled_irreg(gai_handle(g_a, "GA_Set_tiled_irreg_proc_grid64"), mapc, nblocks, proc_grid,
+                    "GA_Set_tiled_irreg_proc_grid64");
 }
 
 void NGA_Set_tiled_irreg_proc_grid(int g_a, int mapc[], int nblocks[], int proc_grid[])
@@ -1209,7 +1261,8 @@ typedef struct region_state {
 
 static int cyclic(const gai_array_t *a)
 {
-    return a->dkind == GAI_D_BLOCK_CYCLIC || a->dkind == GAI_D_SCALAPACK;
+    return a->dkind == GAI_D_BLOCK_CYCLIC || a->dkind == GAI_D_SCALAPACK ||
+           a->dkind == GAI_D_TILED_IRREG;
 }
 
 static void region_cb(void *p, int64_t t, const int64_t *lo, const int64_t *hi, int owner)
@@ -1368,7 +1421,7 @@ void NGA_Get_block_info(int g_a, int num_blocks[], int block_dims[])
 int GA_Total_blocks(int g_a)
 {
     gai_array_t *a = gai_array(g_a, "GA_Total_blocks");
-    return a->dkind == GAI_D_BLOCK_CYCLIC || a->dkind == GAI_D_SCALAPACK ? (int)a->nblocks : -1;
+    return cyclic(a) ? (int)a->nblocks : -1;
 }
 
 int NGA_Total_blocks(int g_a)
@@ -1378,7 +1431,8 @@ int NGA_Total_blocks(int g_a)
 
 int GA_Uses_proc_grid(int g_a)
 {
-    return gai_array(g_a, "GA_Uses_proc_grid")->dkind == GAI_D_SCALAPACK;
+    int k = gai_array(g_a, "GA_Uses_proc_grid")->dkind;
+    return k == GAI_D_SCALAPACK || k == GAI_D_TILED_IRREG;
 }
 
 int NGA_Uses_proc_grid(int g_a)

@@ -153,10 +153,11 @@ rmc_status_t rmc_dist_regular(int ndim, const int64_t dims[], const int64_t tile
     return RMC_OK;
 }
 
-rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock[],
-                                const int64_t map[], rmc_dist_h *dp)
+/* Irregular blocks, dealt cyclically over pgrid (NULL: one block per process, pgrid = nblock). */
+static rmc_status_t irregular(int ndim, const int64_t dims[], const int nblock[],
+                             const int64_t map[], const int pgrid[], rmc_dist_h *dp,
+                             const char *fn)
 {
-    const char *fn = __func__;
     rmc_status_t st = dims_check(ndim, dims, dp, fn);
     if (st != RMC_OK)
         return st;
@@ -167,10 +168,15 @@ rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock
         if (nblock[k] < 1 || nblock[k] > dims[k])
             return rmcc_fail(RMC_ERR_ARG, fn, "nblock[%d] = %d (1 .. dims[%d] = %lld)", k,
                              nblock[k], k, (long long)dims[k]);
-        prod *= nblock[k];
-        if (prod > rmcc.nranks)
-            return rmcc_fail(RMC_ERR_ARG, fn, "%ld blocks or more, for %d ranks (one each)", prod,
+        if (pgrid && (pgrid[k] < 1 || pgrid[k] > rmcc.nranks))
+            return rmcc_fail(RMC_ERR_ARG, fn, "pgrid[%d] = %d (1 .. %d ranks)", k, pgrid[k],
                              rmcc.nranks);
+        prod *= pgrid ? pgrid[k] : nblock[k];
+        if (prod > rmcc.nranks)
+            return rmcc_fail(RMC_ERR_ARG, fn,
+                             pgrid ? "a process grid of %ld processes or more, for %d ranks"
+                                   : "%ld blocks or more, for %d ranks (one each)",
+                             prod, rmcc.nranks);
     }
     struct rmc_dist *d = dist_new(RMC_DIST_IRREGULAR, ndim, dims, fn);
     if (!d)
@@ -178,7 +184,8 @@ rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock
     size_t off = 0; /* dimension k's starts: map[off ..] */
     for (int k = 0; k < ndim; off += (size_t)nblock[k], k++) {
         const int64_t *m = map + off;
-        d->nt[k] = d->pgrid[k] = nblock[k];
+        d->nt[k] = nblock[k];
+        d->pgrid[k] = pgrid ? pgrid[k] : nblock[k];
         d->split[k] = malloc(((size_t)nblock[k] + 1) * sizeof(int64_t));
         if (!d->split[k])
             return dist_drop(d, rmcc_fail(RMC_ERR_NOMEM, fn, "split points"));
@@ -198,6 +205,20 @@ rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock
         return dist_drop(d, st);
     *dp = d;
     return RMC_OK;
+}
+
+rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock[],
+                                const int64_t map[], rmc_dist_h *dp)
+{
+    return irregular(ndim, dims, nblock, map, NULL, dp, __func__);
+}
+
+rmc_status_t rmc_dist_irregular_grid(int ndim, const int64_t dims[], const int nblock[],
+                                     const int64_t map[], const int pgrid[], rmc_dist_h *dp)
+{
+    if (!pgrid)
+        return rmcc_fail(RMC_ERR_ARG, __func__, "NULL pgrid");
+    return irregular(ndim, dims, nblock, map, pgrid, dp, __func__);
 }
 
 rmc_status_t rmc_dist_round_robin(int ndim, const int64_t dims[], const int64_t block[],

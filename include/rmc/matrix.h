@@ -64,7 +64,8 @@ typedef struct rmc_dist *rmc_dist_h;
 
 typedef enum rmc_dist_kind {
     RMC_DIST_REGULAR = 0,     /* block-cyclic over a process grid */
-    RMC_DIST_IRREGULAR = 1,   /* split points per dimension, one block per process */
+    RMC_DIST_IRREGULAR = 1,   /* split points per dimension, blocks cyclic over a process grid
+                                 (one block per process unless rmc_dist_irregular_grid) */
     RMC_DIST_ROUND_ROBIN = 2  /* regular tiles dealt to the ranks in tile order */
 } rmc_dist_kind_t;
 
@@ -81,6 +82,14 @@ rmc_status_t rmc_dist_regular(int ndim, const int64_t dims[], const int64_t tile
  * the number of ranks). GA's NGA_Create_irreg with 0-based starts. */
 rmc_status_t rmc_dist_irregular(int ndim, const int64_t dims[], const int nblock[],
                                 const int64_t map[], rmc_dist_h *d);
+
+/* Local. Irregular tiles dealt cyclically over a process grid: the tiles of rmc_dist_irregular
+ * (nblock[d] blocks per dimension at the starts in map, any number of them), tile (t_0, t_1, ..)
+ * owned by process (t_0 mod pgrid[0], t_1 mod pgrid[1], ..) of the grid (product of pgrid <= the
+ * number of ranks). GA_Set_tiled_irreg_proc_grid. Errors: RMC_ERR_ARG (naming the argument),
+ * RMC_ERR_NOT_INIT, RMC_ERR_NOMEM. */
+rmc_status_t rmc_dist_irregular_grid(int ndim, const int64_t dims[], const int nblock[],
+                                     const int64_t map[], const int pgrid[], rmc_dist_h *d);
 
 /* Local. Round-robin: tiles of block[d] elements, tile number t (row-major) owned by rank
  * t mod nranks (GA_Set_block_cyclic). */

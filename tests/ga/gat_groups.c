@@ -506,6 +506,81 @@ static void access_blocks(int g, const char *what, const int pg[2], int segment)
     GA_Sync();
 }
 
+/* GA_Set_tiled_irreg_proc_grid: an 11 x 9 array of irregular blocks (rows at 0, 2, 7; columns at
+ * 0, 4, 5) dealt over a process grid; the queries, where every element landed (a whole get), the
+ * content of each block its owner reaches with NGA_Access_block_grid, and an accumulate across
+ * blocks. */
+static void tiled_irreg(void)
+{
+    int dims[2] = {11, 9}, mapc[6] = {0, 2, 7, 0, 4, 5}, nblocks[2] = {3, 3};
+    int pg[2] = {gat_np % 2 ? gat_np : gat_np / 2, gat_np % 2 ? 1 : 2};
+    int g = GA_Create_handle();
+    GA_Set_data(g, 2, dims, C_DBL);
+    GA_Set_tiled_irreg_proc_grid(g, mapc, nblocks, pg);
+    GA_Allocate(g);
+    int grid[2], nblk[2];
+    GA_Get_proc_grid(g, grid);
+    GA_Nblock(g, nblk);
+    gat_out("tiled irregular: total %d, uses_proc_grid %d, nblock %d %d", GA_Total_blocks(g),
+            GA_Uses_proc_grid(g), nblk[0], nblk[1]);
+    for (int p = 0; p < gat_np; p++) {
+        int x[2] = {-1, -1};
+        GA_Get_proc_index(g, p, x);
+        gat_out("tiled irregular: proc_index %d: %d %d", p, x[0], x[1]);
+    }
+    if (gat_me == 0) {
+        double a[11][9];
+        for (int i = 0; i < 11; i++)
+            for (int j = 0; j < 9; j++)
+                a[i][j] = elem(i, j);
+        NGA_Put(g, (int[]){0, 0}, (int[]){10, 8}, a, (int[]){9});
+    }
+    GA_Sync();
+    int rlo[2] = {3, 5}, rhi[2] = {9, 8}, map[4 * 16], procs[16];
+    int cnt = NGA_Locate_region(g, rlo, rhi, map, procs);
+    gat_out("tiled irregular: locate_region [3 5] .. [9 8]: %d pieces", cnt);
+    for (int k = 0; k < cnt && k < 16; k++)
+        gat_out("  block %d: [%d %d] .. [%d %d]", procs[k], map[4 * k], map[4 * k + 1],
+                map[4 * k + 2], map[4 * k + 3]);
+    double all[11][9];
+    int lo[2] = {0, 0}, hi[2] = {10, 8}, ld = 9, ok = 1;
+    NGA_Get(g, lo, hi, all, &ld);
+    for (int i = 0; i < 11; i++)
+        for (int j = 0; j < 9; j++)
+            ok &= all[i][j] == elem(i, j);
+    gat_check(ok, "tiled irregular: every element where it was put");
+    int my[2], rs[4] = {0, 2, 7, 11}, cs[4] = {0, 4, 5, 9}, nmine = 0;
+    GA_Get_proc_index(g, gat_me, my);
+    for (int b0 = 0; b0 < 3; b0++)
+        for (int b1 = 0; b1 < 3; b1++) {
+            if (b0 % pg[0] != my[0] || b1 % pg[1] != my[1])
+                continue;
+            double *p = NULL;
+            int bl[1];
+            NGA_Access_block_grid(g, (int[]){b0, b1}, &p, bl);
+            for (int i = rs[b0]; i < rs[b0 + 1]; i++)
+                for (int j = cs[b1]; j < cs[b1 + 1]; j++)
+                    ok &= p[(i - rs[b0]) * bl[0] + (j - cs[b1])] == elem(i, j);
+            NGA_Release_block_grid(g, (int[]){b0, b1});
+            nmine++;
+        }
+    gat_check(ok, "tiled irregular: access_block_grid content");
+    print_ranks("  blocks owned", nmine);
+    GA_Sync();
+    double ones[4 * 6], one = 1;
+    for (int i = 0; i < 24; i++)
+        ones[i] = 1;
+    int plo[2] = {1, 2}, phi[2] = {4, 7}, pld = 6; /* rows 1..4 x columns 2..7: six blocks */
+    NGA_Acc(g, plo, phi, ones, &pld, &one);
+    GA_Sync();
+    NGA_Get(g, lo, hi, all, &ld);
+    for (int i = 0; i < 11; i++)
+        for (int j = 0; j < 9; j++)
+            ok &= all[i][j] == elem(i, j) + (i >= 1 && i <= 4 && j >= 2 && j <= 7 ? gat_np : 0);
+    gat_check(ok, "tiled irregular: an accumulate by every process across blocks");
+    GA_Destroy(g);
+}
+
 static void blocks(void)
 {
     int dims[2] = {11, 9};
@@ -553,5 +628,6 @@ int main(int argc, char **argv)
     memory();
     handles();
     blocks();
+    tiled_irreg();
     return gat_finish();
 }

@@ -14,7 +14,7 @@ static double val(int64_t li, int s)
 
 /* Distributions the data tests run on (freed by the caller): 2-D of every kind, then 1-D, 3-D and
  * 4-D. */
-enum { NDISTS = 10 };
+enum { NDISTS = 11 };
 static rmc_dist_h make_dist(int which)
 {
     rmc_dist_h d = NULL;
@@ -49,6 +49,19 @@ static rmc_dist_h make_dist(int which)
     case 6:
         assert_int_equal(rmc_dist_round_robin(2, d2, t2, &d), RMC_OK);
         break;
+    case 10: { /* irregular tiles (4 x 3 of them) cyclic over a process grid of the ranks */
+        int nb[2] = {4, 3}, pg[2] = {np >= 2 ? 2 : 1, np >= 4 ? 2 : 1};
+        int64_t mp[7] = {0, 5, 6, 30, 0, 1, 12};
+        assert_int_equal(rmc_dist_irregular_grid(2, d2, nb, mp, pg, &d), RMC_OK);
+        for (int64_t t = 0; t < 12; t++) { /* tile (t0, t1) on grid process (t0 % p0, t1 % p1) */
+            int64_t tc[2];
+            int owner;
+            assert_int_equal(rmc_dist_tile_coords(d, t, tc), RMC_OK);
+            assert_int_equal(rmc_dist_tile(d, t, NULL, NULL, &owner), RMC_OK);
+            assert_int_equal(owner, (int)((tc[0] % pg[0]) * pg[1] + tc[1] % pg[1]));
+        }
+        break;
+    }
     case 7: {
         int64_t d1[1] = {1001}, t1[1] = {97};
         assert_int_equal(rmc_dist_regular(1, d1, t1, NULL, &d), RMC_OK);
@@ -458,6 +471,13 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, np < 2 || rmc_dist_irregular(2, dims, nb, map_bad, &x) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, np < 2 || rmc_dist_irregular(2, dims, nb, map_first, &x) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_dist_round_robin(2, dims, t, &x) == RMC_ERR_ARG);
+    { /* irregular tiles over a grid: NULL grid, a grid larger than the ranks, a zero entry */
+        int nb4[2] = {3, 1}, pg_over[2] = {np + 1, 1}, pg_zero[2] = {0, 1};
+        int64_t m4[4] = {0, 2, 4, 0};
+        MPITEST_EXPECT(ok, rmc_dist_irregular_grid(2, dims, nb4, m4, NULL, &x) == RMC_ERR_ARG);
+        MPITEST_EXPECT(ok, rmc_dist_irregular_grid(2, dims, nb4, m4, pg_over, &x) == RMC_ERR_ARG);
+        MPITEST_EXPECT(ok, rmc_dist_irregular_grid(2, dims, nb4, m4, pg_zero, &x) == RMC_ERR_ARG);
+    }
     MPITEST_EXPECT(ok, rmc_dist_2d((rmc_block_t)9, 10, 10, 0, &x) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_dist_2d(RMC_BLOCK_ROW, 10, 10, -1, &x) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_dist_ndim(NULL) == 0 && rmc_dist_ntiles(NULL) == 0);
