@@ -9,9 +9,10 @@
  *    eigenvalues come out ascending on every process, eigenvector k is ROW k of g_v (generalized:
  *    normalized so that x S x^T = 1).
  * Only C_DBL arrays (GA 5.8.2 computes on other types as if they held doubles). Each call starts
- * and ends with a sync of the arrays' group. Up to RMC_GA_LINALG_SERIAL (default 1000) rows, or on
- * one process, the group's first process gathers the arrays, calls LAPACK and writes the results
- * back; larger LU solves (GA_Lu_solve, GA_Solve's fallback) run on ScaLAPACK when configured. */
+ * and ends with a sync of the arrays' group. Up to RMC_GA_LINALG_SERIAL (default 1000) rows, on
+ * one process, and in the _seq forms, the group's first process gathers the arrays, calls LAPACK
+ * and writes the results back; above it every solver runs on ScaLAPACK over a 1 x p grid of the
+ * group when configured (LU, Cholesky, SPD inverse, standard and generalized eigenproblems). */
 #include "config.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -121,7 +122,7 @@ static void la_bcast(gai_array_t *a, void *x, int n, MPI_Datatype t, const char 
 static const rmc_knob_t knob_serial = {
     "RMC_GA_LINALG_SERIAL", "1000",
     "ga-compat: matrices of up to this many rows are solved by the group's first process with "
-    "LAPACK; larger LU solves run on ScaLAPACK"};
+    "LAPACK; larger ones on ScaLAPACK over the group"};
 
 __attribute__((constructor)) static void la_knob_register(void)
 {
@@ -168,6 +169,10 @@ static int la_chol(int n, int nrhs, double *a, double *b)
     return info;
 }
 
+/* GA_Diag_reuse's kept factor of S (LAPACK's: on the group's first member) and its order. */
+static double *la_reuse_u;
+static int la_reuse_n = -1;
+
 /* ------------------------------------------------------------------- ScaLAPACK --- */
 #ifdef HAVE_SCALAPACK
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
@@ -182,6 +187,23 @@ void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *j
 void pdgetrs_(const char *tr, const int *n, const int *nrhs, const double *a, const int *ia,
               const int *ja, const int *desca, const int *ipiv, double *b, const int *ib,
               const int *jb, const int *descb, int *info, la_len_t);
+void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, int *info, la_len_t);
+void pdpotrs_(const char *uplo, const int *n, const int *nrhs, const double *a, const int *ia,
+              const int *ja, const int *desca, double *b, const int *ib, const int *jb,
+              const int *descb, int *info, la_len_t);
+void pdpotri_(const char *uplo, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, int *info, la_len_t);
+void pdsyev_(const char *jobz, const char *uplo, const int *n, double *a, const int *ia,
+             const int *ja, const int *desca, double *w, double *z, const int *iz, const int *jz,
+             const int *descz, double *work, const int *lwork, int *info, la_len_t, la_len_t);
+void pdsygst_(const int *ibtype, const char *uplo, const int *n, double *a, const int *ia,
+              const int *ja, const int *desca, const double *b, const int *ib, const int *jb,
+              const int *descb, double *scale, int *info, la_len_t);
+void pdtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
+             const int *m, const int *n, const double *alpha, const double *a, const int *ia,
+             const int *ja, const int *desca, double *b, const int *ib, const int *jb,
+             const int *descb, la_len_t, la_len_t, la_len_t, la_len_t);
 
 /* A matrix of the column-major view (m x n: the GA array's cols x rows) on a 1 x np BLACS grid,
  * square nb x nb blocks (pdgetrf's condition): every process holds all m rows of its columns,
@@ -220,37 +242,213 @@ static void la_bc_xfer(la_bc_t *x, gai_array_t *a, int op, int me, int np, const
     }
 }
 
+/* A 1 x np BLACS grid over the group of array a (square blocks of LA_NB). */
+#define LA_NB 64
+typedef struct la_grid {
+    int sys, ctxt, me, np, pgroup;
+    MPI_Comm comm;
+} la_grid_t;
+
+static void la_grid_open(la_grid_t *x, const gai_array_t *a, const char *fn)
+{
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    x->sys = Csys2blacs_handle(g->comm);
+    x->ctxt = x->sys;
+    Cblacs_gridinit(&x->ctxt, "R", 1, g->size);
+    x->me = g->me;
+    x->np = g->size;
+    x->pgroup = a->pgroup;
+    x->comm = g->comm;
+}
+
+static void la_grid_close(la_grid_t *x)
+{
+    Cblacs_gridexit(x->ctxt);
+    Cfree_blacs_system_handle(x->sys);
+}
+
+/* The view of array a on grid x, fetched (every member's fetches are done when the group syncs
+ * before the ScaLAPACK calls). */
+static void la_bc_fetch(la_bc_t *v, gai_array_t *a, const la_grid_t *x, const char *fn)
+{
+    la_bc_init(v, a, x->ctxt, x->me, x->np, LA_NB, fn);
+    la_bc_xfer(v, a, 'g', x->me, x->np, fn);
+}
+
+/* The largest info over the group (ScaLAPACK's info is known first where it arose). */
+static int la_agree(const la_grid_t *x, int info, const char *what, const char *fn)
+{
+    int all = info;
+    MPI_Request r;
+    MPI_Iallreduce(&info, &all, 1, MPI_INT, MPI_MAX, x->comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, what);
+    return all;
+}
+
 /* LU solve of the column-major view on ScaLAPACK over the arrays' group, collective. Returns
  * pdgetrf's info (> 0: singular, b untouched), the same on every member. */
 static int la_lu_scalapack(char tr, gai_array_t *a, gai_array_t *b, const char *fn)
 {
-    gai_group_t *g = gai_group(a->pgroup, fn);
-    int sys = Csys2blacs_handle(g->comm), ctxt = sys;
-    Cblacs_gridinit(&ctxt, "R", 1, g->size);
-    int nb = 64, one = 1, info = 0;
+    la_grid_t x;
+    la_grid_open(&x, a, fn);
+    int one = 1, info = 0;
     la_bc_t xa, xb;
-    la_bc_init(&xa, a, ctxt, g->me, g->size, nb, fn);
-    la_bc_init(&xb, b, ctxt, g->me, g->size, nb, fn);
-    la_bc_xfer(&xa, a, 'g', g->me, g->size, fn);
-    la_bc_xfer(&xb, b, 'g', g->me, g->size, fn);
+    la_bc_fetch(&xa, a, &x, fn);
+    la_bc_fetch(&xb, b, &x, fn);
     gai_sync_group(a->pgroup, fn); /* every fetch done before ranks block in ScaLAPACK's MPI */
-    int *ipiv = la_alloc(sizeof(int) * (size_t)(xa.m + nb), fn);
+    int *ipiv = la_alloc(sizeof(int) * (size_t)(xa.m + LA_NB), fn);
     pdgetrf_(&xa.m, &xa.n, xa.loc, &one, &one, xa.desc, ipiv, &info);
-    int all = info; /* (agreed: the pivot's column knows it first) */
-    MPI_Request r;
-    MPI_Iallreduce(&info, &all, 1, MPI_INT, MPI_MAX, g->comm, &r);
-    gai_check(rmc_wait_mpi(&r), fn, "agreeing on pdgetrf's outcome");
-    info = all;
+    info = la_agree(&x, info, "agreeing on pdgetrf's outcome", fn);
     if (info == 0 && xb.n > 0)
         pdgetrs_(&tr, &xa.n, &xb.n, xa.loc, &one, &one, xa.desc, ipiv, xb.loc, &one, &one, xb.desc,
                  &info, 1);
     if (info == 0)
-        la_bc_xfer(&xb, b, 'p', g->me, g->size, fn);
+        la_bc_xfer(&xb, b, 'p', x.me, x.np, fn);
     free(ipiv);
     free(xa.loc);
     free(xb.loc);
-    Cblacs_gridexit(ctxt);
-    Cfree_blacs_system_handle(sys);
+    la_grid_close(&x);
+    return info;
+}
+
+/* Cholesky solve ('L' of the view: A's upper triangle) on ScaLAPACK; info as la_llt. */
+static int la_chol_scalapack(gai_array_t *a, gai_array_t *b, const char *fn)
+{
+    la_grid_t x;
+    la_grid_open(&x, a, fn);
+    int one = 1, info = 0;
+    la_bc_t xa, xb;
+    la_bc_fetch(&xa, a, &x, fn);
+    la_bc_fetch(&xb, b, &x, fn);
+    gai_sync_group(a->pgroup, fn);
+    pdpotrf_("L", &xa.n, xa.loc, &one, &one, xa.desc, &info, 1);
+    info = la_agree(&x, info, "agreeing on pdpotrf's outcome", fn);
+    if (info == 0 && xb.n > 0)
+        pdpotrs_("L", &xa.n, &xb.n, xa.loc, &one, &one, xa.desc, xb.loc, &one, &one, xb.desc,
+                 &info, 1);
+    if (info == 0)
+        la_bc_xfer(&xb, b, 'p', x.me, x.np, fn);
+    free(xa.loc);
+    free(xb.loc);
+    la_grid_close(&x);
+    return info;
+}
+
+/* The inverse of SPD A on ScaLAPACK (pdpotrf, pdpotri on 'L' of the view), written back as
+ * 2 x its strictly lower triangle plus its diagonal (view), which GA_Symmetrize then turns into
+ * the whole inverse. Returns info (A untouched when > 0). */
+static int la_spd_invert_scalapack(gai_array_t *a, const char *fn)
+{
+    la_grid_t x;
+    la_grid_open(&x, a, fn);
+    int one = 1, info = 0;
+    la_bc_t xa;
+    la_bc_fetch(&xa, a, &x, fn);
+    gai_sync_group(a->pgroup, fn);
+    pdpotrf_("L", &xa.n, xa.loc, &one, &one, xa.desc, &info, 1);
+    info = la_agree(&x, info, "agreeing on pdpotrf's outcome", fn);
+    if (info == 0) {
+        pdpotri_("L", &xa.n, xa.loc, &one, &one, xa.desc, &info, 1);
+        info = la_agree(&x, info, "agreeing on pdpotri's outcome", fn);
+    }
+    if (info == 0) {
+        size_t lld = (size_t)(xa.m > 1 ? xa.m : 1);
+        for (int k = 0, j0 = x.me * LA_NB; j0 < xa.n; j0 += x.np * LA_NB) /* my columns */
+            for (int j = j0; j < xa.n && j < j0 + LA_NB; j++, k++)
+                for (int i = 0; i < xa.m; i++) {
+                    double *e = xa.loc + (size_t)k * lld + (size_t)i;
+                    *e = i < j ? 0.0 : i > j ? 2.0 * *e : *e;
+                }
+        la_bc_xfer(&xa, a, 'p', x.me, x.np, fn);
+    }
+    free(xa.loc);
+    la_grid_close(&x);
+    return info;
+}
+
+/* GA_Diag_reuse's kept factor of S when ScaLAPACK computed it: the view on its grid (kept open). */
+static la_grid_t la_reuse_grid;
+static la_bc_t la_reuse_bc;
+static int la_reuse_dist; /* 1 while la_reuse_grid / la_reuse_bc hold a factor */
+
+static void la_reuse_dist_free(void)
+{
+    if (!la_reuse_dist)
+        return;
+    free(la_reuse_bc.loc);
+    la_grid_close(&la_reuse_grid);
+    la_reuse_dist = 0;
+}
+
+/* The eigenproblem on ScaLAPACK: standard (s NULL: pdsyev on 'L' of A's view) or generalized
+ * (pdpotrf of S's view 'U', pdsygst, pdsyev 'U', pdtrsm: dsygv's steps); reuse as la_diag. Writes
+ * the eigenvectors into v and the eigenvalues into w (every member); returns info and the stage
+ * that failed (1: S's factorization, 2: the eigensolver) in *stage. */
+static int la_diag_scalapack(gai_array_t *a, gai_array_t *s, gai_array_t *v, double *w, int reuse,
+                             int *stage, const char *fn)
+{
+    la_grid_t x, *gx = &x;
+    int one = 1, info = 0, n = (int)a->dims[0];
+    la_bc_t xa, xz, xs, *fs = &xs;
+    if (s && reuse > 0) { /* the kept factor and its grid */
+        gx = &la_reuse_grid;
+        fs = &la_reuse_bc;
+    } else {
+        la_grid_open(&x, a, fn);
+    }
+    la_bc_fetch(&xa, a, gx, fn);
+    la_bc_init(&xz, v, gx->ctxt, gx->me, gx->np, LA_NB, fn);
+    if (s && reuse <= 0)
+        la_bc_fetch(&xs, s, gx, fn);
+    gai_sync_group(a->pgroup, fn);
+    *stage = 2;
+    if (s && reuse <= 0) {
+        pdpotrf_("U", &n, xs.loc, &one, &one, xs.desc, &info, 1);
+        info = la_agree(gx, info, "agreeing on pdpotrf's outcome", fn);
+        *stage = info ? 1 : 2;
+    }
+    if (s && info == 0) {
+        double scale = 1;
+        pdsygst_(&one, "U", &n, xa.loc, &one, &one, xa.desc, fs->loc, &one, &one, fs->desc, &scale,
+                 &info, 1);
+        info = la_agree(gx, info, "agreeing on pdsygst's outcome", fn);
+    }
+    if (info == 0) {
+        const char *uplo = s ? "U" : "L";
+        int lwork = -1;
+        double q = 0;
+        pdsyev_("V", uplo, &n, xa.loc, &one, &one, xa.desc, w, xz.loc, &one, &one, xz.desc, &q,
+                &lwork, &info, 1, 1);
+        lwork = (int)q > 1 ? (int)q : 1;
+        double *work = la_alloc(sizeof(double) * (size_t)lwork, fn);
+        pdsyev_("V", uplo, &n, xa.loc, &one, &one, xa.desc, w, xz.loc, &one, &one, xz.desc, work,
+                &lwork, &info, 1, 1);
+        free(work);
+        info = la_agree(gx, info, "agreeing on pdsyev's outcome", fn);
+    }
+    if (s && info == 0) {
+        double alpha = 1;
+        pdtrsm_("L", "U", "N", "N", &n, &n, &alpha, fs->loc, &one, &one, fs->desc, xz.loc, &one,
+                &one, xz.desc, 1, 1, 1, 1);
+    }
+    if (info == 0)
+        la_bc_xfer(&xz, v, 'p', gx->me, gx->np, fn);
+    free(xa.loc);
+    free(xz.loc);
+    if (s && reuse == 0 && *stage == 2) { /* keep the factor with its grid */
+        la_reuse_dist_free();
+        free(la_reuse_u); /* (a serial one it replaces) */
+        la_reuse_u = NULL;
+        la_reuse_grid = x;
+        la_reuse_bc = xs;
+        la_reuse_dist = 1;
+        la_reuse_n = n;
+        return info;
+    }
+    if (s && reuse <= 0)
+        free(xs.loc);
+    if (gx == &x)
+        la_grid_close(&x);
     return info;
 }
 #endif
@@ -312,6 +510,10 @@ void GA_Lu_solve(char tran, int g_a, int g_b)
 static int la_llt(gai_array_t *a, gai_array_t *b, int n, int nrhs, const char *fn)
 {
     int info = 0;
+#ifdef HAVE_SCALAPACK
+    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1)
+        return la_chol_scalapack(a, b, fn);
+#endif
     if (la_root(a, fn)) {
         double *ab = la_gather(a, fn), *bb = la_gather(b, fn);
         info = la_chol(n, nrhs, ab, bb);
@@ -368,6 +570,15 @@ int GA_Spd_invert(int g_a)
     int n = la_square(&a, g_a, fn, "matrix A");
     gai_sync_group(a->pgroup, fn);
     int info = 0;
+#ifdef HAVE_SCALAPACK
+    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1) {
+        info = la_spd_invert_scalapack(a, fn);
+        if (info == 0)
+            GA_Symmetrize(g_a); /* (collective on the group, syncs) */
+        gai_sync_group(a->pgroup, fn);
+        return info;
+    }
+#endif
     if (la_root(a, fn)) {
         double *ab = la_gather(a, fn);
         int ld = n > 1 ? n : 1;
@@ -416,18 +627,30 @@ static int la_sygv_factored(int n, double *a, const double *u, double *w, const 
     return 0;
 }
 
-/* GA_Diag_reuse's kept factor of S (on the group's first member). */
-static double *la_reuse_u;
-static int la_reuse_n = -1;
 
 /* The eigenproblem on the group's first member: A's view (std: 'L' = A's upper triangle), or
  * A x = lambda S x (A's and S's lower triangles: the view's 'U'); reuse > 0 uses the kept factor
  * of S, reuse == 0 keeps it. Eigenvalues to every member, eigenvectors into v. Aborts on failure
  * as GA does. */
 static void la_diag(gai_array_t *a, gai_array_t *s, gai_array_t *v, int n, double *eval, int reuse,
-                    const char *fn)
+                    int seq, const char *fn)
 {
     int info = 0, stage = 0; /* stage: 1 S's factorization, 2 the eigensolver */
+#ifdef HAVE_SCALAPACK
+    /* above RMC_GA_LINALG_SERIAL rows (the _seq forms never), or with a factor ScaLAPACK kept */
+    if (!seq && gai_group(a->pgroup, fn)->size > 1 &&
+        (s && reuse > 0 ? la_reuse_dist : n > la_serial_max(fn))) {
+        info = la_diag_scalapack(a, s, v, eval, reuse, &stage, fn); /* agreed, eval everywhere */
+        if (info != 0 && stage == 1)
+            gai_error(fn, "S '%s' is not positive definite (leading minor of order %d)", s->name,
+                      info);
+        if (info != 0)
+            gai_error(fn, "the eigensolver did not converge (ScaLAPACK info %d)", info);
+        return;
+    }
+    if (reuse == 0 && s)
+        la_reuse_dist_free(); /* a LAPACK factor replaces it */
+#endif
     if (la_root(a, fn)) {
         double *ab = la_gather(a, fn);
         if (!s) {
@@ -487,15 +710,21 @@ static int la_diag_args(int g_a, int g_s, int g_v, void *eval, gai_array_t **a, 
     return n;
 }
 
-static void la_diag_call(int reuse, int g_a, int g_s, int g_v, void *eval, const char *fn)
+static void la_diag_call(int reuse, int seq, int g_a, int g_s, int g_v, void *eval,
+                         const char *fn)
 {
     gai_array_t *a, *s = NULL, *v;
     int n = la_diag_args(g_a, g_s, g_v, eval, &a, &s, &v, fn);
     gai_sync_group(a->pgroup, fn);
-    if (reuse > 0 && la_root(a, fn) && (!la_reuse_u || la_reuse_n != n))
+    int kept = !la_root(a, fn) || (la_reuse_u && la_reuse_n == n); /* LAPACK's: on the root */
+#ifdef HAVE_SCALAPACK
+    if (la_reuse_dist) /* ScaLAPACK's: on every member */
+        kept = la_reuse_n == n;
+#endif
+    if (reuse > 0 && !kept)
         gai_error(fn, "reuse > 0 without a kept factor of S of order %d (call with reuse 0 first)",
                   n);
-    la_diag(a, s, v, n, eval, reuse, fn);
+    la_diag(a, s, v, n, eval, reuse, seq, fn);
     gai_sync_group(a->pgroup, fn);
 }
 
@@ -504,13 +733,13 @@ static void la_diag_call(int reuse, int g_a, int g_s, int g_v, void *eval, const
  * g_v. A and S unchanged. */
 void GA_Diag(int g_a, int g_s, int g_v, void *eval)
 {
-    la_diag_call(-1, g_a, g_s, g_v, eval, "GA_Diag");
+    la_diag_call(-1, 0, g_a, g_s, g_v, eval, "GA_Diag");
 }
 
 /* Collective. GA_Diag on one process. */
 void GA_Diag_seq(int g_a, int g_s, int g_v, void *eval)
 {
-    la_diag_call(-1, g_a, g_s, g_v, eval, "GA_Diag_seq");
+    la_diag_call(-1, 1, g_a, g_s, g_v, eval, "GA_Diag_seq");
 }
 
 /* Collective. GA_Diag, keeping S's factorization: reuse 0 computes and keeps it, > 0 uses the
@@ -525,10 +754,13 @@ void GA_Diag_reuse(int reuse, int g_a, int g_s, int g_v, void *eval)
         free(la_reuse_u);
         la_reuse_u = NULL;
         la_reuse_n = -1;
+#ifdef HAVE_SCALAPACK
+        la_reuse_dist_free();
+#endif
         gai_sync_group(a->pgroup, fn);
         return;
     }
-    la_diag_call(reuse, g_a, g_s, g_v, eval, fn);
+    la_diag_call(reuse, 0, g_a, g_s, g_v, eval, fn);
 }
 
 /* Collective. The standard symmetric eigenproblem A x = lambda x (A's upper triangle): eigenvalues
@@ -539,7 +771,7 @@ void GA_Diag_std(int g_a, int g_v, void *eval)
     gai_array_t *a, *v;
     int n = la_diag_args(g_a, 0, g_v, eval, &a, NULL, &v, fn);
     gai_sync_group(a->pgroup, fn);
-    la_diag(a, NULL, v, n, eval, -1, fn);
+    la_diag(a, NULL, v, n, eval, -1, 0, fn);
     gai_sync_group(a->pgroup, fn);
 }
 
@@ -550,6 +782,6 @@ void GA_Diag_std_seq(int g_a, int g_v, void *eval)
     gai_array_t *a, *v;
     int n = la_diag_args(g_a, 0, g_v, eval, &a, NULL, &v, fn);
     gai_sync_group(a->pgroup, fn);
-    la_diag(a, NULL, v, n, eval, -1, fn);
+    la_diag(a, NULL, v, n, eval, -1, 1, fn);
     gai_sync_group(a->pgroup, fn);
 }

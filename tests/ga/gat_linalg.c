@@ -4,8 +4,9 @@
  * not positive definite inputs. Each result is checked against the test's own serial LAPACK call
  * on the same data (GA's C arrays are LAPACK's column-major view: right-hand sides and
  * eigenvectors are rows) and printed as checksums rounded to 8 digits (eigenvectors sign-
- * normalized: first entry of magnitude > 1e-6 positive). A second round of the LU solvers runs
- * ga-compat's ScaLAPACK path (RMC_GA_LINALG_SERIAL=32). */
+ * normalized: first entry of magnitude > 1e-6 positive). A second round (orders 64 and 150) runs
+ * ga-compat's ScaLAPACK paths (RMC_GA_LINALG_SERIAL=32): the LU and Cholesky solvers,
+ * GA_Spd_invert, GA_Diag_std, GA_Diag and GA_Diag_reuse. */
 #include "gatest.h"
 
 typedef size_t flen_t;
@@ -249,8 +250,8 @@ static void llt_solve(int round)
         for (int d = 0; d < NDIST; d++)
             for (int k = 0; k < 4; k++)
                 for (int f = 0; f < 2; f++) { /* f: GA_Llt_solve, GA_Solve */
-                    if (skip(si, d, k == 1 || k == 2) || (round && (si == 0 || !f || k != 3)))
-                        continue; /* the ScaLAPACK round: GA_Solve's LU only */
+                    if (skip(si, d, k == 1 || k == 2) || (round && si == 0))
+                        continue; /* the ScaLAPACK round: orders above 32 */
                     int n = sizes[si];
                     double *a = matrix(n, kinds[k], 23 + n), *b = matrix(n, 'g', 7);
                     double *rb = malloc(sizeof(double) * n * NRHS);
@@ -286,14 +287,14 @@ static void llt_solve(int round)
                 }
 }
 
-static void spd_invert(void)
+static void spd_invert(int round)
 {
     static const int kinds[4] = {'p', 'i', 'u', 'n'};
     static const char *kname[4] = {"spd", "identity", "spd-upper", "not-spd"};
     for (int si = 0; si < 3; si++)
         for (int d = 0; d < NDIST; d++)
             for (int k = 0; k < 4; k++) {
-                if (skip(si, d, k == 1 || k == 2))
+                if (skip(si, d, k == 1 || k == 2) || (round && si == 0))
                     continue;
                 int n = sizes[si], info;
                 double *a = matrix(n, kinds[k], 31 + n), *ra = malloc(sizeof(double) * n * n);
@@ -313,7 +314,8 @@ static void spd_invert(void)
                 int r = GA_Spd_invert(ga);
                 double *x = get_all(ga, n, n);
                 char lab[96], cl[128];
-                snprintf(lab, sizeof lab, "spd_invert %s n=%d %s", kname[k], n, dname[d]);
+                snprintf(lab, sizeof lab, "spd_invert%s %s n=%d %s", round ? " (scalapack)" : "",
+                         kname[k], n, dname[d]);
                 gat_out("%s: returns %d", lab, r);
                 snprintf(cl, sizeof cl, "%s: return code %d", lab, info);
                 gat_check(r == info, cl);
@@ -330,14 +332,15 @@ static void spd_invert(void)
 enum { D_STD, D_STD_SEQ, D_GEN, D_GEN_SEQ, D_REUSE };
 static const char *diagname[5] = {"diag_std", "diag_std_seq", "diag", "diag_seq", "diag_reuse"};
 
-static void diag(void)
+static void diag(int round)
 {
     for (int si = 0; si < 3; si++)
         for (int d = 0; d < NDIST; d++)
             for (int f = 0; f < 5; f++)
                 for (int ident = 0; ident < 2; ident++) {
-                    if (skip(si, d, ident))
-                        continue;
+                    if (skip(si, d, ident) || (round && (si == 0 || f == D_STD_SEQ ||
+                                                         f == D_GEN_SEQ)))
+                        continue; /* the ScaLAPACK round: orders above 32, not the _seq forms */
                     int n = sizes[si], info, lw = -1, one = 1;
                     double *a = matrix(n, ident ? 'i' : 's', 41 + n), *s = matrix(n, 'p', 43);
                     int gen = f >= D_GEN;
@@ -367,8 +370,9 @@ static void diag(void)
                     GA_Zero(gv);
                     double *ev = malloc(sizeof(double) * n), *v;
                     char lab[96], cl[128];
-                    snprintf(lab, sizeof lab, "%s %s n=%d %s", diagname[f],
-                             ident ? "identity" : "symmetric", n, dname[d]);
+                    snprintf(lab, sizeof lab, "%s%s %s n=%d %s", diagname[f],
+                             round ? " (scalapack)" : "", ident ? "identity" : "symmetric", n,
+                             dname[d]);
 #ifdef GAT_PEER
                     if (f == D_STD || f == D_GEN || f == D_REUSE) {
                         gat_out("# GA bug: %s: GA 5.8.2 aborts (ga_diag: peigs not interfaced): "
@@ -448,15 +452,17 @@ int main(int argc, char **argv)
     gat_out("# lu %.2f s", MPI_Wtime() - t0);
     llt_solve(0);
     gat_out("# llt_solve, solve %.2f s", MPI_Wtime() - t0);
-    spd_invert();
+    spd_invert(0);
     gat_out("# spd_invert %.2f s", MPI_Wtime() - t0);
-    diag();
+    diag(0);
     gat_out("# diag %.2f s", MPI_Wtime() - t0);
 #ifndef GAT_PEER
     setenv("RMC_GA_LINALG_SERIAL", "32", 1); /* the same solves through ScaLAPACK */
 #endif
     lu(1);
     llt_solve(1);
+    spd_invert(1);
+    diag(1);
     gat_out("# scalapack round %.2f s", MPI_Wtime() - t0);
     return gat_finish();
 }
