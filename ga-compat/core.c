@@ -375,14 +375,27 @@ rmc_elem_t gai_elem_of(int type)
         return RMC_ELEM_C32;
     case C_DCPL:
         return RMC_ELEM_C64;
-    default:
-        return (rmc_elem_t)0;
+    default: {
+        int u = type - GAI_UTYPE0;
+        return u >= 0 && u < GAI_NUTYPES && gai.utype_size[u] ? RMC_ELEM_OPAQUE : (rmc_elem_t)0;
+    }
     }
 }
 
 size_t gai_type_size(int type)
 {
+    int u = type - GAI_UTYPE0;
+    if (u >= 0 && u < GAI_NUTYPES)
+        return gai.utype_size[u];
     return rmc_elem_size(gai_elem_of(type));
+}
+
+void gai_numeric(const gai_array_t *a, const char *fn)
+{
+    if (a->elem == RMC_ELEM_OPAQUE)
+        gai_error(fn, "array '%s' holds user-defined type %d (%zu-byte elements, "
+                      "NGA_Register_type): this operation needs numbers",
+                  a->name, a->type, a->esz);
 }
 
 const char *gai_type_name(int type)
@@ -403,7 +416,7 @@ const char *gai_type_name(int type)
     case C_DCPL:
         return "C_DCPL";
     default:
-        return "unknown";
+        return gai_type_size(type) ? "a user-defined type" : "unknown";
     }
 }
 

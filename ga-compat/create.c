@@ -31,7 +31,7 @@ static void set_data(gai_array_t *a, int ndim, const int64_t dims[], int type, c
         gai_error(fn, "NULL dims");
     if (!gai_elem_of(type))
         gai_error(fn, "type %d is not a GA array type (C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, "
-                      "C_SCPL, C_DCPL)",
+                      "C_SCPL, C_DCPL or an id of NGA_Register_type)",
                   type);
     for (int d = 0; d < ndim; d++)
         if (dims[d] < 1)
@@ -239,6 +239,14 @@ static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, con
     return st;
 }
 
+rmc_status_t gai_matrix_new(const gai_array_t *a, MPI_Comm comm, rmc_dist_h d, rmc_matrix_h *m)
+{
+    if (a->elem == RMC_ELEM_OPAQUE) /* a user-defined type */
+        return rmc_matrix_create_opaque(comm, d, a->esz, m);
+    return comm != MPI_COMM_NULL ? rmc_matrix_create_comm(comm, d, a->elem, m)
+                                 : rmc_matrix_create(d, a->elem, m);
+}
+
 int gai_allocate(gai_array_t *a, const char *fn)
 {
     if (a->allocated)
@@ -274,10 +282,8 @@ int gai_allocate(gai_array_t *a, const char *fn)
     }
     if (a->has_ghosts)
         st = gai_ghost_setup(a, fn);
-    else if (g->size != gai.np)
-        st = rmc_matrix_create_comm(g->comm, d, a->elem, &a->m); /* the group's members only */
-    else
-        st = rmc_matrix_create(d, a->elem, &a->m);
+    else /* on a group: its members only */
+        st = gai_matrix_new(a, g->size != gai.np ? g->comm : MPI_COMM_NULL, d, &a->m);
     if (st == RMC_ERR_NOMEM) {
         if (a->has_ghosts)
             gai_ghost_release(a);

@@ -1,6 +1,9 @@
-/* ga-compat: GA's user-defined element types and field access. ga-compat arrays hold GA's seven
- * numeric types only, so NGA_Register_type / NGA_Deregister_type refuse (a registered type could
- * not be used to create an array). The field calls work on every array: bytes [foff, foff +
+/* ga-compat: GA's user-defined element types and field access. NGA_Register_type gives a type id
+ * (from 1017, as GA 5.8.2) for elements of n opaque bytes: arrays of it live on opaque matrices
+ * (rmc_matrix_create_opaque) and support what moves or sets bytes (creation, put / get, their
+ * non-blocking, strided and periodic forms, scatter / gather, access, GA_Zero, GA_Fill, GA_Copy,
+ * the patch copies, the distribution queries); arithmetic on them aborts naming the call (as it
+ * must: the bytes mean nothing to GA). The field calls work on every array: bytes [foff, foff +
  * fsize) of each element of a patch (e.g. the real or imaginary parts of a complex array) to or
  * from a buffer of fsize-byte fields with leading dimensions ld (in fields), moved one-sidedly as
  * one strided transfer per block the patch touches; a put changes only those bytes. */
@@ -9,21 +12,33 @@
 #include <rmc/strided.h>
 #include "ga_impl.h"
 
+/* Local (every process registers the same types in the same order, as in GA). A new element type
+ * of `bytes` bytes (1 .. RMC_ELEM_OPAQUE_MAX); returns its id. */
 int NGA_Register_type(size_t bytes)
 {
-    gai_up("NGA_Register_type");
-    gai_error("NGA_Register_type",
-              "user-defined element types (%zu bytes) are not supported: ga-compat arrays hold "
-              "C_INT, C_LONG, C_LONGLONG, C_FLOAT, C_DBL, C_SCPL and C_DCPL only",
-              bytes);
+    const char *fn = "NGA_Register_type";
+    gai_up(fn);
+    if (bytes == 0 || bytes > RMC_ELEM_OPAQUE_MAX)
+        gai_error(fn, "element size %zu (1 .. %d bytes)", bytes, RMC_ELEM_OPAQUE_MAX);
+    for (int i = 0; i < GAI_NUTYPES; i++)
+        if (!gai.utype_size[i]) {
+            gai.utype_size[i] = bytes;
+            return GAI_UTYPE0 + i;
+        }
+    gai_error(fn, "%d user-defined types are registered already (the most ga-compat keeps)",
+              GAI_NUTYPES);
 }
 
+/* Local. Frees a registered type's id (arrays of it keep working); 0 on success. */
 int NGA_Deregister_type(int type)
 {
-    gai_up("NGA_Deregister_type");
-    gai_error("NGA_Deregister_type",
-              "type %d: user-defined element types are not supported (none can be registered)",
-              type);
+    const char *fn = "NGA_Deregister_type";
+    gai_up(fn);
+    int i = type - GAI_UTYPE0;
+    if (i < 0 || i >= GAI_NUTYPES || !gai.utype_size[i])
+        gai_error(fn, "type %d is not a registered user-defined type", type);
+    gai.utype_size[i] = 0;
+    return 0;
 }
 
 /* Dimension d's cut points of [l, h) at the array's block boundaries (through a point that has

@@ -84,6 +84,10 @@ typedef struct gai_array {
     int mirrored;
 } gai_array_t;
 
+/* User-defined element types (NGA_Register_type): ids GAI_UTYPE0 .. + GAI_NUTYPES - 1 (GA's). */
+#define GAI_UTYPE0  1017
+#define GAI_NUTYPES 32
+
 typedef struct gai_state {
     int up;             /* between GA_Initialize and GA_Terminate */
     int own_rmc;        /* GA_Initialize started RMC (so GA_Terminate ends it) */
@@ -93,6 +97,7 @@ typedef struct gai_state {
     int default_group;  /* GA_Pgroup_set_default */
     size_t mem_limit;   /* GA_Initialize_ltd / GA_Set_memory_limit (core.c) */
     size_t mem_used;    /* bytes of arrays this rank holds */
+    size_t utype_size[GAI_NUTYPES]; /* type GAI_UTYPE0 + i: elements of this size (0: free) */
     int debug;
     long nput, nget, nacc, nrdi, nscatter, ngather; /* GA_Print_stats */
     double bput, bget, bacc;
@@ -126,6 +131,10 @@ int gai_new_handle(const char *fn);
 /* Element type of a GA type, its size (0 / RMC_ELEM 0 for a type GA arrays do not hold). */
 rmc_elem_t gai_elem_of(int type);
 size_t gai_type_size(int type);
+/* Collective over comm (MPI_COMM_NULL: every rank). The matrix of array a's element type on d. */
+rmc_status_t gai_matrix_new(const gai_array_t *a, MPI_Comm comm, rmc_dist_h d, rmc_matrix_h *m);
+/* Aborts naming fn when array a holds a user-defined type (no arithmetic on those). */
+void gai_numeric(const gai_array_t *a, const char *fn);
 const char *gai_type_name(int type);
 
 /* --------------------------------------------------------------------- allocation --- */

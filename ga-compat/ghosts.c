@@ -79,8 +79,7 @@ rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
     free(ranks);
     gai_group_t *grp = gai_group(a->pgroup, fn);
     if (st == RMC_OK) /* on a process group: created by its members only */
-        st = grp->size != gai.np ? rmc_matrix_create_comm(grp->comm, pd, a->elem, &a->m)
-                                 : rmc_matrix_create(pd, a->elem, &a->m);
+        st = gai_matrix_new(a, grp->size != gai.np ? grp->comm : MPI_COMM_NULL, pd, &a->m);
     rmc_dist_free(pd);
     return st;
 }

@@ -73,6 +73,8 @@ typedef struct kctx {
     scal_t bmax;               /* step_bound_info: max */
     int vzero;                 /* step_bound_info: some vv == 0 */
     uint64_t rng;
+    const void *val; /* user-defined types: the fill value (esz bytes) */
+    size_t esz;
 } kctx_t;
 
 /* ------------------------------------------------------------------------ kernels --- */
@@ -345,6 +347,17 @@ ROW_FN(double complex, c64, KEY_C, ABS_C, ISCPL_C, 0, 0)
 
 typedef void (*row_fn_t)(kctx_t *, int64_t, char *const[4], const int64_t[4], const int64_t[]);
 
+/* A row of user-defined (opaque) elements: only fills and copies (walk refuses the rest). */
+static void row_bytes(kctx_t *k, int64_t n, char *const p[4], const int64_t s[4],
+                      const int64_t idx[])
+{
+    (void)idx;
+    size_t es = k->esz;
+    for (int64_t i = 0; i < n; i++)
+        memcpy(p[0] + (size_t)(i * s[0]) * es,
+               k->op == OP_FILL ? (const char *)k->val : p[1] + (size_t)(i * s[1]) * es, es);
+}
+
 static row_fn_t row_of(rmc_elem_t e)
 {
     switch (e) {
@@ -498,6 +511,12 @@ static void walk(kctx_t *k, const patch_t *c, int nops, const patch_t *ops, cons
         gai_error(fn, "out of memory");
     gai_check(rmc_dist_owned(a->dist, gai.me, tiles, nt, &nt), fn, "rmc_dist_owned");
     row_fn_t row = row_of(a->elem);
+    if (a->elem == RMC_ELEM_OPAQUE) { /* user-defined type: bytes are filled or copied, no more */
+        if (k->op != OP_FILL && k->op != OP_COPY)
+            gai_numeric(a, fn);
+        row = row_bytes;
+        k->esz = a->esz;
+    }
     for (int64_t ti = 0; ti < nt; ti++) {
         int64_t tl[GA_MAX_DIM], th[GA_MAX_DIM], rl[GA_MAX_DIM], rh[GA_MAX_DIM];
         rmc_dist_tile(a->dist, tiles[ti], tl, th, NULL);
@@ -570,6 +589,7 @@ static void sync_of(const patch_t *c, const char *fn)
 static void scal_in(scal_t *s, const gai_array_t *a, const void *v, const char *what,
                     const char *fn)
 {
+    gai_numeric(a, fn); /* (a user-defined type's value is no scalar: unary fills take it) */
     if (!v)
         gai_error(fn, "array '%s': NULL %s", a->name, what);
     memset(s, 0, sizeof *s);
@@ -581,8 +601,13 @@ static void scal_in(scal_t *s, const gai_array_t *a, const void *v, const char *
 static void unary(int op, patch_t *c, const void *v, const char *what, const char *fn)
 {
     kctx_t k = {.op = op};
-    if (what)
+    if (c->a->elem == RMC_ELEM_OPAQUE && op == OP_FILL) { /* a user-defined type's value */
+        if (!v)
+            gai_error(fn, "array '%s': NULL %s", c->a->name, what);
+        k.val = v;
+    } else if (what) {
         scal_in(&k.s1, c->a, v, what, fn);
+    }
     if (op == OP_RAND) {
         static uint64_t calls;
         k.rng =
@@ -632,20 +657,39 @@ void NGA_Fill_patch64(int g_a, int64_t lo[], int64_t hi[], void *val)
 }
 
 /* Collective. Patch set to 0. */
+/* A zero element of a's type (16 bytes of zeros cover the numeric types; a user-defined type's
+ * may be larger): zero16 or a heap block the caller frees. */
+static void *zero_elem(const gai_array_t *a, char zero16[16], const char *fn)
+{
+    memset(zero16, 0, 16);
+    if (a->esz <= 16)
+        return zero16;
+    void *z = calloc(1, a->esz);
+    if (!z)
+        gai_error(fn, "out of memory (%zu bytes)", a->esz);
+    return z;
+}
+
 void NGA_Zero_patch(int g_a, int lo[], int hi[])
 {
     patch_t c;
-    char zero[16] = {0};
+    char z16[16];
     patch_32(&c, g_a, lo, hi, "NGA_Zero_patch");
+    void *zero = zero_elem(c.a, z16, "NGA_Zero_patch");
     unary(OP_FILL, &c, zero, "value", "NGA_Zero_patch");
+    if (zero != z16)
+        free(zero);
 }
 
 void NGA_Zero_patch64(int g_a, int64_t lo[], int64_t hi[])
 {
     patch_t c;
-    char zero[16] = {0};
+    char z16[16];
     patch_64(&c, g_a, lo, hi, "NGA_Zero_patch64");
+    void *zero = zero_elem(c.a, z16, "NGA_Zero_patch64");
     unary(OP_FILL, &c, zero, "value", "NGA_Zero_patch64");
+    if (zero != z16)
+        free(zero);
 }
 
 /* Collective. Every element (patch) replaced by its absolute value (complex: |z| + 0i). */
@@ -1282,9 +1326,11 @@ void NGA_Fill(int g_a, void *value)
 /* Collective. Every element set to 0. */
 void GA_Zero(int g_a)
 {
-    char zero[16];
-    memset(zero, 0, sizeof zero);
+    char z16[16];
+    void *zero = zero_elem(gai_array(g_a, "GA_Zero"), z16, "GA_Zero");
     GA_Fill(g_a, zero);
+    if (zero != z16)
+        free(zero);
 }
 
 void NGA_Zero(int g_a)

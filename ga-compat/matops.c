@@ -190,6 +190,7 @@ enum { D_GET, D_SET, D_ADD, D_SHIFT, D_ZERO, D_ROWS, D_COLS };
 static void diag_op(int g_a, int g_v, const void *c, int op, const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn), *v = NULL;
+    gai_numeric(a, fn);
     need_2d(a, fn);
     int64_t len = a->dims[0] < a->dims[1] ? a->dims[0] : a->dims[1];
     if (op == D_ROWS)
@@ -351,6 +352,7 @@ void GA_Transpose(int g_a, int g_b)
 {
     const char *fn = "GA_Transpose";
     gai_array_t *a = gai_array(g_a, fn), *b = gai_array(g_b, fn);
+    gai_numeric(a, fn);
     need_2d(a, fn);
     need_2d(b, fn);
     same_type(a, b, fn);
@@ -385,6 +387,7 @@ void GA_Symmetrize(int g_a)
 {
     const char *fn = "GA_Symmetrize";
     gai_array_t *a = gai_array(g_a, fn);
+    gai_numeric(a, fn);
     need_2d(a, fn);
     if (a->dims[0] != a->dims[1])
         gai_error(fn, "array '%s' is %lld x %lld: only a square array can be symmetrized", a->name,
@@ -472,6 +475,8 @@ static int64_t pack(int g_src, int g_dst, int g_mask, int64_t lo, int64_t hi, in
                     const char *fn)
 {
     gai_array_t *s = gai_array(g_src, fn), *d = gai_array(g_dst, fn), *m = gai_array(g_mask, fn);
+    gai_numeric(s, fn);
+    gai_numeric(d, fn);
     need_1d(s, fn);
     need_1d(d, fn);
     need_1d(m, fn);
@@ -572,6 +577,8 @@ static void scan(int g_a, int g_b, int g_sbit, int64_t lo, int64_t hi, int copy,
                  const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn), *b = gai_array(g_b, fn), *m = gai_array(g_sbit, fn);
+    gai_numeric(a, fn);
+    gai_numeric(b, fn);
     need_1d(a, fn);
     need_1d(b, fn);
     need_1d(m, fn);
@@ -692,6 +699,7 @@ void GA_Patch_enum64(int g_a, int64_t lo, int64_t hi, void *start, void *inc)
 {
     const char *fn = "GA_Patch_enum";
     gai_array_t *a = gai_array(g_a, fn);
+    gai_numeric(a, fn);
     need_1d(a, fn);
     if (!start || !inc)
         gai_error(fn, "array '%s': NULL start or inc", a->name);
@@ -721,6 +729,8 @@ static void merge_patch(int g_a, const int64_t alo[], const int64_t ahi[], int g
                         const int64_t blo[], const int64_t bhi[], const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn), *b = gai_array(g_b, fn);
+    gai_numeric(a, fn);
+    gai_numeric(b, fn);
     if (!a->mirrored)
         gai_error(fn, "Handle to a non-mirrored array passed ('%s')", a->name);
     same_type(a, b, fn);
@@ -757,6 +767,8 @@ void NGA_Merge_distr_patch(int g_a, int alo[], int ahi[], int g_b, int blo[], in
 {
     const char *fn = "NGA_Merge_distr_patch";
     gai_array_t *a = gai_array(g_a, fn), *b = gai_array(g_b, fn);
+    gai_numeric(a, fn);
+    gai_numeric(b, fn);
     if (!alo || !ahi || !blo || !bhi)
         gai_error(fn, "NULL patch bounds");
     int64_t al[GA_MAX_DIM], ah[GA_MAX_DIM], bl[GA_MAX_DIM], bh[GA_MAX_DIM];

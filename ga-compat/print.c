@@ -129,6 +129,7 @@ static void print_patch(FILE *f, int g, const int64_t lo[], const int64_t hi[], 
                         const char *fn)
 {
     gai_array_t *a = gai_array(g, fn);
+    gai_numeric(a, fn);
     if (!f)
         gai_error(fn, "NULL file");
     gai_sync_group(a->pgroup, fn);

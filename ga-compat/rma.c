@@ -113,6 +113,8 @@ void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void
         *req = RMC_REQUEST_NULL;
     if (!buf)
         gai_error(fn, "array '%s': NULL buffer", a->name);
+    if (op == 'a')
+        gai_numeric(a, fn);
     check_ld(a, l, h, ld, fn);
     if (a->has_ghosts) {
         gai_ghost_xfer(a, op, l, h, buf, ld, alpha, req, fn);
@@ -733,6 +735,8 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
         return;
     if (!v || !subs)
         gai_error(fn, "array '%s': NULL values or subscripts", a->name);
+    if (op == 'a')
+        gai_numeric(a, fn);
     if (op == 'a' && !alpha)
         gai_error(fn, "array '%s': NULL alpha", a->name);
     size_t es = a->esz;
@@ -962,6 +966,8 @@ static void strided(int g_a, int op, const int64_t lo[], const int64_t hi[], con
     gai_array_t *a = gai_array(g_a, fn);
     if (!skip)
         gai_error(fn, "array '%s': NULL skip", a->name);
+    if (op == 'a')
+        gai_numeric(a, fn);
     int plain = 1;
     int64_t cnt[GA_MAX_DIM], l[GA_MAX_DIM], h[GA_MAX_DIM];
     if (!gai_patch_i64(a, lo, hi, l, h, fn))

@@ -17,7 +17,7 @@ static uint64_t next_id; /* equal on every rank: advanced by each creation */
 
 size_t rmc_elem_size(rmc_elem_t e)
 {
-    return rmc_acc_type_size((rmc_acc_type_t)e);
+    return e == RMC_ELEM_OPAQUE ? 0 : rmc_acc_type_size((rmc_acc_type_t)e);
 }
 
 rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn)
@@ -76,19 +76,24 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
 }
 
 /* Creation over all ranks (comm MPI_COMM_NULL) or over the members of comm only. */
-static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp,
-                              const char *fn)
+static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t esize,
+                              rmc_matrix_h *mp, const char *fn)
 {
     if (mp)
         *mp = NULL;
     RMCC_CHECK_UP(fn);
     rmc_status_t st = RMC_OK;
+    if (e != RMC_ELEM_OPAQUE)
+        esize = rmc_elem_size(e);
     if (!mp)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
     else if ((st = rmcc_dist_check(d, fn)) != RMC_OK)
         ;
-    else if (rmc_elem_size(e) == 0)
+    else if (esize == 0 && e != RMC_ELEM_OPAQUE)
         st = rmcc_fail(RMC_ERR_ARG, fn, "element type %d (RMC_ELEM_I32 .. RMC_ELEM_C64)", (int)e);
+    else if (esize == 0 || esize > RMC_ELEM_OPAQUE_MAX)
+        st = rmcc_fail(RMC_ERR_ARG, fn, "element size %zu (1 .. %d bytes)", esize,
+                       RMC_ELEM_OPAQUE_MAX);
     else if (d->nranks != rmcc.nranks)
         st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d", d->nranks,
                        rmcc.nranks);
@@ -135,7 +140,8 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_mat
     /* all ranks: the matrix number is the job's (advanced by every creation); a subset's
      * creation is not numbered (its members may belong to other subsets too) */
     uint64_t id = comm == MPI_COMM_NULL ? next_id : UINT64_MAX - 1;
-    uint64_t args[3] = {id, (uint64_t)e, st == RMC_OK ? rmcc_dist_digest(d) : 0};
+    uint64_t args[3] = {id, (uint64_t)e | (uint64_t)esize << 8,
+                        st == RMC_OK ? rmcc_dist_digest(d) : 0};
     st = rmcc_coll_begin_on(comm, fn, args, 3, st);
     if (st != RMC_OK) {
         if (own != MPI_COMM_NULL)
@@ -148,7 +154,7 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_mat
     int allocated = 0;
     if (mine == RMC_OK) {
         m->elem = e;
-        m->esz = rmc_elem_size(e);
+        m->esz = esize;
         m->id = id;
         m->comm = own;
         mine = rmcc_dist_dup(d, &m->d, fn);
@@ -184,7 +190,19 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_mat
 rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
 {
     RMCC_SERIAL();
-    return create_on(MPI_COMM_NULL, d, e, mp, __func__);
+    return create_on(MPI_COMM_NULL, d, e, 0, mp, __func__);
+}
+
+rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
+                                      rmc_matrix_h *mp)
+{
+    RMCC_SERIAL();
+    return create_on(comm, d, RMC_ELEM_OPAQUE, esize, mp, __func__);
+}
+
+size_t rmc_matrix_elem_size(rmc_matrix_h m)
+{
+    return rmcc_matrix_check(m, __func__) == RMC_OK ? m->esz : 0;
 }
 
 rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
@@ -195,7 +213,7 @@ rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, r
             *mp = NULL;
         return rmcc_fail(RMC_ERR_ARG, __func__, "MPI_COMM_NULL (use rmc_matrix_create for all ranks)");
     }
-    return create_on(comm, d, e, mp, __func__);
+    return create_on(comm, d, e, 0, mp, __func__);
 }
 
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
@@ -346,6 +364,8 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
     int n = d->ndim, empty = 0;
     if (req)
         *req = RMC_REQUEST_NULL;
+    if (op == 2 && m->elem == RMC_ELEM_OPAQUE)
+        return rmcc_fail(RMC_ERR_TYPE, fn, "an accumulate into a matrix of opaque elements");
     rmc_status_t st = patch_check(m, lo, hi, buf, ld, &empty, fn);
     if (st != RMC_OK || empty)
         return st;

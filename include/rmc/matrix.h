@@ -161,9 +161,12 @@ typedef enum rmc_elem {
     RMC_ELEM_F32 = 3,  /* float */
     RMC_ELEM_F64 = 4,  /* double */
     RMC_ELEM_C32 = 5,  /* float _Complex */
-    RMC_ELEM_C64 = 6   /* double _Complex */
+    RMC_ELEM_C64 = 6,  /* double _Complex */
+    RMC_ELEM_OPAQUE = 7 /* bytes of a size given at creation (rmc_matrix_create_opaque): moved and
+                           filled, never computed on (no accumulates, no multiplications) */
 } rmc_elem_t;
-/* Bytes per element, 0 for an unknown type. */
+#define RMC_ELEM_OPAQUE_MAX (1 << 20) /* largest opaque element, bytes */
+/* Bytes per element, 0 for an unknown type and for RMC_ELEM_OPAQUE (its size is the matrix's). */
 size_t rmc_elem_size(rmc_elem_t e);
 
 typedef struct rmc_matrix *rmc_matrix_h;
@@ -178,6 +181,12 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
  * read and write it one-sidedly; rmc_matrix_destroy and rmc_matrix_fill on it are collective over
  * comm; the multiplications refuse it (RMC_ERR_UNSUPPORTED). GA's arrays on process groups. */
 rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
+/* Collective over comm (MPI_COMM_NULL: all ranks, as rmc_matrix_create; else as
+ * rmc_matrix_create_comm). A matrix of opaque elements of esize bytes (1 .. RMC_ELEM_OPAQUE_MAX),
+ * every byte zero: patches, tiles, elements and rmc_matrix_fill move them as bytes; accumulates
+ * (RMC_ERR_TYPE) and multiplications refuse it. GA's user-defined types (NGA_Register_type). */
+rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
+                                      rmc_matrix_h *m);
 /* Collective (over comm for a matrix of rmc_matrix_create_comm). Completes every rank's
  * operations on m (a barrier) and frees it. */
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m);
@@ -185,6 +194,8 @@ rmc_status_t rmc_matrix_destroy(rmc_matrix_h m);
 /* Local. The matrix's distribution (owned by the matrix: do not free) and element type. */
 rmc_dist_h rmc_matrix_dist(rmc_matrix_h m);
 rmc_elem_t rmc_matrix_elem(rmc_matrix_h m);
+/* Local. Bytes per element (0 for an invalid handle). */
+size_t rmc_matrix_elem_size(rmc_matrix_h m);
 
 /* Patches [lo, hi) between the matrix and a row-major buffer with leading dimensions ld[]
  * (ndim - 1 entries; NULL for a 1-D matrix or a dense buffer of exactly the patch's shape). An

@@ -25,7 +25,7 @@ int main(int argc, char **argv)
     double buf[64] = {0};
     int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
                      !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
-                     !strcmp(c, "gemm_groups");
+                     !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups")) {
         int all[64];
@@ -73,6 +73,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(c, "gemm_groups")) {
             int sq = NGA_Create(C_DBL, 2, (int[2]){6, 6}, "sq", NULL);
             GA_Dgemm('N', 'N', 6, 6, 6, 1.0, gp, sq, 0.0, sq); /* A on a group, B and C not */
+        } else if (!strcmp(c, "user_type_math")) {
+            int ut = NGA_Register_type(24);
+            int gu = NGA_Create(ut, 2, dims, "records", NULL);
+            double two = 2;
+            GA_Scale(gu, &two); /* arithmetic on opaque records */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
         else {

@@ -570,6 +570,55 @@ static void test_block_alignment(void **s)
     rmc_dist_free(d);
 }
 
+/* Opaque elements (rmc_matrix_create_opaque): 20-byte records put by every rank into its rows,
+ * read back by all, filled; accumulates and multiplications refused; bad sizes refused. */
+static void test_opaque(void **s)
+{
+    (void)s;
+    rmc_dist_h d;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 4 * np, 5, 0, &d));
+    rmc_matrix_h m, x = NULL;
+    MPI_CHECK_OK(rmc_matrix_create_opaque(MPI_COMM_NULL, d, 20, &m));
+    int ok = 1;
+    MPITEST_EXPECT(ok, rmc_matrix_elem(m) == RMC_ELEM_OPAQUE && rmc_matrix_elem_size(m) == 20);
+    char rec[4][5][20], back[4 * 64][5][20];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 5; j++)
+            for (int b = 0; b < 20; b++)
+                rec[i][j][b] = (char)(me * 31 + i * 7 + j * 3 + b);
+    int64_t lo[2] = {4 * me, 0}, hi[2] = {4 * me + 4, 5};
+    MPITEST_EXPECT(ok, rmc_matrix_put(m, lo, hi, rec, NULL) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_matrix_acc(m, lo, hi, rec, NULL, NULL) == RMC_ERR_TYPE);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    int64_t all_lo[2] = {0, 0}, all_hi[2] = {4 * np, 5};
+    MPITEST_EXPECT(ok, np > 64 || rmc_matrix_get(m, all_lo, all_hi, back, NULL) == RMC_OK);
+    for (int r = 0; r < np && r < 64; r++)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 5; j++)
+                for (int b = 0; b < 20; b++)
+                    MPITEST_EXPECT(ok, back[4 * r + i][j][b] == (char)(r * 31 + i * 7 + j * 3 + b));
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    char v[20];
+    memset(v, 0x5a, sizeof v);
+    MPI_CHECK_OK(rmc_matrix_fill(m, v));
+    int64_t at[2] = {4 * np - 1, 4};
+    char e[20];
+    MPITEST_EXPECT(ok, rmc_matrix_elem_get(m, at, e) == RMC_OK && !memcmp(e, v, 20));
+    double one = 1;
+    MPITEST_EXPECT(ok,
+                   rmc_matrix_gemm('N', 'N', &one, m, m, &one, m, RMC_GEMM_AUTO, NULL) != RMC_OK);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(rmc_matrix_create_opaque(MPI_COMM_NULL, d, 0, &x) == RMC_ERR_ARG && !x);
+    MPI_CHECK_ALL(rmc_matrix_create_opaque(MPI_COMM_NULL, d, RMC_ELEM_OPAQUE_MAX + 1, &x) ==
+                      RMC_ERR_ARG &&
+                  !x);
+    MPI_CHECK_ALL(rmc_matrix_create(d, RMC_ELEM_OPAQUE, &x) == RMC_ERR_ARG && !x);
+    MPI_CHECK_OK(rmc_matrix_destroy(m));
+    rmc_dist_free(d);
+}
+
 MPITEST_MAIN("matrix", cttest_setup, mpitest_teardown_rmc, test_dist_cover, test_patches_f64,
              test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input,
-             test_block_alignment)
+             test_block_alignment, test_opaque)
