@@ -107,6 +107,8 @@ static void set_irreg_blocks(gai_array_t *a, const int64_t map[], const int64_t 
 static size_t my_bytes(gai_array_t *a, rmc_dist_h d, const char *fn)
 {
     size_t mine = 0;
+    if (a->overlay_of) /* the memory is the other array's (counted there) */
+        return 0;
     int64_t n = 0;
     gai_check(rmc_dist_owned(d, gai.me, NULL, 0, &n), fn, "rmc_dist_owned");
     if (n <= 0)
@@ -241,6 +243,9 @@ static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, con
 
 rmc_status_t gai_matrix_new(const gai_array_t *a, MPI_Comm comm, rmc_dist_h d, rmc_matrix_h *m)
 {
+    if (a->overlay_of) /* GA_Overlay: in the other array's memory (over its ranks) */
+        return rmc_matrix_create_overlay(gai_array(a->overlay_of, "GA_Overlay")->m, d, a->elem,
+                                         a->esz, m);
     if (a->elem == RMC_ELEM_OPAQUE) /* a user-defined type */
         return rmc_matrix_create_opaque(comm, d, a->esz, m);
     return comm != MPI_COMM_NULL ? rmc_matrix_create_comm(comm, d, a->elem, m)
@@ -974,6 +979,7 @@ int GA_Duplicate(int g_a, char *array_name)
     *b = *a;
     b->handle = handle;
     b->allocated = 0;
+    b->overlay_of = 0; /* a duplicate has memory of its own */
     b->m = NULL;
     b->dist = NULL;
     b->ghost = NULL;
@@ -1010,9 +1016,20 @@ int NGA_Duplicate(int g_a, char *array_name)
 }
 
 /* Collective. Completes every operation on the array and frees it; the handle becomes invalid. */
+/* Array g_a's memory must outlive the arrays overlaid on it (GA_Overlay). */
+static void no_overlays(const gai_array_t *a, int g_a, const char *fn)
+{
+    for (int i = 0; i < gai.narrays; i++)
+        if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->allocated &&
+            gai.arrays[i]->overlay_of == g_a)
+            gai_error(fn, "array '%s' holds array '%s' (GA_Overlay): destroy that first", a->name,
+                      gai.arrays[i]->name);
+}
+
 void GA_Destroy(int g_a)
 {
     gai_array_t *a = gai_handle(g_a, "GA_Destroy");
+    no_overlays(a, g_a, "GA_Destroy");
     gai_free(a);
     free(a);
     gai.arrays[g_a + GAI_OFFSET] = NULL;
@@ -1027,7 +1044,9 @@ void NGA_Destroy(int g_a)
 int GA_Deallocate(int g_a)
 {
     gai_array_t *a = gai_array(g_a, "GA_Deallocate");
+    no_overlays(a, g_a, "GA_Deallocate");
     free_storage(a);
+    a->overlay_of = 0; /* a later GA_Allocate gives it memory of its own */
     return 1;
 }
 

@@ -63,6 +63,7 @@ typedef struct gai_array {
     int64_t *map_req;            /* IRREG / TILED_IRREG: 0-based block starts, dim 0 first */
     int tiled;                   /* set through GA_Set_tiled_* (same layout here) */
     /* ghosts (ghosts.c) */
+    int overlay_of; /* GA_Overlay: the array whose memory this one uses (0: its own) */
     int has_ghosts;
     int64_t width[GA_MAX_DIM];
     int corner_flag;

@@ -601,14 +601,29 @@ void NGA_Merge_mirrored(int g_a)
     GA_Merge_mirrored(g_a);
 }
 
-/* GA_Overlay (an array using another's memory) and GA_Assemble_duplicate (an array on memory the
- * caller supplies) cannot be done on RMC's matrices, whose storage each matrix allocates itself. */
+/* Collective. GA_Overlay: allocates array g_a (a handle with its data set, not allocated) in the
+ * memory of array g_p (allocated, on the same process group): each process's part of g_a starts
+ * where its part of g_p does and must fit in it (else GA_Error). g_a's elements are g_p's bytes as
+ * they are; writes through either array change both. g_p must be destroyed after g_a. Returns 1.
+ * GA_Assemble_duplicate (an array on memory the caller supplies) cannot be done: RMC's matrices
+ * live in its segment. */
 int GA_Overlay(int g_a, int g_p)
 {
-    gai_handle(g_a, "GA_Overlay");
-    gai_array(g_p, "GA_Overlay");
-    gai_error("GA_Overlay", "not supported: ga-compat arrays cannot share another array's memory "
-                            "(create the array with GA_Allocate instead)");
+    const char *fn = "GA_Overlay";
+    gai_array_t *a = gai_handle(g_a, fn), *p = gai_array(g_p, fn);
+    if (a->allocated)
+        gai_error(fn, "array %d ('%s') is already allocated", g_a, a->name);
+    if (g_a == g_p)
+        gai_error(fn, "array %d overlaid on itself", g_a);
+    if (a->pgroup != p->pgroup)
+        gai_error(fn, "arrays '%s' and '%s' are on different process groups (%d, %d)", a->name,
+                  p->name, a->pgroup, p->pgroup);
+    a->overlay_of = g_p;
+    if (!gai_allocate(a, fn)) {
+        a->overlay_of = 0;
+        gai_error(fn, "array '%s' could not be placed in '%s'", a->name, p->name);
+    }
+    return 1;
 }
 
 int NGA_Overlay(int g_a, int g_p)

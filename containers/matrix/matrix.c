@@ -76,8 +76,10 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
 }
 
 /* Creation over all ranks (comm MPI_COMM_NULL) or over the members of comm only. */
+#define NOT_OWNED UINT64_MAX /* alloc_off of an overlay: the memory is its parent's */
+
 static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t esize,
-                              rmc_matrix_h *mp, const char *fn)
+                              const struct rmc_matrix *parent, rmc_matrix_h *mp, const char *fn)
 {
     if (mp)
         *mp = NULL;
@@ -163,7 +165,15 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
         mine = directory(m, fn);
     if (mine == RMC_OK)
         mine = rmcc_parts_init(&m->parts, fn);
-    if (mine == RMC_OK) { /* zeroed memory (rmc_alloc's promise): every element 0 */
+    if (mine == RMC_OK && parent) { /* an overlay: the parent's block, as it is */
+        m->alloc_off = NOT_OWNED;
+        off = parent->parts.offs[rmcc.rank];
+        if (m->own_bytes > parent->own_bytes)
+            mine = rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                             "this rank's part needs %llu bytes, the parent's block has %llu",
+                             (unsigned long long)m->own_bytes,
+                             (unsigned long long)parent->own_bytes);
+    } else if (mine == RMC_OK) { /* zeroed memory (rmc_alloc's promise): every element 0 */
         uint64_t want = (m->own_bytes ? m->own_bytes : TILE_ALIGN) + TILE_ALIGN - 16;
         allocated = (mine = rmcc_alloc_off(want, &m->alloc_off, fn)) == RMC_OK;
         off = (m->alloc_off + TILE_ALIGN - 1) & ~(uint64_t)(TILE_ALIGN - 1);
@@ -190,14 +200,28 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
 rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
 {
     RMCC_SERIAL();
-    return create_on(MPI_COMM_NULL, d, e, 0, mp, __func__);
+    return create_on(MPI_COMM_NULL, d, e, 0, NULL, mp, __func__);
 }
 
 rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
                                       rmc_matrix_h *mp)
 {
     RMCC_SERIAL();
-    return create_on(comm, d, RMC_ELEM_OPAQUE, esize, mp, __func__);
+    return create_on(comm, d, RMC_ELEM_OPAQUE, esize, NULL, mp, __func__);
+}
+
+rmc_status_t rmc_matrix_create_overlay(rmc_matrix_h parent, rmc_dist_h d, rmc_elem_t e,
+                                       size_t esize, rmc_matrix_h *mp)
+{
+    RMCC_SERIAL();
+    const char *fn = __func__;
+    rmc_status_t st = rmcc_matrix_check(parent, fn);
+    if (st != RMC_OK) { /* (no collective can be met without the parent's ranks) */
+        if (mp)
+            *mp = NULL;
+        return st;
+    }
+    return create_on(parent->comm, d, e, esize, parent, mp, fn);
 }
 
 size_t rmc_matrix_elem_size(rmc_matrix_h m)
@@ -213,7 +237,16 @@ rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, r
             *mp = NULL;
         return rmcc_fail(RMC_ERR_ARG, __func__, "MPI_COMM_NULL (use rmc_matrix_create for all ranks)");
     }
-    return create_on(comm, d, e, 0, mp, __func__);
+    return create_on(comm, d, e, 0, NULL, mp, __func__);
+}
+
+/* Frees the matrix's block (not an overlay's: its parent's) and kills the handle. */
+static rmc_status_t finish_destroy(struct rmc_matrix *m, rmc_status_t bar, const char *fn)
+{
+    if (m->alloc_off != NOT_OWNED)
+        return rmcc_destroy_finish(&m->obj, bar, m->alloc_off, fn);
+    rmcc_obj_kill(&m->obj);
+    return bar;
 }
 
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
@@ -227,14 +260,14 @@ rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
         if ((st = rmcc_coll_begin_on(c, fn, &arg, 1, RMC_OK)) != RMC_OK)
             return st;
         bar = rmcc_barrier_on(c);
-        st = rmcc_destroy_finish(&m->obj, bar, m->alloc_off, fn);
+        st = finish_destroy(m, bar, fn);
         MPI_Comm_free(&c);
         return st;
     }
     if ((st = rmcc_destroy_begin(m ? &m->obj : NULL, RMCC_MAGIC_MATRIX, "matrix", m ? m->id : 0,
                                  &bar, fn)) != RMC_OK)
         return st;
-    return rmcc_destroy_finish(&m->obj, bar, m->alloc_off, fn);
+    return finish_destroy(m, bar, fn);
 }
 
 rmc_dist_h rmc_matrix_dist(rmc_matrix_h m)

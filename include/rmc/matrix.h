@@ -187,6 +187,13 @@ rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, r
  * (RMC_ERR_TYPE) and multiplications refuse it. GA's user-defined types (NGA_Register_type). */
 rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
                                       rmc_matrix_h *m);
+/* Collective over the parent's ranks. A matrix on distribution d (element type e; esize for
+ * RMC_ELEM_OPAQUE, else ignored) stored in the parent's memory: each rank's part starts where the
+ * parent's does and must fit in it (RMC_ERR_TOO_BIG otherwise, on every rank). Its elements are the
+ * parent's bytes as they are (not zeroed); writes through either change both. Destroying it frees
+ * nothing; the parent must outlive it. GA_Overlay. */
+rmc_status_t rmc_matrix_create_overlay(rmc_matrix_h parent, rmc_dist_h d, rmc_elem_t e,
+                                       size_t esize, rmc_matrix_h *m);
 /* Collective (over comm for a matrix of rmc_matrix_create_comm). Completes every rank's
  * operations on m (a barrier) and frees it. */
 rmc_status_t rmc_matrix_destroy(rmc_matrix_h m);

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
     double buf[64] = {0};
     int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
                      !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
-                     !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math");
+                     !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math") ||
+                     !strcmp(c, "overlay_too_big");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups")) {
         int all[64];
@@ -78,6 +79,11 @@ int main(int argc, char **argv)
             int gu = NGA_Create(ut, 2, dims, "records", NULL);
             double two = 2;
             GA_Scale(gu, &two); /* arithmetic on opaque records */
+        } else if (!strcmp(c, "overlay_too_big")) {
+            int small[1] = {4 * np}, big[2] = {20, 20};
+            int gs = NGA_Create(C_DBL, 1, small, "small", NULL), gb = GA_Create_handle();
+            GA_Set_data(gb, 2, big, C_DBL);
+            GA_Overlay(gb, gs); /* 400 doubles into 4 per process */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
         else {

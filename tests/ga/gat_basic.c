@@ -586,6 +586,42 @@ static void user_types(void)
     gat_out("deregistered: %d", NGA_Deregister_type(t));
 }
 
+/* GA_Overlay: a 6 x 10 C_INT array placed in the memory of a 200-double array; filled through the
+ * child, read through both (the parent's doubles the child's ints overwrote). */
+static void overlay(void)
+{
+    int pd[1] = {200};
+    int gp = NGA_Create(C_DBL, 1, pd, "parent", NULL);
+    GA_Zero(gp);
+    int ga = GA_Create_handle(), dims[2] = {6, 10};
+    GA_Set_data(ga, 2, dims, C_INT);
+    GA_Set_array_name(ga, "child");
+    int r = GA_Overlay(ga, gp);
+    gat_out("overlay returns %d", r);
+    for (int p = 0; p < gat_np; p++) {
+        int lo[2], hi[2];
+        NGA_Distribution(ga, p, lo, hi);
+        gat_out("  child block of %d: [%d %d] .. [%d %d]", p, lo[0], lo[1], hi[0], hi[1]);
+    }
+    int v = 7;
+    GA_Fill(ga, &v);
+    GA_Sync();
+    int x[60], alo[2] = {0, 0}, ahi[2] = {5, 9}, ld = 10, ok = 1;
+    NGA_Get(ga, alo, ahi, x, &ld);
+    for (int i = 0; i < 60; i++)
+        ok &= x[i] == 7;
+    gat_check(ok, "GA_Overlay: the child's elements");
+    double pv[200];
+    int plo = 0, phi = 199, nz = 0;
+    NGA_Get(gp, &plo, &phi, pv, &ld);
+    for (int i = 0; i < 200; i++)
+        nz += pv[i] != 0;
+    gat_out("overlay: %d of the parent's doubles changed", nz);
+    GA_Sync();
+    GA_Destroy(ga);
+    GA_Destroy(gp);
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -599,5 +635,6 @@ int main(int argc, char **argv)
     strided_periodic();
     nonblocking();
     user_types();
+    overlay();
     return gat_finish();
 }

@@ -619,6 +619,47 @@ static void test_opaque(void **s)
     rmc_dist_free(d);
 }
 
+/* An overlay (rmc_matrix_create_overlay): an I32 matrix in an F64 parent's memory; a value put
+ * through the overlay is the parent's bytes; a part larger than the parent's is refused on every
+ * rank; destroying the overlay leaves the parent working. */
+static void test_overlay(void **s)
+{
+    (void)s;
+    rmc_dist_h dp, dc, dbig;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 2 * np, 4, 0, &dp)); /* 8 doubles per rank */
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 2 * np, 8, 0, &dc)); /* 16 ints per rank */
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 2 * np, 64, 0, &dbig));
+    rmc_matrix_h p, c, x = NULL;
+    MPI_CHECK_OK(rmc_matrix_create(dp, RMC_ELEM_F64, &p));
+    MPI_CHECK_OK(rmc_matrix_create_overlay(p, dc, RMC_ELEM_I32, 0, &c));
+    int ok = 1;
+    int32_t v[2][8];
+    for (int j = 0; j < 8; j++)
+        v[0][j] = me * 100 + j, v[1][j] = -(me * 100 + j);
+    int64_t lo[2] = {2 * me, 0}, hi[2] = {2 * me + 2, 8};
+    MPITEST_EXPECT(ok, rmc_matrix_put(c, lo, hi, v, NULL) == RMC_OK);
+    MPI_CHECK_OK(rmc_barrier());
+    double back[2][4];
+    int64_t plo[2] = {2 * ((me + 1) % np), 0}, phi[2] = {plo[0] + 2, 4};
+    MPITEST_EXPECT(ok, rmc_matrix_get(p, plo, phi, back, NULL) == RMC_OK);
+    int32_t w[2][8], o = (me + 1) % np;
+    memcpy(w, back, sizeof w);
+    for (int j = 0; j < 8; j++)
+        MPITEST_EXPECT(ok, w[0][j] == o * 100 + j && w[1][j] == -(o * 100 + j));
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(rmc_matrix_create_overlay(p, dbig, RMC_ELEM_F64, 0, &x) == RMC_ERR_TOO_BIG && !x);
+    MPI_CHECK_OK(rmc_matrix_destroy(c));
+    double one = 1.5;
+    MPI_CHECK_OK(rmc_matrix_fill(p, &one));
+    int64_t at[2] = {0, 3};
+    double e = 0;
+    MPI_CHECK_ALL(rmc_matrix_elem_get(p, at, &e) == RMC_OK && e == 1.5);
+    MPI_CHECK_OK(rmc_matrix_destroy(p));
+    rmc_dist_free(dp);
+    rmc_dist_free(dc);
+    rmc_dist_free(dbig);
+}
+
 MPITEST_MAIN("matrix", cttest_setup, mpitest_teardown_rmc, test_dist_cover, test_patches_f64,
              test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input,
-             test_block_alignment, test_opaque)
+             test_block_alignment, test_opaque, test_overlay)
