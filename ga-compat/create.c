@@ -629,6 +629,25 @@ void NGA_Set_irreg_flag(int g_a, int flag)
     GA_Set_irreg_flag(g_a, flag);
 }
 
+/* The process grid of a ScaLAPACK-style or tiled array: every entry >= 1, their product the
+ * size of the array's group; kept in a->pgrid_req. */
+static void set_pgrid(gai_array_t *a, const int64_t grid[], const char *fn)
+{
+    if (!grid)
+        gai_error(fn, "NULL proc_grid");
+    int64_t procs = 1;
+    for (int d = 0; d < a->ndim; d++) {
+        if (grid[d] < 1)
+            gai_error(fn, "proc_grid[%d] = %lld (>= 1)", d, (long long)grid[d]);
+        procs *= grid[d];
+    }
+    if (procs != gai_group(a->pgroup, fn)->size)
+        gai_error(fn, "the process grid has %lld processes, the group %d", (long long)procs,
+                  gai_group(a->pgroup, fn)->size);
+    for (int d = 0; d < a->ndim; d++)
+        a->pgrid_req[d] = (int)grid[d];
+}
+
 static void set_block_cyclic(gai_array_t *a, const int64_t block[], const int64_t grid[],
                              int tiled, const char *fn)
 {
@@ -639,21 +658,13 @@ static void set_block_cyclic(gai_array_t *a, const int64_t block[], const int64_
         gai_error(fn, "array '%s': block-cyclic arrays cannot have ghost cells", a->name);
     if (!block)
         gai_error(fn, "NULL block dimensions");
-    int64_t procs = 1;
     for (int d = 0; d < a->ndim; d++) {
         if (block[d] < 1)
             gai_error(fn, "block[%d] = %lld (>= 1)", d, (long long)block[d]);
         a->block[d] = block[d];
-        if (grid) {
-            if (grid[d] < 1)
-                gai_error(fn, "proc_grid[%d] = %lld (>= 1)", d, (long long)grid[d]);
-            a->pgrid_req[d] = (int)grid[d];
-            procs *= grid[d];
-        }
     }
-    if (grid && procs != gai_group(a->pgroup, fn)->size)
-        gai_error(fn, "the process grid has %lld processes, the group %d", (long long)procs,
-                  gai_group(a->pgroup, fn)->size);
+    if (grid)
+        set_pgrid(a, grid, fn);
     a->dkind = grid ? GAI_D_SCALAPACK : GAI_D_BLOCK_CYCLIC;
     a->tiled = tiled;
 }
@@ -752,20 +763,8 @@ static void set_tiled_irreg(gai_array_t *a, const int64_t mapc[], const int64_t 
         gai_error(fn, "array %d: GA_Set_data first", a->handle);
     if (a->has_ghosts)
         gai_error(fn, "array '%s': tiled arrays cannot have ghost cells", a->name);
-    if (!proc_grid)
-        gai_error(fn, "NULL proc_grid");
-    int64_t procs = 1;
-    for (int d = 0; d < a->ndim; d++) {
-        if (proc_grid[d] < 1)
-            gai_error(fn, "proc_grid[%d] = %lld (>= 1)", d, (long long)proc_grid[d]);
-        procs *= proc_grid[d];
-    }
-    if (procs != gai_group(a->pgroup, fn)->size)
-        gai_error(fn, "the process grid has %lld processes, the group %d", (long long)procs,
-                  gai_group(a->pgroup, fn)->size);
+    set_pgrid(a, proc_grid, fn);
     set_irreg_blocks(a, mapc, nblocks, 1, fn);
-    for (int d = 0; d < a->ndim; d++)
-        a->pgrid_req[d] = (int)proc_grid[d];
     a->dkind = GAI_D_TILED_IRREG;
     a->tiled = 1;
 }

@@ -285,17 +285,35 @@ static int la_agree(const la_grid_t *x, int info, const char *what, const char *
     return all;
 }
 
+/* A solver's start on ScaLAPACK: the grid over a's group, the views of a (and b, when given)
+ * fetched, then a sync of the group (every fetch done before ranks block in ScaLAPACK's MPI). */
+static void la_start(la_grid_t *x, la_bc_t *xa, gai_array_t *a, la_bc_t *xb, gai_array_t *b,
+                     const char *fn)
+{
+    la_grid_open(x, a, fn);
+    la_bc_fetch(xa, a, x, fn);
+    if (b)
+        la_bc_fetch(xb, b, x, fn);
+    gai_sync_group(a->pgroup, fn);
+}
+
+/* Its end: the views freed (xb may be NULL), the grid closed. */
+static void la_end(la_grid_t *x, la_bc_t *xa, la_bc_t *xb)
+{
+    free(xa->loc);
+    if (xb)
+        free(xb->loc);
+    la_grid_close(x);
+}
+
 /* LU solve of the column-major view on ScaLAPACK over the arrays' group, collective. Returns
  * pdgetrf's info (> 0: singular, b untouched), the same on every member. */
 static int la_lu_scalapack(char tr, gai_array_t *a, gai_array_t *b, const char *fn)
 {
     la_grid_t x;
-    la_grid_open(&x, a, fn);
     int one = 1, info = 0;
     la_bc_t xa, xb;
-    la_bc_fetch(&xa, a, &x, fn);
-    la_bc_fetch(&xb, b, &x, fn);
-    gai_sync_group(a->pgroup, fn); /* every fetch done before ranks block in ScaLAPACK's MPI */
+    la_start(&x, &xa, a, &xb, b, fn);
     int *ipiv = la_alloc(sizeof(int) * (size_t)(xa.m + LA_NB), fn);
     pdgetrf_(&xa.m, &xa.n, xa.loc, &one, &one, xa.desc, ipiv, &info);
     info = la_agree(&x, info, "agreeing on pdgetrf's outcome", fn);
@@ -305,9 +323,7 @@ static int la_lu_scalapack(char tr, gai_array_t *a, gai_array_t *b, const char *
     if (info == 0)
         la_bc_xfer(&xb, b, 'p', x.me, x.np, fn);
     free(ipiv);
-    free(xa.loc);
-    free(xb.loc);
-    la_grid_close(&x);
+    la_end(&x, &xa, &xb);
     return info;
 }
 
@@ -315,12 +331,9 @@ static int la_lu_scalapack(char tr, gai_array_t *a, gai_array_t *b, const char *
 static int la_chol_scalapack(gai_array_t *a, gai_array_t *b, const char *fn)
 {
     la_grid_t x;
-    la_grid_open(&x, a, fn);
     int one = 1, info = 0;
     la_bc_t xa, xb;
-    la_bc_fetch(&xa, a, &x, fn);
-    la_bc_fetch(&xb, b, &x, fn);
-    gai_sync_group(a->pgroup, fn);
+    la_start(&x, &xa, a, &xb, b, fn);
     pdpotrf_("L", &xa.n, xa.loc, &one, &one, xa.desc, &info, 1);
     info = la_agree(&x, info, "agreeing on pdpotrf's outcome", fn);
     if (info == 0 && xb.n > 0)
@@ -328,9 +341,7 @@ static int la_chol_scalapack(gai_array_t *a, gai_array_t *b, const char *fn)
                  &info, 1);
     if (info == 0)
         la_bc_xfer(&xb, b, 'p', x.me, x.np, fn);
-    free(xa.loc);
-    free(xb.loc);
-    la_grid_close(&x);
+    la_end(&x, &xa, &xb);
     return info;
 }
 
@@ -340,11 +351,9 @@ static int la_chol_scalapack(gai_array_t *a, gai_array_t *b, const char *fn)
 static int la_spd_invert_scalapack(gai_array_t *a, const char *fn)
 {
     la_grid_t x;
-    la_grid_open(&x, a, fn);
     int one = 1, info = 0;
     la_bc_t xa;
-    la_bc_fetch(&xa, a, &x, fn);
-    gai_sync_group(a->pgroup, fn);
+    la_start(&x, &xa, a, NULL, NULL, fn);
     pdpotrf_("L", &xa.n, xa.loc, &one, &one, xa.desc, &info, 1);
     info = la_agree(&x, info, "agreeing on pdpotrf's outcome", fn);
     if (info == 0) {
@@ -361,8 +370,7 @@ static int la_spd_invert_scalapack(gai_array_t *a, const char *fn)
                 }
         la_bc_xfer(&xa, a, 'p', x.me, x.np, fn);
     }
-    free(xa.loc);
-    la_grid_close(&x);
+    la_end(&x, &xa, NULL);
     return info;
 }
 

@@ -11,10 +11,9 @@ static double val(int i, int j)
     return i * 100.0 + j;
 }
 
-/* an m x n array on group p: every member puts its block, all read the whole and a patch */
-static int fill_and_check(int g, int m, int n, int me, int np)
+/* group process me puts val() into its block of 2-D array g; its bounds in lo, hi */
+static void put_own_block(int g, int me, int lo[2], int hi[2])
 {
-    int lo[2], hi[2];
     NGA_Distribution(g, me, lo, hi);
     if (hi[0] >= lo[0] && hi[1] >= lo[1]) {
         int r = hi[0] - lo[0] + 1, c = hi[1] - lo[1] + 1;
@@ -25,6 +24,13 @@ static int fill_and_check(int g, int m, int n, int me, int np)
         NGA_Put(g, lo, hi, b, &c);
         free(b);
     }
+}
+
+/* an m x n array on group p: every member puts its block, all read the whole and a patch */
+static int fill_and_check(int g, int m, int n, int me, int np)
+{
+    int lo[2], hi[2];
+    put_own_block(g, me, lo, hi);
     GA_Pgroup_sync(GA_Get_pgroup(g));
     double *all = malloc(sizeof(double) * (size_t)(m * n));
     int alo[2] = {0, 0}, ahi[2] = {m - 1, n - 1};
@@ -169,17 +175,8 @@ static __attribute__((unused)) int ghosts_on_group(int grp, int gme, double *sum
     if (!g)
         return 0;
     int lo[2], hi[2];
-    NGA_Distribution(g, gme, lo, hi);
     *sum = 0;
-    if (hi[0] >= lo[0] && hi[1] >= lo[1]) {
-        int r = hi[0] - lo[0] + 1, c = hi[1] - lo[1] + 1;
-        double *b = malloc(sizeof(double) * (size_t)(r * c));
-        for (int i = 0; i < r; i++)
-            for (int j = 0; j < c; j++)
-                b[i * c + j] = val(lo[0] + i, lo[1] + j);
-        NGA_Put(g, lo, hi, b, &c);
-        free(b);
-    }
+    put_own_block(g, gme, lo, hi);
     GA_Pgroup_sync(grp);
     GA_Update_ghosts(g);
     if (hi[0] >= lo[0] && hi[1] >= lo[1]) {
