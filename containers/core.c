@@ -21,12 +21,12 @@ rmc_status_t rmcc_not_up(const char *fn)
 
 /* ----------------------------------------------------------------------- handles --- */
 
-rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn)
+rmc_status_t rmcc_obj_bad(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn)
 {
     RMCC_CHECK_UP(fn);
-    if (RMCC_UNLIKELY(!o))
+    if (!o)
         return rmcc_fail(RMC_ERR_HANDLE, fn, "NULL %s handle", what);
-    if (RMCC_UNLIKELY(o->magic != magic))
+    if (o->magic != magic)
         return rmcc_fail(RMC_ERR_HANDLE, fn, "%p is %s", (const void *)o,
                          o->magic == RMCC_MAGIC_DEAD ? "a destroyed container"
                                                      : "not a live container of this kind");

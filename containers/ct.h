@@ -82,8 +82,17 @@ struct rmcc_obj {
 #define RMCC_MAGIC_KV 0x4b565354u /* "KVST" */
 #define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
 
-/* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up). */
-rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn);
+/* The failure of rmcc_obj_check: the layer down, a NULL, destroyed or foreign handle. */
+rmc_status_t rmcc_obj_bad(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn);
+/* RMC_OK when o is a live handle of `magic`, else RMC_ERR_HANDLE (also checks the layer is up).
+ * Inline: every container operation starts with it. */
+static inline rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, const char *what,
+                                          const char *fn)
+{
+    if (RMCC_LIKELY(rmcc.up && o && o->magic == magic))
+        return RMC_OK;
+    return rmcc_obj_bad(o, magic, what, fn);
+}
 /* Makes o a live handle of `magic` (on the list). */
 void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o));
 /* Marks o destroyed (released; its memory is kept until finalize). */

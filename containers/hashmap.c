@@ -57,6 +57,7 @@ struct rmc_hashmap {
     rmcc_parts_t pt;     /* each rank's table */
     uint64_t *peers;     /* [nranks] each rank's handle (its address there): RPCs name the map */
     unsigned path;       /* this rank's default: 0 (choose), RMC_HASHMAP_RDMA or RMC_HASHMAP_RPC */
+    int plain;           /* fixed-size key and value, no type functions: the buffer's fast paths */
     /* this rank's counts (the store's counters; atomics: RPCs may run on the progress thread) */
     unsigned long long n_inserts, n_exists, n_collisions;
 };
@@ -80,7 +81,7 @@ static void h_release(rmcc_obj_t *o)
     h->peers = NULL;
 }
 
-static rmc_status_t check(const struct rmc_hashmap *h, const char *fn)
+static inline rmc_status_t check(const struct rmc_hashmap *h, const char *fn)
 {
     return rmcc_obj_check(h ? &h->obj : NULL, RMCC_MAGIC_HASHMAP, "hash map", fn);
 }
@@ -97,6 +98,30 @@ static inline uint64_t key_hash(const rmc_type_t *t, const void *key, const char
 static inline int owner_of(uint64_t hash)
 {
     return (int)(((hash >> 32) * (uint64_t)rmcc.nranks) >> 32);
+}
+
+/* memcpy of n bytes, inline for the sizes of plain keys and values (n a run-time size). */
+static inline void copy_small(void *dst, const void *src, size_t n)
+{
+    if (n == 8)
+        memcpy(dst, src, 8);
+    else if (n == 4)
+        memcpy(dst, src, 4);
+    else if (n == 16)
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, n);
+}
+
+/* key_hash of a plain map's key (h->plain: the key's bytes are its packed form), inline. */
+static inline uint64_t plain_hash(const struct rmc_hashmap *h, const void *key)
+{
+    if (h->kt->size == 8) {
+        uint64_t x;
+        memcpy(&x, key, 8);
+        return rmcc_mix64(x ^ HM_SEED);
+    }
+    return rmcc_hash_bytes(key, h->kt->size, HM_SEED);
 }
 
 /* The key in packed slot `pk` as the caller holds it (what a type's own hash or equal function
@@ -1207,6 +1232,7 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         h->bsz = h->voff + up8(h->vslot);
         h->per = per_rank(capacity);
         h->mask = h->per - 1;
+        h->plain = !key->max_bytes && !key->hash && !key->equal && !value->max_bytes;
         mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
     }
     st = rmcc_exchange_parts(mine, off, h ? h->pt.offs : NULL, fn);
@@ -1493,7 +1519,7 @@ static void buf_release(rmcc_obj_t *o)
     b->land = NULL;
 }
 
-static rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const char *fn)
+static inline rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const char *fn)
 {
     rmc_status_t st = rmcc_obj_check(b ? &b->obj : NULL, RMCC_MAGIC_HMBUF, "hash map buffer", fn);
     return st == RMC_OK ? check(b->h, fn) : st;
@@ -1547,34 +1573,75 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
     return st;
 }
 
+/* insert_packed of a plain map without a combining function: local_op's K_INSERT (a present key
+ * gets the new value) without its indirections. *added counts a new key. */
+static rmc_status_t plain_insert(const struct rmc_hashmap *h, char *t, const char *e,
+                                 uint64_t home, unsigned long long *added)
+{
+    size_t bsz = h->bsz, ks = h->kt->size;
+    char *cand = NULL; /* the first tombstone, else the free bucket that ends the sequence */
+    for (size_t i = 0; i < h->per; i++) {
+        char *b = t + probe_slot(h, home, i) * bsz;
+        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE) & HS_STATE;
+        if (s == HS_READY) {
+            uint64_t x, y;
+            if (ks == 8 ? (memcpy(&x, b + 8, 8), memcpy(&y, e, 8), x != y)
+                        : memcmp(b + 8, e, ks) != 0)
+                continue;
+            copy_small(b + h->voff, e + (h->voff - 8), h->vslot);
+            return RMC_OK;
+        }
+        if (s == HS_DELETED && !cand)
+            cand = b;
+        if (s == HS_FREE) {
+            if (!cand)
+                cand = b;
+            break;
+        }
+    }
+    if (!cand)
+        return RMC_ERR_FULL;
+    copy_small(cand + 8, e, bsz - 8);
+    __atomic_store_n((int64_t *)(void *)cand, HS_READY, __ATOMIC_RELEASE);
+    (*added)++;
+    return RMC_OK;
+}
+
 /* Inserts n packed entries popped from this rank's queue; entries that do not fit are counted. */
 static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, size_t n,
                                  const char *fn)
 {
-    /* in groups: the hashes first and a prefetch of every home bucket, then the inserts (the
-     * table is far bigger than the caches: the buckets' misses overlap instead of adding up) */
-    enum { G = 16 };
+    /* The table is far bigger than the caches: entry i's home bucket is prefetched D entries
+     * ahead of its insert, so the buckets' misses overlap instead of adding up. */
+    enum { D = 16 };
     struct rmc_hashmap *h = b->h;
-    const char *t = h->pt.ltab[rmcc.rank];
-    uint64_t x[G];
-    for (size_t i = 0; i < n; i += G) {
-        size_t g = n - i < G ? n - i : G;
-        for (size_t j = 0; j < g; j++) {
-            int ok;
-            x[j] = packed_hash(h, e + (i + j) * b->esz, &ok);
-            if (!ok)
-                return rmcc_fail(RMC_ERR_INTERNAL, fn, "hashing a buffered key failed");
-            __builtin_prefetch(t + (x[j] & h->mask) * h->bsz, 1);
-        }
-        for (size_t j = 0; j < g; j++) {
-            rmc_status_t st = insert_packed(b, e + (i + j) * b->esz, x[j], fn);
-            if (st == RMC_ERR_FULL)
+    char *t = h->pt.ltab[rmcc.rank];
+    int fast = h->plain && !b->combine;
+    uint64_t x[D];
+    unsigned long long added = 0;
+    rmc_status_t st = RMC_OK;
+    for (size_t i = 0; i < n + D && st == RMC_OK; i++) {
+        if (i >= D) { /* insert entry i - D, whose hash is in x[i % D] */
+            const char *ej = e + (i - D) * b->esz;
+            st = fast ? plain_insert(h, t, ej, x[i % D] & h->mask, &added)
+                      : insert_packed(b, ej, x[i % D], fn);
+            if (st == RMC_ERR_FULL) {
                 b->dropped++;
-            else if (st != RMC_OK)
-                return st;
+                st = RMC_OK;
+            }
+        }
+        if (i < n) {
+            const char *ei = e + i * b->esz;
+            int ok = 1;
+            x[i % D] = fast ? plain_hash(h, ei) : packed_hash(h, ei, &ok);
+            if (!ok)
+                st = rmcc_fail(RMC_ERR_INTERNAL, fn, "hashing a buffered key failed");
+            __builtin_prefetch(t + (x[i % D] & h->mask) * h->bsz, 1);
         }
     }
-    return RMC_OK;
+    if (added) /* the store's counter (an RPC on the progress thread may count too) */
+        __atomic_fetch_add(&h->n_inserts, added, __ATOMIC_RELAXED);
+    return st;
 }
 
 /* Takes every batch queued at this rank and inserts it. */
@@ -1694,12 +1761,20 @@ rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, 
     if (!key || !value)
         return rmcc_fail(RMC_ERR_ARG, fn, key ? "NULL value" : "NULL key");
     struct rmc_hashmap *h = b->h;
-    char *e = b->tmp;
-    if ((st = rmcc_pack(h->kt, key, e, fn)) != RMC_OK ||
-        (st = rmcc_pack(h->vt, value, e + (h->voff - 8), fn)) != RMC_OK)
-        return st;
-    int owner = owner_of(key_hash(h->kt, key, e));
-    memcpy(b->buf[owner] + b->cnt[owner] * b->esz, e, b->esz);
+    int owner;
+    if (h->plain) { /* packed in place: the bytes of key and value */
+        owner = owner_of(plain_hash(h, key));
+        char *e = b->buf[owner] + b->cnt[owner] * b->esz;
+        copy_small(e, key, h->kt->size);
+        copy_small(e + (h->voff - 8), value, h->vt->size);
+    } else {
+        char *e = b->tmp;
+        if ((st = rmcc_pack(h->kt, key, e, fn)) != RMC_OK ||
+            (st = rmcc_pack(h->vt, value, e + (h->voff - 8), fn)) != RMC_OK)
+            return st;
+        owner = owner_of(key_hash(h->kt, key, e));
+        memcpy(b->buf[owner] + b->cnt[owner] * b->esz, e, b->esz);
+    }
     if (++b->cnt[owner] < b->batch)
         return RMC_OK;
     return push_batch(b, owner, fn);

@@ -530,6 +530,81 @@ static void test_buffer(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* The buffer with other key and value layouts than int64: a 12-byte key with a 4-byte value
+ * (bytes hashed and compared; the owners' inserts reuse the tombstones of erased keys) and strings
+ * (the type's own hash and equality, serialized entries). Every key inserted is found with its
+ * last value, and the count is exact. */
+typedef struct {
+    int32_t a, b, c;
+} key12_t;
+static void test_buffer_types(void **s)
+{
+    (void)s;
+    static const rmc_type_t k12 = RMC_TYPE_FIXED("key12", sizeof(key12_t));
+    static const rmc_type_t i32 = RMC_TYPE_FIXED("int32", sizeof(int32_t));
+    static const rmc_type_t str = RMC_TYPE_STRING(24);
+    const int N = 40;
+    int ok = 1;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * N * np), &k12, &i32, &h));
+    for (int i = 0; i < N; i += 2) { /* every other key first, then erased: tombstones */
+        key12_t k = {me, i, -i};
+        int32_t v = -7;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int i = 0; i < N; i += 2) {
+        key12_t k = {me, i, -i};
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
+    for (int i = 0; i < N; i++) {
+        key12_t k = {me, i, -i};
+        int32_t v = 100 * me + i, w = v + 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+        if (i % 5 == 0) /* again: the later value stays */
+            MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &w) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    size_t n = 0;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPITEST_EXPECT(ok, n == (size_t)(N * np));
+    for (int r = 0; r < np; r++)
+        for (int i = 0; i < N; i++) {
+            key12_t k = {r, i, -i};
+            int32_t v = 0, want = 100 * r + i + (i % 5 == 0);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK &&
+                                   v == want);
+        }
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * N * np), &str, &str, &h));
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
+    char kb[32], vb[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(kb, sizeof(kb), "k%d.%d", me, i);
+        snprintf(vb, sizeof(vb), "v%d", 100 * me + i);
+        char *kp = kb, *vp = vb;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &kp, &vp) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPITEST_EXPECT(ok, n == (size_t)(N * np));
+    for (int r = 0; r < np; r++)
+        for (int i = 0; i < N; i += 3) {
+            snprintf(kb, sizeof(kb), "k%d.%d", r, i);
+            snprintf(vb, sizeof(vb), "v%d", 100 * r + i);
+            char *kp = kb, *got = NULL;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &kp, &got, 0) == RMC_OK && got &&
+                                   strcmp(got, vb) == 0);
+            rmc_type_release(&str, &got);
+        }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
 /* A combining buffer: owners add incoming values to stored ones; absent keys dropped
  * (only_present) or inserted (and then combined with the later ones). */
 static void test_buffer_combine(void **s)
@@ -630,4 +705,4 @@ static void test_bad_input(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
              test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
-             test_buffer_combine, test_bad_input)
+             test_buffer_types, test_buffer_combine, test_bad_input)
