@@ -2,19 +2,16 @@
  * symmetrize on 2-D arrays; the 1-D operations pack / unpack, scan_add / scan_copy and
  * patch_enum; GEMM (GA_Dgemm ... GA_Cgemm, GA_Matmul_patch, NGA_Matmul_patch) on RMC's
  * multiplication engine (rmc_matrix_gemm / _patch, RMC_GEMM_AUTO) directly on the arrays'
- * matrices (arrays with ghosts go through a temporary without ghosts).
+ * matrices, on every rank or a group's (arrays with ghosts go through a temporary without ghosts).
  *
  * Each rank works on the blocks it owns, in place (gai_block_ptr), fetching or storing the other
  * operand's matching part with the patch path (gai_xfer); every call is collective over the
  * array's group and starts and ends with a sync, as GA's do. The 1-D operations agree per-block
  * summaries (counts, scan carries) with one reduction over the group. */
 #include "config.h"
-#include <complex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cblas.h>
-#include <rmc/env.h>
 #include "ga_impl.h"
 
 /* ------------------------------------------------------------------ elements --- */
@@ -788,7 +785,10 @@ static rmc_matrix_h gemm_matrix(gai_array_t *a, int in, const char *fn)
     if (!a->has_ghosts)
         return a->m;
     rmc_matrix_h t;
-    gai_check(rmc_matrix_create(a->dist, a->elem, &t), fn, "a temporary without ghosts");
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    gai_check(g->size != gai.np ? rmc_matrix_create_comm(g->comm, a->dist, a->elem, &t)
+                                : rmc_matrix_create(a->dist, a->elem, &t),
+              fn, "a temporary without ghosts");
     if (in) {
         int64_t nt, *tiles = owned(a, &nt, fn);
         for (int64_t i = 0; i < nt; i++) {
@@ -801,7 +801,7 @@ static rmc_matrix_h gemm_matrix(gai_array_t *a, int in, const char *fn)
                        (size_t)c * a->esz);
         }
         free(tiles);
-        rmc_barrier();
+        gai_sync_group(a->pgroup, fn); /* filled everywhere before anyone reads it */
     }
     return t;
 }
@@ -847,122 +847,6 @@ static char trans_char(char t, int type, const char *fn)
 static int float_type(int t)
 {
     return t == C_FLOAT || t == C_DBL || t == C_SCPL || t == C_DCPL;
-}
-
-/* One BLAS multiply, row-major: c (m x n, ldc) = alpha op(a) op(b) + beta c. */
-static void blas_gemm(int type, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                      const void *alpha, const void *a, int64_t lda, const void *b, int64_t ldb,
-                      const void *beta, void *c, int64_t ldc)
-{
-    enum CBLAS_TRANSPOSE A = ta == 'N' ? CblasNoTrans : ta == 'T' ? CblasTrans : CblasConjTrans;
-    enum CBLAS_TRANSPOSE B = tb == 'N' ? CblasNoTrans : tb == 'T' ? CblasTrans : CblasConjTrans;
-    blasint M = (blasint)m, N = (blasint)n, K = (blasint)k;
-    switch (type) {
-    case C_FLOAT:
-        cblas_sgemm(CblasRowMajor, A, B, M, N, K, *(const float *)alpha, a, (blasint)lda, b,
-                    (blasint)ldb, *(const float *)beta, c, (blasint)ldc);
-        break;
-    case C_DBL:
-        cblas_dgemm(CblasRowMajor, A, B, M, N, K, *(const double *)alpha, a, (blasint)lda, b,
-                    (blasint)ldb, *(const double *)beta, c, (blasint)ldc);
-        break;
-    case C_SCPL:
-        cblas_cgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c,
-                    (blasint)ldc);
-        break;
-    default:
-        cblas_zgemm(CblasRowMajor, A, B, M, N, K, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c,
-                    (blasint)ldc);
-    }
-}
-
-/* c (m x n, ldc) *= beta, elementwise (the multiply of an empty inner dimension). */
-static void scale_block(int type, int64_t m, int64_t n, const void *beta, char *c, int64_t ldc,
-                        size_t es)
-{
-    for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-            void *x = c + (size_t)(i * ldc + j) * es;
-            switch (type) {
-            case C_FLOAT:
-                *(float *)x *= *(const float *)beta;
-                break;
-            case C_DBL:
-                *(double *)x *= *(const double *)beta;
-                break;
-            case C_SCPL:
-                *(float complex *)x *= *(const float complex *)beta;
-                break;
-            default:
-                *(double complex *)x *= *(const double complex *)beta;
-            }
-        }
-}
-
-/* Arrays on a process group (the engine multiplies matrices of every rank): each member computes
- * the part of C[clo, chi) it owns, block by block, with the panels of op(A) and op(B) that part
- * needs fetched one-sidedly, GEMM_KB columns of the inner dimension at a time. The caller syncs
- * the group before and after. */
-#define GEMM_KB 512
-static void matmul_group(char ta, char tb, const void *alpha, const void *beta, gai_array_t *a,
-                         const int64_t alo[2], gai_array_t *b, const int64_t blo[2],
-                         gai_array_t *c, const int64_t clo[2], const int64_t chi[2], int64_t kdim,
-                         const char *fn)
-{
-    const char *v = rmc_knob_value("RMC_BLAS_THREADS"); /* as the engine does (docs) */
-#ifdef HAVE_OPENBLAS
-    openblas_set_num_threads(v && atoi(v) >= 1 ? atoi(v) : 1);
-#else
-    (void)v;
-#endif
-    size_t es = c->esz;
-    int64_t nt, *tiles = owned(c, &nt, fn), kb = kdim < GEMM_KB ? kdim : GEMM_KB;
-    char one[16]; /* 1 of the type: the later slices add to C */
-    memset(one, 0, sizeof one);
-    if (c->type == C_FLOAT || c->type == C_SCPL)
-        *(float *)one = 1.0f;
-    else
-        *(double *)one = 1.0;
-    for (int64_t i = 0; i < nt; i++) {
-        int64_t lo[2], hi[2], ld;
-        char *p = block(c, tiles[i], lo, hi, &ld, fn);
-        int64_t r0 = lo[0] > clo[0] ? lo[0] : clo[0], r1 = hi[0] < chi[0] ? hi[0] : chi[0];
-        int64_t c0 = lo[1] > clo[1] ? lo[1] : clo[1], c1 = hi[1] < chi[1] ? hi[1] : chi[1];
-        if (r0 >= r1 || c0 >= c1)
-            continue;
-        int64_t mi = r1 - r0, ni = c1 - c0;
-        char *cp = p + (size_t)((r0 - lo[0]) * ld + (c0 - lo[1])) * es;
-        if (kdim == 0) {
-            scale_block(c->type, mi, ni, beta, cp, ld, es);
-            continue;
-        }
-        char *ab = xmalloc((size_t)(mi * kb) * es, fn), *bb = xmalloc((size_t)(kb * ni) * es, fn);
-        for (int64_t k0 = 0; k0 < kdim; k0 += kb) {
-            int64_t kk = kdim - k0 < kb ? kdim - k0 : kb, l[2], h[2], lda, ldb;
-            /* op(A) rows [r0, r1) of the patch, inner [k0, k0 + kk): stored as op says */
-            if (ta == 'N') {
-                l[0] = alo[0] + (r0 - clo[0]), h[0] = l[0] + mi;
-                l[1] = alo[1] + k0, h[1] = l[1] + kk, lda = kk;
-            } else {
-                l[0] = alo[0] + k0, h[0] = l[0] + kk;
-                l[1] = alo[1] + (r0 - clo[0]), h[1] = l[1] + mi, lda = mi;
-            }
-            gai_xfer(a, 'g', l, h, ab, &lda, NULL, NULL, fn);
-            if (tb == 'N') {
-                l[0] = blo[0] + k0, h[0] = l[0] + kk;
-                l[1] = blo[1] + (c0 - clo[1]), h[1] = l[1] + ni, ldb = ni;
-            } else {
-                l[0] = blo[0] + (c0 - clo[1]), h[0] = l[0] + ni;
-                l[1] = blo[1] + k0, h[1] = l[1] + kk, ldb = kk;
-            }
-            gai_xfer(b, 'g', l, h, bb, &ldb, NULL, NULL, fn);
-            blas_gemm(c->type, ta, tb, mi, ni, kk, alpha, ab, lda, bb, ldb, k0 ? one : beta, cp,
-                      ld);
-        }
-        free(ab);
-        free(bb);
-    }
-    free(tiles);
 }
 
 /* C[clo, chi) = alpha op(A[alo, ahi)) op(B[blo, bhi)) + beta C[clo, chi), patches of the stored
@@ -1015,9 +899,7 @@ static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_
                       "on the same group",
                   a->name, b->name, c->name, a->pgroup, b->pgroup, c->pgroup);
     gai_sync_group(c->pgroup, fn);
-    if (m > 0 && n > 0 && gai_group(c->pgroup, fn)->size != gai.np) {
-        matmul_group(ta, tb, alpha, beta, a, alo, b, blo, c, clo, chi, ak, fn);
-    } else if (m > 0 && n > 0) {
+    if (m > 0 && n > 0) {
         rmc_matrix_h ma = gemm_matrix(a, 1, fn), mb = gemm_matrix(b, 1, fn);
         rmc_matrix_h mc = gemm_matrix(c, 1, fn);
         rmc_status_t st;

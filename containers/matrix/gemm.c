@@ -1477,11 +1477,6 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
     rmc_status_t st = rmcc_matrix_check(m, fn);
     if (st != RMC_OK)
         return st;
-    if (m->comm != MPI_COMM_NULL)
-        return rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
-                         "%s was created on a subset of the ranks (rmc_matrix_create_comm): "
-                         "multiplications need matrices of all ranks",
-                         what);
     if (m->d->ndim != 2)
         return rmcc_fail(RMC_ERR_ARG, fn, "%s has %d dimensions (a matrix has 2)", what,
                          m->d->ndim);
@@ -1637,6 +1632,102 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
 }
 
 /* 1 of the type in g->one, 0 in g->zero. */
+/* Do x and y live on the same ranks: both on all, or on congruent communicators? */
+static int same_ranks(const struct rmc_matrix *x, const struct rmc_matrix *y)
+{
+    if (x->comm == MPI_COMM_NULL || y->comm == MPI_COMM_NULL)
+        return x->comm == y->comm;
+    int r = MPI_UNEQUAL;
+    MPI_Comm_compare(x->comm, y->comm, &r);
+    return r == MPI_IDENT || r == MPI_CONGRUENT;
+}
+
+/* op(X)[r, r + nr) x [q, q + nq) of operand o, as X stores it, into buf (*ld: its row length). */
+static rmc_status_t op_panel(const operand_t *o, int64_t r, int64_t nr, int64_t q, int64_t nq,
+                             char *buf, int64_t *ld, const char *fn)
+{
+    int64_t lo[2], hi[2];
+    if (!o->trans) {
+        lo[0] = o->r0 + r, lo[1] = o->c0 + q, hi[0] = lo[0] + nr, hi[1] = lo[1] + nq, *ld = nq;
+    } else {
+        lo[0] = o->c0 + q, lo[1] = o->r0 + r, hi[0] = lo[0] + nq, hi[1] = lo[1] + nr, *ld = nr;
+    }
+    return rmcc_matrix_patch(o->m, 0, lo, hi, buf, ld, NULL, NULL, fn);
+}
+
+/* Matrices of a subset of the ranks (rmc_matrix_create_comm: GA's process groups). The engine's
+ * rounds and work grid are the whole job's; here each member computes the part of C's patch it
+ * owns, tile by tile, with the panels of op(A) and op(B) that part needs fetched one-sidedly,
+ * SUB_KB columns of the inner dimension at a time (owner computes: stationary C). Collective over
+ * the matrices' communicator `comm`; C is complete on every member at the end. */
+#define SUB_KB 512
+static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
+{
+    rmcc_blas_threads();
+    g->st.algo = RMC_GEMM_STATIONARY_C;
+    struct rmc_matrix *c = g->c;
+    struct rmc_dist *d = c->d;
+    size_t es = g->es;
+    int64_t kb = g->k < SUB_KB ? g->k : SUB_KB;
+    int ta = g->a.trans ? 1 + g->a.conj : 0, tb = g->b.trans ? 1 + g->b.conj : 0;
+    char *ab = NULL, *bb = NULL;
+    size_t cap_a = 0, cap_b = 0;
+    rmc_status_t st = RMC_OK;
+    for (int64_t t = 0; st == RMC_OK && t < d->ntiles; t++) {
+        if (c->towner[t] != rmcc.rank)
+            continue;
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(d, t, lo, hi, NULL);
+        int64_t r0 = lo[0] > g->c0[0] ? lo[0] : g->c0[0];
+        int64_t r1 = hi[0] < g->c0[0] + g->m ? hi[0] : g->c0[0] + g->m;
+        int64_t q0 = lo[1] > g->c0[1] ? lo[1] : g->c0[1];
+        int64_t q1 = hi[1] < g->c0[1] + g->n ? hi[1] : g->c0[1] + g->n;
+        if (r0 >= r1 || q0 >= q1)
+            continue;
+        int64_t mi = r1 - r0, ni = q1 - q0, ldc = hi[1] - lo[1];
+        char *cp = rmcc_tile_laddr(c, t) + (size_t)((r0 - lo[0]) * ldc + (q0 - lo[1])) * es;
+        if (g->k == 0) { /* C = beta C */
+            scale_block(g->e, cp, mi, ni, ldc, g->beta);
+            continue;
+        }
+        size_t na = (size_t)(mi * kb) * es, nb = (size_t)(kb * ni) * es;
+        if (na > cap_a || nb > cap_b) {
+            free(ab);
+            free(bb);
+            cap_a = na > cap_a ? na : cap_a;
+            cap_b = nb > cap_b ? nb : cap_b;
+            ab = malloc(cap_a);
+            bb = malloc(cap_b);
+            if (!ab || !bb) {
+                st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "%zu bytes of panels", cap_a + cap_b);
+                break;
+            }
+        }
+        for (int64_t k0 = 0; st == RMC_OK && k0 < g->k; k0 += kb) {
+            int64_t kk = g->k - k0 < kb ? g->k - k0 : kb, lda, ldb;
+            double t0 = now();
+            st = op_panel(&g->a, r0 - g->c0[0], mi, k0, kk, ab, &lda, g->fn);
+            if (st == RMC_OK)
+                st = op_panel(&g->b, k0, kk, q0 - g->c0[1], ni, bb, &ldb, g->fn);
+            g->st.comm_wait += now() - t0;
+            g->st.bytes += (double)((mi + ni) * kk) * (double)es;
+            if (st != RMC_OK)
+                break;
+            t0 = now();
+            blas(g->e, ta, tb, mi, ni, kk, g->alpha, ab, lda, bb, ldb, k0 ? g->one : g->beta, cp,
+                 ldc);
+            g->st.compute += now() - t0;
+            g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)(mi * ni) * (double)kk;
+        }
+    }
+    free(ab);
+    free(bb);
+    double t0 = now();
+    rmc_status_t bar = rmcc_barrier_on(comm); /* every member's part of C is complete */
+    g->st.imbalance = now() - t0;
+    return rmcc_agree_on(comm, st != RMC_OK ? st : bar);
+}
+
 static void set_one(gemm_t *g)
 {
     memset(g->one, 0, sizeof(g->one));
@@ -1689,13 +1780,20 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
         else if (a == c || b == c)
             st = rmcc_fail(RMC_ERR_ARG, fn, "C is also %s (it would change while it is read)",
                            a == c ? "A" : "B");
+        else if (!same_ranks(a, c) || !same_ranks(b, c))
+            st = rmcc_fail(RMC_ERR_ARG, fn,
+                           "%s and C live on different ranks (each of all ranks, or created on "
+                           "congruent communicators)",
+                           same_ranks(a, c) ? "B" : "A");
     }
+    /* matrices of a subset of the ranks: a collective of their communicator */
+    MPI_Comm comm = rmcc_matrix_check(c, fn) == RMC_OK ? c->comm : MPI_COMM_NULL;
     uint64_t args[8] = {
         st == RMC_OK ? a->id : ~0ull,    st == RMC_OK ? b->id : 0,
         st == RMC_OK ? c->id : 0,        (uint64_t)(unsigned char)transa,
         (uint64_t)(unsigned char)transb, (uint64_t)algo,
         (uint64_t)(ar * 1000003 + ac),   st == RMC_OK ? (uint64_t)(clo[0] ^ (chi[1] << 20)) : 0};
-    if ((st = rmcc_coll_begin(fn, args, 8, st)) != RMC_OK)
+    if ((st = rmcc_coll_begin_on(comm, fn, args, 8, st)) != RMC_OK)
         return st;
     g.e = c->elem;
     g.es = c->esz;
@@ -1708,6 +1806,13 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
     g.m = cr;
     g.n = cc;
     g.k = ac;
+    if (comm != MPI_COMM_NULL) {
+        st = gemm_subset(&g, comm);
+        g.st.total = now() - t_start;
+        if (stats)
+            *stats = g.st;
+        return st;
+    }
     if (algo == RMC_GEMM_AUTO) { /* §7.5's volumes: the least data moved */
         double es = (double)g.es;
         algo = rmcc_gemm_choose((double)g.m * (double)g.k * es, (double)g.k * (double)g.n * es,

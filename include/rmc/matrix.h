@@ -178,8 +178,9 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
 /* Collective over the ranks of comm only (members of RMC's job, e.g. from MPI_Comm_split of
  * rmc_comm's communicator): the same for a matrix whose tiles all lie on comm's ranks (the
  * distribution placed there with rmc_dist_set_ranks; RMC_ERR_ARG otherwise). Any rank may then
- * read and write it one-sidedly; rmc_matrix_destroy and rmc_matrix_fill on it are collective over
- * comm; the multiplications refuse it (RMC_ERR_UNSUPPORTED). GA's arrays on process groups. */
+ * read and write it one-sidedly; rmc_matrix_destroy, rmc_matrix_fill and rmc_matrix_gemm /
+ * _patch on it are collective over comm; the sparse multiplications refuse it
+ * (RMC_ERR_UNSUPPORTED). GA's arrays on process groups. */
 rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
 /* Collective over comm (MPI_COMM_NULL: all ranks, as rmc_matrix_create; else as
  * rmc_matrix_create_comm). A matrix of opaque elements of esize bytes (1 .. RMC_ELEM_OPAQUE_MAX),
@@ -291,8 +292,11 @@ typedef struct rmc_gemm_stats {
  * (F32, F64, C32, C64: RMC_ERR_TYPE otherwise) and any distributions (blocks are sliced where
  * the tile grids do not line up). alpha, beta point to one element of the type. Returns when C is
  * complete on every rank. stats (may be NULL) receives this rank's figures. Local multiplies are
- * BLAS (one thread per rank unless RMC_BLAS_THREADS says otherwise). Errors: as above;
- * RMC_ERR_ARG for mismatched dimensions (naming them) or a bad trans character. */
+ * BLAS (one thread per rank unless RMC_BLAS_THREADS says otherwise). Matrices of a subset of the
+ * ranks (rmc_matrix_create_comm; all three on congruent communicators, RMC_ERR_ARG otherwise): a
+ * collective of that communicator in which each member computes the part of C it owns, fetching
+ * the panels of op(A) and op(B) it needs (algo is then ignored; stats say stationary-C). Errors:
+ * as above; RMC_ERR_ARG for mismatched dimensions (naming them) or a bad trans character. */
 rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_matrix_h a,
                              rmc_matrix_h b, const void *beta, rmc_matrix_h c,
                              rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats);

@@ -191,7 +191,39 @@ static __attribute__((unused)) int ghosts_on_group(int grp, int gme, double *sum
             }
         NGA_Release_ghosts(g);
     }
+    /* multiplications with ghost arrays of the group: P = G G^T (7 x 7), then G2 = P G into a
+     * second ghost array; every member checks all of both against the serial products */
+    int pdims[2] = {R, R};
+    int gp = NGA_Create_config(C_DBL, 2, pdims, "P", NULL, grp);
+    int g2 = NGA_Create_ghosts_config(C_DBL, 2, dims, w, "G2", NULL, grp);
+    ok &= gp != 0 && g2 != 0;
+    if (ok) {
+        GA_Dgemm('N', 'T', R, R, C, 1.0, g, g, 0.0, gp);
+        GA_Dgemm('N', 'N', R, C, R, 1.0, gp, g, 0.0, g2);
+        double pv[R][R], gv[R][C];
+        int z[2] = {0, 0}, ph[2] = {R - 1, R - 1}, gh[2] = {R - 1, C - 1}, lp = R, lg = C;
+        NGA_Get(gp, z, ph, pv, &lp);
+        NGA_Get(g2, z, gh, gv, &lg);
+        for (int i = 0; i < R; i++) {
+            for (int j = 0; j < R; j++) {
+                double want = 0;
+                for (int k = 0; k < C; k++)
+                    want += val(i, k) * val(j, k);
+                ok &= fabs(pv[i][j] - want) <= 1e-12 * (1 + fabs(want));
+            }
+            for (int j = 0; j < C; j++) {
+                double want = 0;
+                for (int k = 0; k < R; k++)
+                    want += pv[i][k] * val(k, j);
+                ok &= fabs(gv[i][j] - want) <= 1e-12 * (1 + fabs(want));
+            }
+        }
+    }
     GA_Pgroup_sync(grp);
+    if (gp)
+        GA_Destroy(gp);
+    if (g2)
+        GA_Destroy(g2);
     GA_Destroy(g);
     return ok;
 }
@@ -245,7 +277,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(&gok, &gall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!gall)
         gat_failed = 1;
-    gat_out("# %s ghost cells on group arrays: GA_Update_ghosts", gall ? "ok" : "FAIL");
+    gat_out("# %s ghost cells on group arrays: GA_Update_ghosts, GA_Dgemm", gall ? "ok" : "FAIL");
     if (!gall && gat_me == 0)
         printf("FAIL ghost cells on group arrays\n");
     if (gme != 0)

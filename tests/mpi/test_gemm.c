@@ -1,7 +1,8 @@
 /* Distributed multiplication (rmc_matrix_gemm, _patch): every algorithm against a serial reference
  * on square, rectangular and ragged shapes, tile-divisible or not, with A, B and C on different
  * distributions (the sliced multiply), transposes and complex conjugates, patches, beta 0 over a C
- * holding NaNs, both update paths of the stationary-A/B variants and work stealing; bad input
+ * holding NaNs, both update paths of the stationary-A/B variants and work stealing, matrices of a
+ * subset of the ranks (owner computes, two subsets at once); bad input
  * fails on every rank alike and changes nothing. Relative error bound: 1e-12 (double), 1e-4
  * (float). */
 #include "cttest.h"
@@ -22,6 +23,26 @@ static double ev(int which, int64_t i, int64_t j)
 static double evi(int which, int64_t i, int64_t j)
 {
     return (double)(((i * 13 + j * 29 + which * 5) % 19) - 9) / 16.0;
+}
+
+/* Pattern `which` as a rows x cols row-major buffer of type e (malloc'd). */
+static char *pattern(rmc_elem_t e, int64_t rows, int64_t cols, int which)
+{
+    char *buf = malloc((size_t)(rows * cols) * rmc_elem_size(e) + 1);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t j = 0; j < cols; j++) {
+            size_t at = (size_t)(i * cols + j);
+            double re = ev(which, i, j), im = evi(which, i, j);
+            if (e == RMC_ELEM_F64)
+                ((double *)(void *)buf)[at] = re;
+            else if (e == RMC_ELEM_F32)
+                ((float *)(void *)buf)[at] = (float)re;
+            else if (e == RMC_ELEM_C64)
+                ((double complex *)(void *)buf)[at] = re + I * im;
+            else
+                ((float complex *)(void *)buf)[at] = (float)re + I * (float)im;
+        }
+    return buf;
 }
 
 /* A rows x cols matrix of type e on distribution kind `dk`, filled with pattern `which` (each
@@ -50,23 +71,9 @@ static rmc_matrix_h make(rmc_elem_t e, int dk, int64_t rows, int64_t cols, int w
     rmc_matrix_h m;
     assert_int_equal(rmc_matrix_create(d, e, &m), RMC_OK);
     rmc_dist_free(d);
-    size_t es = rmc_elem_size(e);
     int ok = 1;
     if (me == 0) {
-        char *buf = malloc((size_t)(rows * cols) * es + 1);
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++) {
-                size_t at = (size_t)(i * cols + j);
-                double re = ev(which, i, j), im = evi(which, i, j);
-                if (e == RMC_ELEM_F64)
-                    ((double *)(void *)buf)[at] = re;
-                else if (e == RMC_ELEM_F32)
-                    ((float *)(void *)buf)[at] = (float)re;
-                else if (e == RMC_ELEM_C64)
-                    ((double complex *)(void *)buf)[at] = re + I * im;
-                else
-                    ((float complex *)(void *)buf)[at] = (float)re + I * (float)im;
-            }
+        char *buf = pattern(e, rows, cols, which);
         int64_t lo[2] = {0, 0}, hi[2] = {rows, cols};
         ok = rmc_matrix_put(m, lo, hi, buf, NULL) == RMC_OK;
         free(buf);
@@ -366,5 +373,109 @@ static void test_bad_input(void **s)
         MPI_CHECK_OK(rmc_matrix_destroy(ms[i]));
 }
 
+/* A rows x cols matrix of pattern `which` on the ranks of `sub` (ranks[0 .. nsub - 1] in RMC's
+ * numbering), tiles of a regular grid `pg` (a nsub x 1 or 1 x nsub grid); sub's rank 0 writes it. */
+static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub, const int pg[2],
+                             int64_t rows, int64_t cols, int which)
+{
+    int64_t dims[2] = {rows, cols};
+    rmc_dist_h d;
+    rmc_matrix_h m = NULL;
+    int ok = rmc_dist_regular(2, dims, NULL, pg, &d) == RMC_OK &&
+             rmc_dist_set_ranks(d, ranks, nsub) == RMC_OK &&
+             rmc_matrix_create_comm(sub, d, e, &m) == RMC_OK;
+    rmc_dist_free(d);
+    int sr;
+    MPI_Comm_rank(sub, &sr);
+    if (ok && sr == 0) {
+        char *buf = pattern(e, rows, cols, which);
+        int64_t lo[2] = {0, 0};
+        ok = rmc_matrix_put(m, lo, dims, buf, NULL) == RMC_OK && rmc_fence_all() == RMC_OK;
+        free(buf);
+    }
+    MPI_Barrier(sub);
+    return ok ? m : NULL;
+}
+
+/* Matrices of a subset of the ranks (rmc_matrix_create_comm): the even and the odd ranks each
+ * multiply their own matrices at the same time (owner computes over the subset), A, B and C on
+ * different grids with ragged tiles, whole and patch forms, transposes and conjugates, and an empty
+ * inner dimension (C = beta C); a subset A with C of all ranks is refused on every rank. */
+static void test_subset(void **s)
+{
+    (void)s;
+    MPI_Comm world, sub;
+    MPI_CHECK_OK(rmc_comm(&world));
+    int color = np > 1 ? me % 2 : 0, nsub = 0, ok = 1;
+    MPI_Comm_split(world, color, me, &sub);
+    int *ranks = malloc(sizeof(int) * (size_t)np);
+    for (int r = 0; r < np; r++)
+        if ((np > 1 ? r % 2 : 0) == color)
+            ranks[nsub++] = r;
+    int col[2] = {nsub, 1}, row[2] = {1, nsub};
+    struct {
+        rmc_elem_t e;
+        char ta, tb;
+        int64_t m, n, k;
+        int patch;
+    } cs[] = {{RMC_ELEM_F64, 'N', 'N', 13, 11, 9, 0},  {RMC_ELEM_F64, 'T', 'N', 10, 7, 12, 1},
+              {RMC_ELEM_C64, 'C', 'T', 9, 8, 11, 0},   {RMC_ELEM_C64, 'N', 'C', 7, 9, 5, 1},
+              {RMC_ELEM_F64, 'N', 'N', 6, 5, 0, 1}};
+    for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]) && ok; c++) {
+        rmc_elem_t e = cs[c].e;
+        char ta = cs[c].ta, tb = cs[c].tb;
+        int64_t m = cs[c].m, n = cs[c].n, k = cs[c].k, off = cs[c].patch; /* patches at (1, 2) */
+        int64_t alo[2] = {off, 2 * off}, blo[2] = {2 * off, off}, clo[2] = {off, off};
+        int64_t ar = (ta == 'N' ? m : k) + alo[0] + off, ac = (ta == 'N' ? k : m) + alo[1] + off;
+        int64_t br = (tb == 'N' ? k : n) + blo[0] + off, bc = (tb == 'N' ? n : k) + blo[1] + off;
+        int64_t ahi[2] = {ar - off, ac - off}, bhi[2] = {br - off, bc - off};
+        int64_t chi[2] = {clo[0] + m, clo[1] + n};
+        rmc_matrix_h A = make_sub(e, sub, ranks, nsub, col, ar, ac, 1);
+        rmc_matrix_h B = make_sub(e, sub, ranks, nsub, row, br, bc, 2);
+        rmc_matrix_h C = make_sub(e, sub, ranks, nsub, col, m + 2 * off, n + 2 * off, 3);
+        MPITEST_EXPECT(ok, A && B && C);
+        double complex alpha = 1.5 - (e == RMC_ELEM_C64 ? 0.5 * I : 0), beta = -0.75;
+        rmc_gemm_stats_t st;
+        if (A && B && C) {
+            rmc_status_t r =
+                off ? rmc_matrix_gemm_patch(ta, tb, &alpha, A, alo, ahi, B, blo, bhi, &beta, C,
+                                            clo, chi, RMC_GEMM_STATIONARY_A, &st)
+                    : rmc_matrix_gemm(ta, tb, &alpha, A, B, &beta, C, RMC_GEMM_AUTO, &st);
+            MPITEST_EXPECT(ok, r == RMC_OK && st.algo == RMC_GEMM_STATIONARY_C);
+            MPITEST_EXPECT(ok, check(C, e, ta, tb, alpha, beta, alo, blo, clo, chi, k, 0));
+            if (off) { /* C outside the patch is as it was */
+                double complex c00 = 0;
+                int64_t z[2] = {0, 0}, o[2] = {1, 1};
+                MPITEST_EXPECT(ok, rmc_matrix_get(C, z, o, &c00, NULL) == RMC_OK);
+                MPITEST_EXPECT(ok, (e == RMC_ELEM_F64 ? *(double *)(void *)&c00 : creal(c00)) ==
+                                       ev(3, 0, 0));
+            }
+        }
+        MPI_Barrier(sub);
+        MPITEST_EXPECT(ok, (!A || rmc_matrix_destroy(A) == RMC_OK) &&
+                               (!B || rmc_matrix_destroy(B) == RMC_OK) &&
+                               (!C || rmc_matrix_destroy(C) == RMC_OK));
+    }
+    MPI_CHECK_ALL(ok);
+    /* A on (a communicator congruent to) every rank but not of all ranks, B and C of all ranks */
+    int all[64];
+    for (int r = 0; r < np && r < 64; r++)
+        all[r] = r;
+    int pg[2] = {np, 1};
+    rmc_matrix_h A = make_sub(RMC_ELEM_F64, world, all, np, pg, 6, 6, 1);
+    rmc_matrix_h B = make(RMC_ELEM_F64, 0, 6, 6, 2), C = make(RMC_ELEM_F64, 0, 6, 6, 3);
+    double one = 1;
+    MPI_CHECK_ALL(A && rmc_matrix_gemm('N', 'N', &one, A, B, &one, C, 0, NULL) == RMC_ERR_ARG &&
+                  strstr(rmc_last_error(), "different ranks") != NULL);
+    int64_t z[2] = {0, 0}, six[2] = {6, 6};
+    MPI_CHECK_ALL(check(C, RMC_ELEM_F64, 'N', 'N', 0, 1, z, z, z, six, 0, 0));
+    MPI_CHECK_OK(rmc_matrix_destroy(A));
+    MPI_CHECK_OK(rmc_matrix_destroy(B));
+    MPI_CHECK_OK(rmc_matrix_destroy(C));
+    MPI_Comm_free(&sub);
+    free(ranks);
+}
+
 MPITEST_MAIN("gemm", cttest_setup, mpitest_teardown_rmc, test_square, test_ragged_mixed,
-             test_transposes, test_update_queue, test_summa_patch_beta0, test_bad_input)
+             test_transposes, test_update_queue, test_summa_patch_beta0, test_subset,
+             test_bad_input)
