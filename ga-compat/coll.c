@@ -379,15 +379,21 @@ void NGA_Mask_sync(int first, int last)
 }
 
 /* GA_Init_fence / GA_Fence: the puts and accumulates this process issued since GA_Init_fence
- * are complete at their targets when GA_Fence returns. */
+ * are complete at their targets when GA_Fence returns. As in GA, each GA_Fence ends one
+ * GA_Init_fence, and a GA_Fence without one is an error. */
 void GA_Init_fence(void)
 {
     gai_up("GA_Init_fence");
+    gai.fence_set++;
 }
 
 void GA_Fence(void)
 {
     gai_up("GA_Fence");
+    if (gai.fence_set < 1)
+        gai_error("GA_Fence", "fence not initialized (call GA_Init_fence before the operations "
+                              "GA_Fence is to complete)");
+    gai.fence_set--;
     gai_nb_wait_all("GA_Fence");
     gai_check(rmc_fence_all(), "GA_Fence", "rmc_fence_all");
 }

@@ -166,6 +166,7 @@ void GA_Terminate(void)
     memset(&gai.groups[0], 0, sizeof gai.groups[0]);
     gai.up = 0;
     gai.mem_used = 0;
+    gai.fence_set = 0;
     gai_rma_fini();
     if (gai.own_rmc) {
         gai.own_rmc = 0;

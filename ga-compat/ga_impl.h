@@ -107,6 +107,7 @@ typedef struct gai_state {
     gai_group_t groups[GAI_MAX_GROUPS];
     rmc_mutex_h mutexes; /* GA_Create_mutexes */
     int nmutex;
+    int fence_set; /* GA_Init_fence calls not yet ended by a GA_Fence (GA's GA_fence_set) */
 } gai_state_t;
 
 extern gai_state_t gai;

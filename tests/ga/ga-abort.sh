@@ -28,7 +28,8 @@ gop_bad_op|GA_Dgop
 mutex_out_of_range|GA_Lock
 gemm_groups|GA_Dgemm
 user_type_math|GA_Scale
-overlay_too_big|GA_Overlay'
+overlay_too_big|GA_Overlay
+fence_not_init|GA_Fence'
 
 echo "$cases" | while IFS='|' read -r c call; do
     timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1

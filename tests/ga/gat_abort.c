@@ -84,6 +84,10 @@ int main(int argc, char **argv)
             int gs = NGA_Create(C_DBL, 1, small, "small", NULL), gb = GA_Create_handle();
             GA_Set_data(gb, 2, big, C_DBL);
             GA_Overlay(gb, gs); /* 400 doubles into 4 per process */
+        } else if (!strcmp(c, "fence_not_init")) {
+            GA_Init_fence();
+            GA_Fence(); /* ends the GA_Init_fence: fine */
+            GA_Fence(); /* no GA_Init_fence left (GA 5.8.2: "ga_fence: fence not initialized") */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
         else {
