@@ -150,6 +150,7 @@ void GA_Terminate(void)
             gai.arrays[i] = NULL;
         }
     gai.narrays = 0;
+    gai_linalg_release();
     if (gai.mutexes) {
         rmc_mutex_destroy(gai.mutexes);
         gai.mutexes = NULL;

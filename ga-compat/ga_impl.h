@@ -112,6 +112,10 @@ typedef struct gai_state {
 
 extern gai_state_t gai;
 
+/* Frees GA_Diag_reuse's kept factor of S (its ScaLAPACK grid too): GA_Diag_reuse(-1) and
+ * GA_Terminate (linalg.c). Local; MPI must still be up. */
+void gai_linalg_release(void);
+
 /* ------------------------------------------------------------------------ errors --- */
 /* GA's behaviour for bad input: print "GA ERROR: <call>: <why>" on stderr and abort the job
  * (MPI_Abort). Never returns. */

@@ -759,16 +759,21 @@ void GA_Diag_reuse(int reuse, int g_a, int g_s, int g_v, void *eval)
         gai_array_t *a, *s, *v;
         la_diag_args(g_a, g_s, g_v, eval, &a, &s, &v, fn);
         gai_sync_group(a->pgroup, fn);
-        free(la_reuse_u);
-        la_reuse_u = NULL;
-        la_reuse_n = -1;
-#ifdef HAVE_SCALAPACK
-        la_reuse_dist_free();
-#endif
+        gai_linalg_release();
         gai_sync_group(a->pgroup, fn);
         return;
     }
     la_diag_call(reuse, 0, g_a, g_s, g_v, eval, fn);
+}
+
+void gai_linalg_release(void)
+{
+    free(la_reuse_u);
+    la_reuse_u = NULL;
+    la_reuse_n = -1;
+#ifdef HAVE_SCALAPACK
+    la_reuse_dist_free(); /* (its BLACS grid too) */
+#endif
 }
 
 /* Collective. The standard symmetric eigenproblem A x = lambda x (A's upper triangle): eigenvalues
