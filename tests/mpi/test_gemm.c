@@ -374,9 +374,10 @@ static void test_bad_input(void **s)
 }
 
 /* A rows x cols matrix of pattern `which` on the ranks of `sub` (ranks[0 .. nsub - 1] in RMC's
- * numbering), tiles of a regular grid `pg` (a nsub x 1 or 1 x nsub grid); sub's rank 0 writes it. */
-static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub, const int pg[2],
-                             int64_t rows, int64_t cols, int which)
+ * numbering), tiles of a regular grid `pg` (a nsub x 1 or 1 x nsub grid); sub's rank 0 writes
+ * it. */
+static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub,
+                             const int pg[2], int64_t rows, int64_t cols, int which)
 {
     int64_t dims[2] = {rows, cols};
     rmc_dist_h d;
