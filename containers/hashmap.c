@@ -1762,19 +1762,22 @@ rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, 
         return rmcc_fail(RMC_ERR_ARG, fn, key ? "NULL value" : "NULL key");
     struct rmc_hashmap *h = b->h;
     int owner;
-    if (h->plain) { /* packed in place: the bytes of key and value */
+    if (h->plain) /* (packed below in place: the bytes of key and value) */
         owner = owner_of(plain_hash(h, key));
-        char *e = b->buf[owner] + b->cnt[owner] * b->esz;
+    else if ((st = rmcc_pack(h->kt, key, b->tmp, fn)) != RMC_OK ||
+             (st = rmcc_pack(h->vt, value, b->tmp + (h->voff - 8), fn)) != RMC_OK)
+        return st;
+    else
+        owner = owner_of(key_hash(h->kt, key, b->tmp));
+    /* a full batch an earlier push failed to send: sent now, or this insert fails unrecorded */
+    if (b->cnt[owner] >= b->batch && (st = push_batch(b, owner, fn)) != RMC_OK)
+        return st;
+    char *e = b->buf[owner] + b->cnt[owner] * b->esz;
+    if (h->plain) {
         copy_small(e, key, h->kt->size);
         copy_small(e + (h->voff - 8), value, h->vt->size);
-    } else {
-        char *e = b->tmp;
-        if ((st = rmcc_pack(h->kt, key, e, fn)) != RMC_OK ||
-            (st = rmcc_pack(h->vt, value, e + (h->voff - 8), fn)) != RMC_OK)
-            return st;
-        owner = owner_of(key_hash(h->kt, key, e));
-        memcpy(b->buf[owner] + b->cnt[owner] * b->esz, e, b->esz);
-    }
+    } else
+        memcpy(e, b->tmp, b->esz);
     if (++b->cnt[owner] < b->batch)
         return RMC_OK;
     return push_batch(b, owner, fn);

@@ -1631,7 +1631,6 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
     return st;
 }
 
-/* 1 of the type in g->one, 0 in g->zero. */
 /* Do x and y live on the same ranks: both on all, or on congruent communicators? */
 static int same_ranks(const struct rmc_matrix *x, const struct rmc_matrix *y)
 {
@@ -1728,6 +1727,7 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
     return rmcc_agree_on(comm, st != RMC_OK ? st : bar);
 }
 
+/* 1 of the type in g->one, 0 in g->zero. */
 static void set_one(gemm_t *g)
 {
     memset(g->one, 0, sizeof(g->one));
@@ -1838,9 +1838,11 @@ rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_ma
     else if (a->d->ndim != 2 || b->d->ndim != 2 || c->d->ndim != 2)
         st = rmcc_fail(RMC_ERR_ARG, fn, "A, B and C must have 2 dimensions");
     int64_t z[2] = {0, 0};
-    if (st != RMC_OK) { /* agreed with the others, which may be in the patch form's collective */
+    if (st != RMC_OK) { /* agreed with the others, which may be in the patch form's collective:
+                         * C's communicator, as there */
         uint64_t args[8] = {~0ull};
-        return rmcc_coll_begin("rmc_matrix_gemm_patch", args, 8, st);
+        MPI_Comm comm = rmcc_matrix_check(c, fn) == RMC_OK ? c->comm : MPI_COMM_NULL;
+        return rmcc_coll_begin_on(comm, "rmc_matrix_gemm_patch", args, 8, st);
     }
     return rmc_error_in(rmc_matrix_gemm_patch(transa, transb, alpha, a, z, a->d->dims, b, z,
                                               b->d->dims, beta, c, z, c->d->dims, algo, stats),

@@ -66,7 +66,7 @@ rmc_status_t rmc_csr_spmm(double alpha, const rmc_csr_t *a, const double *b, int
      * the nonzero PF_AHEAD ahead is prefetched (its first PF_LINES lines; the hardware streams the
      * rest), so that its misses overlap this one's axpy (2x at n = 128 on R-MAT tiles). */
     enum { PF_AHEAD = 4, PF_LINES = 16 };
-    int64_t nnz = rmc_csr_rowptr(a, a->nrows), lines = (n * (int64_t)sizeof(double) + 63) / 64;
+    int64_t nnz = a->nnz, lines = (n * (int64_t)sizeof(double) + 63) / 64;
     if (lines > PF_LINES)
         lines = PF_LINES;
     for (int64_t i = 0; i < a->nrows; i++) {

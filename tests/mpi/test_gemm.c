@@ -453,6 +453,19 @@ static void test_subset(void **s)
             }
         }
         MPI_Barrier(sub);
+        if (c == 0 && color == 0 && A && C) { /* a 1-D A: refused by one subset alone */
+            int64_t len = 10;
+            int p1[1] = {nsub};
+            rmc_dist_h d1;
+            rmc_matrix_h V = NULL;
+            MPITEST_EXPECT(ok, rmc_dist_regular(1, &len, NULL, p1, &d1) == RMC_OK &&
+                                   rmc_dist_set_ranks(d1, ranks, nsub) == RMC_OK &&
+                                   rmc_matrix_create_comm(sub, d1, e, &V) == RMC_OK);
+            rmc_dist_free(d1);
+            MPITEST_EXPECT(ok, V && rmc_matrix_gemm(ta, tb, &alpha, V, B, &beta, C, 0, NULL) ==
+                                        RMC_ERR_ARG);
+            MPITEST_EXPECT(ok, V && rmc_matrix_destroy(V) == RMC_OK);
+        }
         MPITEST_EXPECT(ok, (!A || rmc_matrix_destroy(A) == RMC_OK) &&
                                (!B || rmc_matrix_destroy(B) == RMC_OK) &&
                                (!C || rmc_matrix_destroy(C) == RMC_OK));

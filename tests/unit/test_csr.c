@@ -480,6 +480,9 @@ static void test_spmm(void **state)
     assert_int_equal(rmc_csr_spmm(1, &e, NULL, 0, 0, c1, 0), RMC_OK);
     assert_true(c1[0] == 1 && c1[5] == 6);
     rmc_csr_free(&e);
+    rmc_csr_init(&e, 0); /* 0 x 0 with no arrays at all (rowptr NULL) */
+    assert_int_equal(rmc_csr_spmm(1, &e, NULL, 2, 2, NULL, 2), RMC_OK);
+    rmc_csr_free(&e);
     /* a malformed A */
     const int64_t rp[] = {0, 2}, ci[] = {1, 7};
     hand_t h;
