@@ -25,6 +25,12 @@ gai_group_t *gai_group(int p, const char *fn)
     return &gai.groups[s];
 }
 
+MPI_Comm gai_group_comm(int p, const char *fn)
+{
+    gai_group_t *g = gai_group(p, fn);
+    return g->size != gai.np ? g->comm : MPI_COMM_NULL;
+}
+
 int gai_group_rank(int p, int i)
 {
     gai_group_t *g = gai_group(p, "GA");

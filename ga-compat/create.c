@@ -288,7 +288,7 @@ int gai_allocate(gai_array_t *a, const char *fn)
     if (a->has_ghosts)
         st = gai_ghost_setup(a, fn);
     else /* on a group: its members only */
-        st = gai_matrix_new(a, g->size != gai.np ? g->comm : MPI_COMM_NULL, d, &a->m);
+        st = gai_matrix_new(a, gai_group_comm(a->pgroup, fn), d, &a->m);
     if (st == RMC_ERR_NOMEM) {
         if (a->has_ghosts)
             gai_ghost_release(a);

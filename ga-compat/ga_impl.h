@@ -187,6 +187,9 @@ void *gai_block_ptr(gai_array_t *a, int64_t t, int64_t ld[]);
 /* -------------------------------------------------------------------- groups (coll.c) --- */
 /* The group of handle p (GAI_WORLD included); aborts on an invalid handle. */
 gai_group_t *gai_group(int p, const char *fn);
+/* The communicator the matrices of group p's arrays are created on: MPI_COMM_NULL when the group
+ * holds every process (rmc_matrix_create), else the group's own (rmc_matrix_create_comm). */
+MPI_Comm gai_group_comm(int p, const char *fn);
 /* The world rank of member i of group p. */
 int gai_group_rank(int p, int i);
 /* Barrier of the default group / of a group; completes outstanding RMA first (GA_Sync). */

@@ -77,9 +77,8 @@ rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
     }
     st = rmc_dist_set_ranks(pd, ranks, np);
     free(ranks);
-    gai_group_t *grp = gai_group(a->pgroup, fn);
     if (st == RMC_OK) /* on a process group: created by its members only */
-        st = gai_matrix_new(a, grp->size != gai.np ? grp->comm : MPI_COMM_NULL, pd, &a->m);
+        st = gai_matrix_new(a, gai_group_comm(a->pgroup, fn), pd, &a->m);
     rmc_dist_free(pd);
     return st;
 }

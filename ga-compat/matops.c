@@ -785,9 +785,9 @@ static rmc_matrix_h gemm_matrix(gai_array_t *a, int in, const char *fn)
     if (!a->has_ghosts)
         return a->m;
     rmc_matrix_h t;
-    gai_group_t *g = gai_group(a->pgroup, fn);
-    gai_check(g->size != gai.np ? rmc_matrix_create_comm(g->comm, a->dist, a->elem, &t)
-                                : rmc_matrix_create(a->dist, a->elem, &t),
+    MPI_Comm comm = gai_group_comm(a->pgroup, fn);
+    gai_check(comm != MPI_COMM_NULL ? rmc_matrix_create_comm(comm, a->dist, a->elem, &t)
+                                    : rmc_matrix_create(a->dist, a->elem, &t),
               fn, "a temporary without ghosts");
     if (in) {
         int64_t nt, *tiles = owned(a, &nt, fn);

@@ -615,7 +615,7 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
     uint64_t args[1] = {st == RMC_OK ? m->id : ~0ull};
     /* the handle's communicator whenever the handle is good (a rank with a bad value must still
      * meet the others in their collective, to fail there with them) */
-    MPI_Comm comm = rmcc_matrix_check(m, fn) == RMC_OK ? m->comm : MPI_COMM_NULL;
+    MPI_Comm comm = rmcc_matrix_comm(m, fn);
     if ((st = rmcc_coll_begin_on(comm, fn, args, 1, st)) != RMC_OK)
         return st;
     const struct rmc_dist *d = m->d;

@@ -78,6 +78,13 @@ static inline char *rmcc_tile_laddr(const struct rmc_matrix *m, int64_t t)
 }
 
 rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn);
+/* The communicator a collective on m runs over: m's own (rmc_matrix_create_comm) when m is a good
+ * handle, else MPI_COMM_NULL (every rank). A rank with a bad handle thus meets its fellow members
+ * only when the handle is bad everywhere: the convention of every collective on a matrix. */
+static inline MPI_Comm rmcc_matrix_comm(const struct rmc_matrix *m, const char *fn)
+{
+    return rmcc_matrix_check(m, fn) == RMC_OK ? m->comm : MPI_COMM_NULL;
+}
 
 /* One patch transfer (matrix.c): op 0 get, 1 put, 2 acc; req NULL: blocking. */
 rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[], const int64_t hi[],
