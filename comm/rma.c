@@ -206,24 +206,31 @@ static inline void small_copy(char *d, const char *s, size_t n)
     }
 }
 
-/* The node-local fast path: the target range lies in the most recently used translation entry,
+/* The node-local fast path: the target range lies in one of the translation cache's most recently
+ * used entries (all RMCI_XLATE_MRU of them are looked at, front first, none moved: a program
+ * alternating between the peers of a node, as a hash map's random keys do, stays on this path),
  * of a node-local peer (this implies RMC is initialized and the rank valid), no poll is due and
  * RMC is not thread-safe (then the translation cache is read under the lock, in contig()).
  * Everything else (a poll included, so this path makes no call and needs no stack frame) takes
  * contig(). One node-local operation counts 1/RMCI_POLL_CALL of a communicating call. */
 static inline char *local_hit_any(int rank, const void *remote, size_t bytes, const void *buf)
 {
-    const rmci_xent_t *m = &rmci_xlate_.mru[0];
     uintptr_t a = (uintptr_t)remote;
-    if (RMCI_UNLIKELY(m->rank != rank || a - m->lo >= m->hi - m->lo || bytes > m->hi - a ||
-                      !m->local || bytes == 0 || (RMCI_CHECKS && !buf) ||
-                      rmci_poll_countdown_ <= 1))
+    if (RMCI_UNLIKELY(bytes == 0 || (RMCI_CHECKS && !buf) || rmci_poll_countdown_ <= 1))
         return NULL;
-    rmci_poll_countdown_--;
-    rmci_xlate_.mru_hits++;
-    RMCI_STAT(xlate_lookups, 1);
-    RMCI_STAT(local_ops, 1);
-    return (char *)m->local + (a - m->lo);
+    for (int i = 0; i < RMCI_XLATE_MRU; i++) {
+        const rmci_xent_t *m = &rmci_xlate_.mru[i];
+        if (m->rank != rank || a - m->lo >= m->hi - m->lo)
+            continue;
+        if (RMCI_UNLIKELY(bytes > m->hi - a || !m->local))
+            return NULL;
+        rmci_poll_countdown_--;
+        rmci_xlate_.mru_hits++;
+        RMCI_STAT(xlate_lookups, 1);
+        RMCI_STAT(local_ops, 1);
+        return (char *)m->local + (a - m->lo);
+    }
+    return NULL;
 }
 
 static inline char *local_hit(int rank, const void *remote, size_t bytes, const void *buf)

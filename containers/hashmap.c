@@ -1061,10 +1061,53 @@ rmc_status_t rmc_hashmap_insert(rmc_hashmap_h h, const void *key, const void *va
     return hm_op(h, K_INSERT, key, value, NULL, NULL, NULL, promise, NULL, __func__);
 }
 
+/* A find-only (RMC_PROMISE_FIND) of a plain map on the one-sided path, without building an
+ * operation: each probe is one rmc_get of the whole bucket, as in the state machine's P_SEEN1
+ * (the same reads, so the same counts), the key compared as bytes, the value copied out.
+ * RMC_ERR_RETRY: a bucket is reserved (an insert after all): the general path waits for it. */
+#define HM_PLAIN_LAND 64 /* the largest bucket it reads */
+static rmc_status_t plain_find(const struct rmc_hashmap *h, const void *key, void *out)
+{
+    uint64_t x = plain_hash(h, key), home = x & h->mask;
+    int owner = owner_of(x);
+    size_t bsz = h->bsz, ks = h->kt->size;
+    const char *t = h->pt.tab[owner];
+    _Alignas(16) char land[HM_PLAIN_LAND];
+    for (size_t i = 0; i < h->per; i++) {
+        rmc_status_t st = rmc_get(t + probe_slot(h, home, i) * bsz, land, bsz, owner);
+        if (st != RMC_OK)
+            return st;
+        int64_t s;
+        memcpy(&s, land, 8);
+        s &= HS_STATE;
+        if (s == HS_FREE)
+            return RMC_ERR_NOT_FOUND;
+        if (s == HS_RESERVED)
+            return RMC_ERR_RETRY;
+        uint64_t a, b;
+        if (s == HS_READY && (ks == 8 ? (memcpy(&a, land + 8, 8), memcpy(&b, key, 8), a == b)
+                                      : memcmp(land + 8, key, ks) == 0)) {
+            copy_small(out, land + h->voff, h->vt->size);
+            return RMC_OK;
+        }
+    }
+    return RMC_ERR_NOT_FOUND;
+}
+
 rmc_status_t rmc_hashmap_find(rmc_hashmap_h h, const void *key, void *value, unsigned promise)
 {
     RMCC_SERIAL();
-    return hm_op(h, K_FIND, key, NULL, value, NULL, NULL, promise, NULL, __func__);
+    const char *fn = __func__;
+    if ((promise & HM_PROMISES) == RMC_PROMISE_FIND) {
+        rmc_status_t st = arg_check(h, K_FIND, key, value, promise, fn);
+        if (st != RMC_OK)
+            return st;
+        unsigned force = promise & HM_PATHS ? promise & HM_PATHS : h->path;
+        if (h->plain && h->bsz <= HM_PLAIN_LAND && force != RMC_HASHMAP_RPC &&
+            (st = plain_find(h, key, value)) != RMC_ERR_RETRY)
+            return st;
+    }
+    return hm_op(h, K_FIND, key, NULL, value, NULL, NULL, promise, NULL, fn);
 }
 
 rmc_status_t rmc_hashmap_erase(rmc_hashmap_h h, const void *key, unsigned promise)

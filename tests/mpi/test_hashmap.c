@@ -605,6 +605,76 @@ static void test_buffer_types(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* Find-only finds of plain maps (read bucket by bucket without an operation): 8- and 12-byte keys
+ * past tombstones, absent keys (the output untouched), a bucket too large for that path (80 bytes:
+ * the state machine), the RPC path forced in thread AMO mode, and its argument checks. */
+typedef struct {
+    int64_t w[8];
+} val64_t;
+static void test_find_only(void **s)
+{
+    (void)s;
+    static const rmc_type_t k12 = RMC_TYPE_FIXED("key12", sizeof(key12_t));
+    static const rmc_type_t v64 = RMC_TYPE_FIXED("val64", sizeof(val64_t));
+    const int N = 64;
+    int ok = 1;
+    rmc_hashmap_h h8, h12, hbig;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(2 * N * np), i64, i64, &h8));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(2 * N * np), &k12, i64, &h12));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(2 * N * np), i64, &v64, &hbig));
+    for (int i = 0; i < N; i++) { /* half of them erased again: tombstones on the sequences */
+        int64_t k = (int64_t)me * 1000 + i, v = 3 * k + 1;
+        key12_t k2 = {me, i, 7 * i};
+        val64_t big;
+        for (int j = 0; j < 8; j++)
+            big.w[j] = k * 10 + j;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h8, &k, &v, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h12, &k2, &v, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(hbig, &k, &big, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    for (int i = 1; i < N; i += 2) {
+        int64_t k = (int64_t)me * 1000 + i;
+        key12_t k2 = {me, i, 7 * i};
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h8, &k, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h12, &k2, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    const unsigned F = RMC_PROMISE_FIND;
+    for (int r = 0; r < np; r++)
+        for (int i = 0; i < N + 8; i++) { /* i >= N: never inserted */
+            int64_t k = (int64_t)r * 1000 + i, v = -1, want = i % 2 || i >= N ? -1 : 3 * k + 1;
+            key12_t k2 = {r, i, 7 * i};
+            rmc_status_t wst = want == -1 ? RMC_ERR_NOT_FOUND : RMC_OK;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F) == wst && v == want);
+            v = -1;
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h12, &k2, &v, F) == wst && v == want);
+            val64_t big = {{0}};
+            rmc_status_t bst = rmc_hashmap_find(hbig, &k, &big, F);
+            MPITEST_EXPECT(ok, i < N ? bst == RMC_OK && big.w[0] == k * 10 && big.w[7] == k * 10 + 7
+                                     : bst == RMC_ERR_NOT_FOUND && big.w[0] == 0);
+        }
+    int64_t k = 5, v = 0;
+    if (rmc_amo_mode() == RMC_AMO_MODE_THREAD) { /* forced RPC: the owner finds it */
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F | RMC_HASHMAP_RPC) == RMC_ERR_NOT_FOUND);
+        k = 1000 * (np - 1) + 2;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F | RMC_HASHMAP_RPC) == RMC_OK &&
+                               v == 3 * k + 1);
+    }
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h8, NULL, &v, F) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, NULL, F) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_find: NULL value") != NULL);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F | 0x4000) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F | RMC_HASHMAP_RDMA | RMC_HASHMAP_RPC) ==
+                           RMC_ERR_ARG);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(hbig));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h12));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h8));
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h8, &k, &v, F) == RMC_ERR_HANDLE);
+    MPI_CHECK_ALL(ok);
+}
+
 /* A combining buffer: owners add incoming values to stored ones; absent keys dropped
  * (only_present) or inserted (and then combined with the later ones). */
 static void test_buffer_combine(void **s)
@@ -705,4 +775,4 @@ static void test_bad_input(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
              test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
-             test_buffer_types, test_buffer_combine, test_bad_input)
+             test_buffer_types, test_find_only, test_buffer_combine, test_bad_input)
