@@ -1661,44 +1661,52 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
     char *t = h->pt.ltab[rmcc.rank];
     int fast = h->plain && !b->combine;
     uint64_t x[D];
+    unsigned bad = 0; /* bit i % D: entry i could not be hashed */
     unsigned long long added = 0;
-    rmc_status_t st = RMC_OK;
-    for (size_t i = 0; i < n + D && st == RMC_OK; i++) {
-        if (i >= D) { /* insert entry i - D, whose hash is in x[i % D] */
+    rmc_status_t first = RMC_OK; /* every entry is tried: the batch is off the queue already */
+    for (size_t i = 0; i < n + D; i++) {
+        if (i >= D && !(bad & 1u << (i % D))) { /* insert entry i - D, hash in x[i % D] */
             const char *ej = e + (i - D) * b->esz;
-            st = fast ? plain_insert(h, t, ej, x[i % D] & h->mask, &added)
-                      : insert_packed(b, ej, x[i % D], fn);
-            if (st == RMC_ERR_FULL) {
+            rmc_status_t st = fast ? plain_insert(h, t, ej, x[i % D] & h->mask, &added)
+                                   : insert_packed(b, ej, x[i % D], fn);
+            if (st == RMC_ERR_FULL)
                 b->dropped++;
-                st = RMC_OK;
-            }
+            else if (st != RMC_OK && first == RMC_OK)
+                first = st;
         }
+        bad &= ~(1u << (i % D));
         if (i < n) {
             const char *ei = e + i * b->esz;
             int ok = 1;
             x[i % D] = fast ? plain_hash(h, ei) : packed_hash(h, ei, &ok);
-            if (!ok)
-                st = rmcc_fail(RMC_ERR_INTERNAL, fn, "hashing a buffered key failed");
+            if (!ok) {
+                bad |= 1u << (i % D);
+                if (first == RMC_OK)
+                    first = rmcc_fail(RMC_ERR_INTERNAL, fn, "hashing a buffered key failed");
+            }
             __builtin_prefetch(t + (x[i % D] & h->mask) * h->bsz, 1);
         }
     }
     if (added) /* the store's counter (an RPC on the progress thread may count too) */
         __atomic_fetch_add(&h->n_inserts, added, __ATOMIC_RELAXED);
-    return st;
+    return first;
 }
 
-/* Takes every batch queued at this rank and inserts it. */
+/* Takes every batch queued at this rank and inserts it, all of them whatever fails (a peer may
+ * wait for room in this queue); returns the first failure. */
 static rmc_status_t drain(struct rmc_hashmap_buffer *b, const char *fn)
 {
+    rmc_status_t first = RMC_OK;
     for (;;) {
         size_t got = 0;
         rmc_status_t st = rmc_queue_pop_upto(b->q[rmcc.rank], b->land, b->batch, &got, 0);
         if (st == RMC_ERR_EMPTY)
-            return RMC_OK;
-        if (st == RMC_OK)
-            st = insert_batch(b, b->land, got, fn);
-        if (st != RMC_OK)
-            return st;
+            return first;
+        if (st != RMC_OK) /* the queue itself failed: nothing more comes out of it */
+            return first != RMC_OK ? first : st;
+        st = insert_batch(b, b->land, got, fn);
+        if (st != RMC_OK && first == RMC_OK)
+            first = st;
     }
 }
 
@@ -1713,17 +1721,20 @@ static rmc_status_t push_batch(struct rmc_hashmap_buffer *b, int owner, const ch
         b->cnt[owner] = 0;
         return st;
     }
+    rmc_status_t first = RMC_OK; /* of this rank's own inserts meanwhile */
     while (b->cnt[owner]) {
         rmc_status_t st = rmc_queue_push_n(b->q[owner], b->buf[owner], b->cnt[owner], 0);
         if (st == RMC_OK) {
             b->cnt[owner] = 0;
             break;
         }
-        if (st != RMC_ERR_FULL || (st = drain(b, fn)) != RMC_OK)
+        if (st != RMC_ERR_FULL)
             return st;
+        if ((st = drain(b, fn)) != RMC_OK && first == RMC_OK)
+            first = st;
         pause_round(&spins);
     }
-    return RMC_OK;
+    return first;
 }
 
 rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, size_t batch,
@@ -1787,7 +1798,7 @@ rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_upda
     if (st != RMC_OK)
         return st;
     size_t vs = b->h->vt->size;
-    if (fn && !b->uobj && (!(b->uobj = malloc(vs)) || !(b->vin = malloc(vs))))
+    if (fn && ((!b->uobj && !(b->uobj = malloc(vs))) || (!b->vin && !(b->vin = malloc(vs)))))
         return rmcc_fail(RMC_ERR_NOMEM, fn_name, "%zu bytes", 2 * vs);
     b->combine = fn;
     b->only_present = fn && only_present;
@@ -1831,19 +1842,25 @@ rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b)
     RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st = buf_check(b, fn);
+    int live = st == RMC_OK;
     /* Push every batch, then wait for every rank to have pushed its own: a peer may still wait for
-     * room in this rank's queue, so this rank takes its queue in all along (the collective's
-     * agreement comes after, when nobody waits for anybody). */
-    for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++)
-        st = push_batch(b, r, fn);
+     * room in this rank's queue, so this rank takes its queue in all along, whatever failed before
+     * (the collective's agreement on the first failure comes after, when nobody waits for
+     * anybody). */
+    for (int r = 0; live && r < rmcc.nranks; r++) {
+        rmc_status_t p = push_batch(b, r, fn);
+        if (p != RMC_OK && st == RMC_OK)
+            st = p;
+    }
     MPI_Request rq;
     if (MPI_Ibarrier(rmcc.comm, &rq) != MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Ibarrier failed");
     int done = 0;
     unsigned spins = 0;
     for (;;) {
-        if (st == RMC_OK)
-            st = drain(b, fn);
+        rmc_status_t d = live ? drain(b, fn) : RMC_OK;
+        if (d != RMC_OK && st == RMC_OK)
+            st = d;
         if (done)
             break;
         if (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)

@@ -163,7 +163,10 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
  * run on its map (an insert phase: RMC_PROMISE_LOCAL rules for the owners). Errors: as the map's
  * operations; RMC_ERR_FULL when an owner's table had no room for some entries (reported by the
  * flush on every rank, with the number of entries dropped in rmc_last_error; resize the map and
- * insert them again). */
+ * insert them again). An owner's insert that fails otherwise (a combining function's error, a type
+ * function's) is reported by the call in which the owner inserted it (its flush, or a buffered
+ * insert of its own that waited for room in a peer's queue) and by every rank's flush; the other
+ * entries are inserted all the same. */
 typedef struct rmc_hashmap_buffer *rmc_hashmap_buffer_h;
 
 /* Collective. A buffer for h: batches of `batch` entries (>= 1), queues of `queue_capacity`

@@ -605,6 +605,55 @@ static void test_buffer_types(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* A combining function that refuses stored odd values (the key's parity here) and adds otherwise. */
+static rmc_status_t odd_refused(void *value, void *arg)
+{
+    int64_t v, in;
+    memcpy(&v, value, 8);
+    memcpy(&in, arg, 8);
+    if (v % 2)
+        return RMC_ERR_ARG;
+    v += in;
+    memcpy(value, &v, 8);
+    return RMC_OK;
+}
+
+/* An owner's inserts fail (the combining function refuses odd keys) while the other ranks wait for
+ * room in its small queue: it keeps taking their batches in (it stopped at the first failure and
+ * the flush hung), every other entry is still combined, and the flush fails on every rank. */
+static void test_buffer_fail(void **s)
+{
+    (void)s;
+    const int64_t K = 400;
+    int ok = 1;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 4, 4, &b));
+    for (int64_t k = me; k < K; k += np)
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &k) == RMC_OK);
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    MPI_CHECK_OK(rmc_hashmap_buffer_combine(b, odd_refused, 0));
+    int64_t two = 2;
+    if (me != 0) /* rank 0 goes straight into the flush */
+        for (int64_t k = 0; k < K; k++)
+            if (rmc_hashmap_owner(h, &k) == 0)
+                MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &two) == RMC_OK);
+    rmc_status_t st = rmc_hashmap_buffer_flush(b);
+    MPITEST_EXPECT(ok, st != RMC_OK);
+    if (me == 0)
+        MPITEST_EXPECT(ok, st == RMC_ERR_ARG &&
+                               strstr(rmc_last_error(), "rmc_hashmap_buffer_flush") != NULL);
+    MPI_CHECK_OK(rmc_barrier());
+    for (int64_t k = 0; k < K; k++) {
+        int64_t v = -1, want = k + (rmc_hashmap_owner(h, &k) == 0 && k % 2 == 0 ? 2 * (np - 1) : 0);
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == want);
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
 /* Find-only finds of plain maps (read bucket by bucket without an operation): 8- and 12-byte keys
  * past tombstones, absent keys (the output untouched), a bucket too large for that path (80 bytes:
  * the state machine), the RPC path forced in thread AMO mode, and its argument checks. */
@@ -775,4 +824,4 @@ static void test_bad_input(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
              test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
-             test_buffer_types, test_find_only, test_buffer_combine, test_bad_input)
+             test_buffer_types, test_find_only, test_buffer_combine, test_buffer_fail, test_bad_input)
