@@ -174,13 +174,19 @@ static rmc_status_t coll_on(MPI_Comm comm, const char *fn, const uint64_t *args,
         return rmcc_fail(RMC_ERR_STATE, fn,
                          "the ranks are in different container collectives (each rank must call "
                          "the same collectives in the same order)");
+    rmc_status_t worst = (rmc_status_t)((int64_t)out[0] - OFF);
+    if (worst != RMC_OK) /* a rank failed its own checks: that, not the arguments it left out */
+        return st != RMC_OK ? st
+                            : rmcc_fail(worst, fn, "another rank failed: %s (its rmc_last_error "
+                                                   "says why)",
+                                        rmc_status_string(worst));
     for (int i = 1; i < n; i++)
         if (out[1 + 2 * i] != ~out[2 + 2 * i]) {
             *diff = i;
             return rmcc_fail(RMC_ERR_ARG, fn, "the ranks passed different arguments (argument %d)",
                              i);
         }
-    return (rmc_status_t)((int64_t)out[0] - OFF);
+    return RMC_OK;
 }
 
 static rmc_status_t coll(const char *fn, const uint64_t *args, int nargs, rmc_status_t st,

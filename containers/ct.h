@@ -70,7 +70,7 @@ static inline void *rmcc_addr(int rank, uint64_t off)
  * not a use after free. */
 struct rmcc_obj {
     uint32_t magic; /* RMCC_MAGIC_* while live, RMCC_MAGIC_DEAD after destroy */
-    uint32_t pad_;
+    uint32_t flags; /* RMCC_OBJ_*: kept after destroy */
     rmcc_obj_t *next;
     void (*release)(rmcc_obj_t *o); /* frees what the handle holds besides itself (or NULL) */
 };
@@ -81,6 +81,9 @@ struct rmcc_obj {
 #define RMCC_MAGIC_HMBUF 0x484d4255u /* "HMBU" */
 #define RMCC_MAGIC_KV 0x4b565354u /* "KVST" */
 #define RMCC_MAGIC_DEAD  0x44454144u /* "DEAD" */
+/* The handle is a container of a subset of the ranks (its collectives are theirs): once destroyed,
+ * a collective with it can meet nobody, so its members fail alone. */
+#define RMCC_OBJ_SUBSET 1u
 
 /* The failure of rmcc_obj_check: the layer down, a NULL, destroyed or foreign handle. */
 rmc_status_t rmcc_obj_bad(const rmcc_obj_t *o, uint32_t magic, const char *what, const char *fn);
@@ -105,8 +108,10 @@ void rmcc_obj_free_all(void);
 /* Starts a container collective `fn` (every rank must call one with the same fn and args):
  * waits until every rank has entered a container collective (RMC_COLL_TIMEOUT: after that many
  * seconds RMC_ERR_STATE, and the layer refuses further collectives), then agrees: ranks in
- * different collectives get RMC_ERR_STATE, the same collective with different args RMC_ERR_ARG,
- * otherwise every rank gets the worst of the `st`s. Attentive. */
+ * different collectives get RMC_ERR_STATE; when a rank's `st` is a failure, that rank gets its own
+ * (its message kept) and the others the worst one ("another rank failed"), whatever the args (a
+ * failing rank may not have them); else the same collective with different args RMC_ERR_ARG.
+ * Attentive. */
 rmc_status_t rmcc_coll_begin(const char *fn, const uint64_t *args, int nargs, rmc_status_t st);
 
 /* rmcc_coll_begin of a creation: the element type must be the same on every rank too

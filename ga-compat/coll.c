@@ -28,6 +28,8 @@ gai_group_t *gai_group(int p, const char *fn)
 MPI_Comm gai_group_comm(int p, const char *fn)
 {
     gai_group_t *g = gai_group(p, fn);
+    if (g->me < 0) /* (its MPI_COMM_NULL would mean every process) */
+        gai_error(fn, "process %d is not in group %d", gai.me, p);
     return g->size != gai.np ? g->comm : MPI_COMM_NULL;
 }
 

@@ -188,7 +188,8 @@ void *gai_block_ptr(gai_array_t *a, int64_t t, int64_t ld[]);
 /* The group of handle p (GAI_WORLD included); aborts on an invalid handle. */
 gai_group_t *gai_group(int p, const char *fn);
 /* The communicator the matrices of group p's arrays are created on: MPI_COMM_NULL when the group
- * holds every process (rmc_matrix_create), else the group's own (rmc_matrix_create_comm). */
+ * holds every process (rmc_matrix_create), else the group's own (rmc_matrix_create_comm). Aborts
+ * on a process outside the group. */
 MPI_Comm gai_group_comm(int p, const char *fn);
 /* The world rank of member i of group p. */
 int gai_group_rank(int p, int i);

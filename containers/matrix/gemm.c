@@ -1787,7 +1787,10 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
                            same_ranks(a, c) ? "B" : "A");
     }
     /* matrices of a subset of the ranks: a collective of their communicator */
-    MPI_Comm comm = rmcc_matrix_comm(c, fn);
+    MPI_Comm comm;
+    rmc_status_t alone = rmcc_matrix_comm(c, fn, &comm);
+    if (alone != RMC_OK)
+        return alone;
     uint64_t args[8] = {
         st == RMC_OK ? a->id : ~0ull,    st == RMC_OK ? b->id : 0,
         st == RMC_OK ? c->id : 0,        (uint64_t)(unsigned char)transa,
@@ -1841,8 +1844,10 @@ rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_ma
     if (st != RMC_OK) { /* agreed with the others, which may be in the patch form's collective:
                          * C's communicator, as there */
         uint64_t args[8] = {~0ull};
-        MPI_Comm comm = rmcc_matrix_comm(c, fn);
-        return rmcc_coll_begin_on(comm, "rmc_matrix_gemm_patch", args, 8, st);
+        MPI_Comm comm;
+        rmc_status_t alone = rmcc_matrix_comm(c, fn, &comm);
+        return alone != RMC_OK ? alone
+                               : rmcc_coll_begin_on(comm, "rmc_matrix_gemm_patch", args, 8, st);
     }
     return rmc_error_in(rmc_matrix_gemm_patch(transa, transb, alpha, a, z, a->d->dims, b, z,
                                               b->d->dims, beta, c, z, c->d->dims, algo, stats),

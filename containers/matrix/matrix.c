@@ -184,6 +184,8 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
     if (st == RMC_OK) {
         rmcc_parts_map(&m->parts);
         rmcc_obj_add(&m->obj, RMCC_MAGIC_MATRIX, m_release);
+        if (comm != MPI_COMM_NULL)
+            m->obj.flags |= RMCC_OBJ_SUBSET;
         *mp = m;
         return RMC_OK;
     }
@@ -254,13 +256,16 @@ rmc_status_t rmc_matrix_destroy(rmc_matrix_h m)
     RMCC_SERIAL();
     const char *fn = __func__;
     rmc_status_t st, bar;
-    if (m && rmcc_matrix_check(m, fn) == RMC_OK && m->comm != MPI_COMM_NULL) {
-        MPI_Comm c = m->comm;
+    MPI_Comm c;
+    if ((st = rmcc_matrix_comm(m, fn, &c)) != RMC_OK) /* destroyed already, on a subset */
+        return st;
+    if (c != MPI_COMM_NULL) {
         uint64_t arg = m->id;
         if ((st = rmcc_coll_begin_on(c, fn, &arg, 1, RMC_OK)) != RMC_OK)
             return st;
         bar = rmcc_barrier_on(c);
         st = finish_destroy(m, bar, fn);
+        m->comm = MPI_COMM_NULL;
         MPI_Comm_free(&c);
         return st;
     }
@@ -615,7 +620,10 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v)
     uint64_t args[1] = {st == RMC_OK ? m->id : ~0ull};
     /* the handle's communicator whenever the handle is good (a rank with a bad value must still
      * meet the others in their collective, to fail there with them) */
-    MPI_Comm comm = rmcc_matrix_comm(m, fn);
+    MPI_Comm comm;
+    rmc_status_t alone = rmcc_matrix_comm(m, fn, &comm);
+    if (alone != RMC_OK)
+        return alone;
     if ((st = rmcc_coll_begin_on(comm, fn, args, 1, st)) != RMC_OK)
         return st;
     const struct rmc_dist *d = m->d;

@@ -78,12 +78,23 @@ static inline char *rmcc_tile_laddr(const struct rmc_matrix *m, int64_t t)
 }
 
 rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn);
-/* The communicator a collective on m runs over: m's own (rmc_matrix_create_comm) when m is a good
- * handle, else MPI_COMM_NULL (every rank). A rank with a bad handle thus meets its fellow members
- * only when the handle is bad everywhere: the convention of every collective on a matrix. */
-static inline MPI_Comm rmcc_matrix_comm(const struct rmc_matrix *m, const char *fn)
+/* The communicator a collective on m runs over (*comm): m's own (rmc_matrix_create_comm) when m is
+ * a good handle, else MPI_COMM_NULL (every rank). A rank with a bad handle thus meets its fellow
+ * members only when the handle is bad everywhere: the convention of every collective on a matrix.
+ * A destroyed matrix of a subset of the ranks is such a handle on all of its members (destruction
+ * was a collective of theirs), but the other ranks would never join: RMC_ERR_HANDLE (recorded by
+ * the check under fn), and the caller fails alone, with no collective. Else RMC_OK. */
+static inline rmc_status_t rmcc_matrix_comm(const struct rmc_matrix *m, const char *fn,
+                                            MPI_Comm *comm)
 {
-    return rmcc_matrix_check(m, fn) == RMC_OK ? m->comm : MPI_COMM_NULL;
+    *comm = MPI_COMM_NULL;
+    if (rmcc_matrix_check(m, fn) == RMC_OK) {
+        *comm = m->comm;
+        return RMC_OK;
+    }
+    return m && m->obj.magic == RMCC_MAGIC_DEAD && (m->obj.flags & RMCC_OBJ_SUBSET)
+               ? RMC_ERR_HANDLE
+               : RMC_OK;
 }
 
 /* One patch transfer (matrix.c): op 0 get, 1 put, 2 acc; req NULL: blocking. */

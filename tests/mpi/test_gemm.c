@@ -471,6 +471,40 @@ static void test_subset(void **s)
                                (!C || rmc_matrix_destroy(C) == RMC_OK));
     }
     MPI_CHECK_ALL(ok);
+    /* Errors on a subset: a destroyed C fails on its members alone (no collective could meet the
+     * other ranks: it hung in one of every rank), and so does its second destruction and a fill;
+     * a patch out of range on one member alone: that member's own error, the worst on the others
+     * (was "different arguments" everywhere). Then the layer's collectives still work. */
+    {
+        rmc_matrix_h A = make_sub(RMC_ELEM_F64, sub, ranks, nsub, col, 6, 6, 1);
+        rmc_matrix_h B = make_sub(RMC_ELEM_F64, sub, ranks, nsub, row, 6, 6, 2);
+        rmc_matrix_h C = make_sub(RMC_ELEM_F64, sub, ranks, nsub, col, 6, 6, 3);
+        double one = 1;
+        int64_t lo[2] = {0, 0}, hi[2] = {6, 6}, bad[2] = {6, 7};
+        int sr;
+        MPI_Comm_rank(sub, &sr);
+        MPITEST_EXPECT(ok, A && B && C);
+        if (A && B && C) {
+            rmc_status_t r = rmc_matrix_gemm_patch('N', 'N', &one, A, lo, hi, B, lo, hi, &one, C,
+                                                   lo, sr == 0 ? bad : hi, 0, NULL);
+            MPITEST_EXPECT(ok, r == RMC_ERR_BOUNDS);
+            MPITEST_EXPECT(ok, strstr(rmc_last_error(), sr == 0 ? "rmc_matrix_gemm_patch"
+                                                                : "another rank failed") != NULL);
+            MPITEST_EXPECT(ok, rmc_matrix_destroy(C) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_matrix_gemm('N', 'N', &one, A, B, &one, C, 0, NULL) ==
+                                       RMC_ERR_HANDLE &&
+                                   strstr(rmc_last_error(), "destroyed") != NULL);
+            MPITEST_EXPECT(ok, rmc_matrix_gemm_patch('N', 'N', &one, A, lo, hi, B, lo, hi, &one,
+                                                     C, lo, hi, 0, NULL) == RMC_ERR_HANDLE);
+            MPITEST_EXPECT(ok, rmc_matrix_fill(C, &one) == RMC_ERR_HANDLE);
+            MPITEST_EXPECT(ok, rmc_matrix_destroy(C) == RMC_ERR_HANDLE);
+        }
+        MPITEST_EXPECT(ok, (!A || rmc_matrix_destroy(A) == RMC_OK) &&
+                               (!B || rmc_matrix_destroy(B) == RMC_OK));
+        rmc_matrix_h W = make(RMC_ELEM_F64, 0, 4, 4, 1);
+        MPITEST_EXPECT(ok, W && rmc_matrix_destroy(W) == RMC_OK);
+    }
+    MPI_CHECK_ALL(ok);
     /* A on (a communicator congruent to) every rank but not of all ranks, B and C of all ranks */
     int all[64];
     for (int r = 0; r < np && r < 64; r++)
