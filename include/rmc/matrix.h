@@ -180,7 +180,8 @@ rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
  * distribution placed there with rmc_dist_set_ranks; RMC_ERR_ARG otherwise). Any rank may then
  * read and write it one-sidedly; rmc_matrix_destroy, rmc_matrix_fill and rmc_matrix_gemm /
  * _patch on it are collective over comm; the sparse multiplications refuse it
- * (RMC_ERR_UNSUPPORTED). GA's arrays on process groups. */
+ * (RMC_ERR_UNSUPPORTED). Once destroyed, those calls fail on its members alone (RMC_ERR_HANDLE,
+ * no collective). GA's arrays on process groups. */
 rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
 /* Collective over comm (MPI_COMM_NULL: all ranks, as rmc_matrix_create; else as
  * rmc_matrix_create_comm). A matrix of opaque elements of esize bytes (1 .. RMC_ELEM_OPAQUE_MAX),
