@@ -1654,12 +1654,62 @@ static rmc_status_t op_panel(const operand_t *o, int64_t r, int64_t nr, int64_t 
     return rmcc_matrix_patch(o->m, 0, lo, hi, buf, ld, NULL, NULL, fn);
 }
 
+/* A run of C's rows (or columns) that this rank's tiles cover, and where its panel lies. */
+typedef struct sub_run {
+    int64_t lo, len; /* in C's patch coordinates */
+    size_t at;       /* byte offset of its panel in the panel buffer */
+    int64_t ld;      /* the panel's leading dimension (op_panel's) */
+} sub_run_t;
+
+/* The runs (disjoint, sorted, adjacent ones merged) covering the intervals [lo[i], lo[i] + len[i]),
+ * into runs (n entries at most); returns their number. */
+static int64_t sub_runs(const int64_t *lo, const int64_t *len, int64_t n, sub_run_t *runs)
+{
+    int64_t nr = 0;
+    for (int64_t i = 0; i < n; i++)
+        runs[nr++] = (sub_run_t){lo[i], len[i], 0, 0};
+    for (int64_t i = 1; i < nr; i++) { /* insertion sort: a rank's tiles come in grid order */
+        sub_run_t x = runs[i];
+        int64_t j = i;
+        for (; j > 0 && runs[j - 1].lo > x.lo; j--)
+            runs[j] = runs[j - 1];
+        runs[j] = x;
+    }
+    int64_t m = 0;
+    for (int64_t i = 0; i < nr; i++) {
+        if (m && runs[i].lo <= runs[m - 1].lo + runs[m - 1].len) {
+            int64_t e = runs[i].lo + runs[i].len, pe = runs[m - 1].lo + runs[m - 1].len;
+            runs[m - 1].len = (e > pe ? e : pe) - runs[m - 1].lo;
+        } else
+            runs[m++] = runs[i];
+    }
+    return m;
+}
+
+/* The run holding x (runs sorted, one of them holds it). */
+static const sub_run_t *sub_find(const sub_run_t *runs, int64_t n, int64_t x)
+{
+    int64_t a = 0, b = n;
+    while (b - a > 1) {
+        int64_t mid = (a + b) / 2;
+        if (runs[mid].lo <= x)
+            a = mid;
+        else
+            b = mid;
+    }
+    return &runs[a];
+}
+
 /* Matrices of a subset of the ranks (rmc_matrix_create_comm: GA's process groups). The engine's
  * rounds and work grid are the whole job's; here each member computes the part of C's patch it
- * owns, tile by tile, with the panels of op(A) and op(B) that part needs fetched one-sidedly,
- * SUB_KB columns of the inner dimension at a time (owner computes: stationary C). Collective over
- * the matrices' communicator `comm`; C is complete on every member at the end. */
-#define SUB_KB 512
+ * owns (owner computes: stationary C), SUB_KB columns of the inner dimension at a time: for each
+ * such chunk it fetches one-sidedly the panels of op(A) for the rows and of op(B) for the columns
+ * its tiles cover, each run of adjacent rows (columns) as one patch transfer, then multiplies tile
+ * by tile out of them. (Fetched per tile, a grid of small tiles (GA's block-cyclic arrays) read
+ * each panel once for every tile of its row or column.) Collective over the matrices' communicator
+ * `comm`; C is complete on every member at the end. */
+#define SUB_KB    512
+#define SUB_PANEL ((size_t)64 << 20) /* panel bytes per chunk above which chunks get thinner */
 static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
 {
     rmcc_blas_threads();
@@ -1667,12 +1717,19 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
     struct rmc_matrix *c = g->c;
     struct rmc_dist *d = c->d;
     size_t es = g->es;
-    int64_t kb = g->k < SUB_KB ? g->k : SUB_KB;
     int ta = g->a.trans ? 1 + g->a.conj : 0, tb = g->b.trans ? 1 + g->b.conj : 0;
-    char *ab = NULL, *bb = NULL;
-    size_t cap_a = 0, cap_b = 0;
     rmc_status_t st = RMC_OK;
-    for (int64_t t = 0; st == RMC_OK && t < d->ntiles; t++) {
+    /* this rank's tiles, clipped to the patch (in patch coordinates) */
+    int64_t nt = 0, *tl = malloc(sizeof(int64_t) * 5 * (size_t)(d->ntiles + 1));
+    sub_run_t *rr = malloc(sizeof(sub_run_t) * (size_t)(2 * d->ntiles + 2)), *cr = NULL;
+    char *pa = NULL, *pb = NULL;
+    if (!tl || !rr) {
+        st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "%lld tiles' lists", (long long)d->ntiles);
+        goto out;
+    }
+    int64_t *tr = tl + d->ntiles, *tm = tr + d->ntiles, *tq = tm + d->ntiles,
+            *tn = tq + d->ntiles; /* tile ids, rows (first, count), columns (first, count) */
+    for (int64_t t = 0; t < d->ntiles; t++) {
         if (c->towner[t] != rmcc.rank)
             continue;
         int64_t lo[2], hi[2];
@@ -1683,44 +1740,73 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
         int64_t q1 = hi[1] < g->c0[1] + g->n ? hi[1] : g->c0[1] + g->n;
         if (r0 >= r1 || q0 >= q1)
             continue;
-        int64_t mi = r1 - r0, ni = q1 - q0, ldc = hi[1] - lo[1];
-        char *cp = rmcc_tile_laddr(c, t) + (size_t)((r0 - lo[0]) * ldc + (q0 - lo[1])) * es;
-        if (g->k == 0) { /* C = beta C */
-            scale_block(g->e, cp, mi, ni, ldc, g->beta);
-            continue;
-        }
-        size_t na = (size_t)(mi * kb) * es, nb = (size_t)(kb * ni) * es;
-        if (na > cap_a || nb > cap_b) {
-            free(ab);
-            free(bb);
-            cap_a = na > cap_a ? na : cap_a;
-            cap_b = nb > cap_b ? nb : cap_b;
-            ab = malloc(cap_a);
-            bb = malloc(cap_b);
-            if (!ab || !bb) {
-                st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "%zu bytes of panels", cap_a + cap_b);
-                break;
-            }
-        }
-        for (int64_t k0 = 0; st == RMC_OK && k0 < g->k; k0 += kb) {
-            int64_t kk = g->k - k0 < kb ? g->k - k0 : kb, lda, ldb;
-            double t0 = now();
-            st = op_panel(&g->a, r0 - g->c0[0], mi, k0, kk, ab, &lda, g->fn);
-            if (st == RMC_OK)
-                st = op_panel(&g->b, k0, kk, q0 - g->c0[1], ni, bb, &ldb, g->fn);
-            g->st.comm_wait += now() - t0;
-            g->st.bytes += (double)((mi + ni) * kk) * (double)es;
-            if (st != RMC_OK)
-                break;
-            t0 = now();
-            blas(g->e, ta, tb, mi, ni, kk, g->alpha, ab, lda, bb, ldb, k0 ? g->one : g->beta, cp,
-                 ldc);
-            g->st.compute += now() - t0;
-            g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)(mi * ni) * (double)kk;
-        }
+        tl[nt] = t;
+        tr[nt] = r0 - g->c0[0], tm[nt] = r1 - r0, tq[nt] = q0 - g->c0[1], tn[nt] = q1 - q0;
+        nt++;
     }
-    free(ab);
-    free(bb);
+    if (nt == 0)
+        goto out;
+    cr = rr + nt + 1;
+    int64_t nrr = sub_runs(tr, tm, nt, rr), ncr = sub_runs(tq, tn, nt, cr), rows = 0, cols = 0;
+    for (int64_t i = 0; i < nrr; i++)
+        rows += rr[i].len;
+    for (int64_t i = 0; i < ncr; i++)
+        cols += cr[i].len;
+    int64_t kb = g->k < SUB_KB ? g->k : SUB_KB;
+    while (kb > 16 && (size_t)((rows + cols) * kb) * es > SUB_PANEL)
+        kb /= 2;
+    if (g->k && (!(pa = malloc((size_t)(rows * kb) * es)) ||
+                 !(pb = malloc((size_t)(cols * kb) * es)))) {
+        st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "%zu bytes of panels",
+                       (size_t)((rows + cols) * kb) * es);
+        goto out;
+    }
+    for (int64_t k0 = 0; st == RMC_OK && k0 < g->k; k0 += kb) {
+        int64_t kk = g->k - k0 < kb ? g->k - k0 : kb;
+        double t0 = now();
+        size_t at = 0;
+        for (int64_t i = 0; st == RMC_OK && i < nrr; at += (size_t)(rr[i].len * kk) * es, i++) {
+            rr[i].at = at;
+            st = op_panel(&g->a, rr[i].lo, rr[i].len, k0, kk, pa + at, &rr[i].ld, g->fn);
+        }
+        at = 0;
+        for (int64_t i = 0; st == RMC_OK && i < ncr; at += (size_t)(cr[i].len * kk) * es, i++) {
+            cr[i].at = at;
+            st = op_panel(&g->b, k0, kk, cr[i].lo, cr[i].len, pb + at, &cr[i].ld, g->fn);
+        }
+        g->st.comm_wait += now() - t0;
+        g->st.bytes += (double)((rows + cols) * kk) * (double)es;
+        t0 = now();
+        for (int64_t i = 0; st == RMC_OK && i < nt; i++) {
+            const sub_run_t *ra = sub_find(rr, nrr, tr[i]), *rb = sub_find(cr, ncr, tq[i]);
+            int64_t da = tr[i] - ra->lo, db = tq[i] - rb->lo; /* the tile's place in its runs */
+            /* op(A)'s rows: panel rows (ld kk), or columns of the transposed panel (ld len) */
+            const char *ap = pa + ra->at + (size_t)(ta ? da : da * ra->ld) * es;
+            const char *bp = pb + rb->at + (size_t)(tb ? db * rb->ld : db) * es;
+            int64_t lo[2], hi[2];
+            rmc_dist_tile(d, tl[i], lo, hi, NULL);
+            int64_t ldc = hi[1] - lo[1];
+            char *cp = rmcc_tile_laddr(c, tl[i]) +
+                       (size_t)((tr[i] + g->c0[0] - lo[0]) * ldc + (tq[i] + g->c0[1] - lo[1])) * es;
+            blas(g->e, ta, tb, tm[i], tn[i], kk, g->alpha, ap, ra->ld, bp, rb->ld,
+                 k0 ? g->one : g->beta, cp, ldc);
+            g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)(tm[i] * tn[i]) * (double)kk;
+        }
+        g->st.compute += now() - t0;
+    }
+    for (int64_t i = 0; g->k == 0 && i < nt; i++) { /* C = beta C */
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(d, tl[i], lo, hi, NULL);
+        int64_t ldc = hi[1] - lo[1];
+        char *cp = rmcc_tile_laddr(c, tl[i]) +
+                   (size_t)((tr[i] + g->c0[0] - lo[0]) * ldc + (tq[i] + g->c0[1] - lo[1])) * es;
+        scale_block(g->e, cp, tm[i], tn[i], ldc, g->beta);
+    }
+out:
+    free(pa);
+    free(pb);
+    free(tl);
+    free(rr);
     double t0 = now();
     rmc_status_t bar = rmcc_barrier_on(comm); /* every member's part of C is complete */
     g->st.imbalance = now() - t0;

@@ -376,13 +376,15 @@ static void test_bad_input(void **s)
 /* A rows x cols matrix of pattern `which` on the ranks of `sub` (ranks[0 .. nsub - 1] in RMC's
  * numbering), tiles of a regular grid `pg` (a nsub x 1 or 1 x nsub grid); sub's rank 0 writes
  * it. */
-static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub,
-                             const int pg[2], int64_t rows, int64_t cols, int which)
+static rmc_matrix_h make_sub_bc(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub,
+                                const int pg[2], const int64_t *block, int64_t rows, int64_t cols,
+                                int which)
 {
     int64_t dims[2] = {rows, cols};
     rmc_dist_h d;
     rmc_matrix_h m = NULL;
-    int ok = rmc_dist_regular(2, dims, NULL, pg, &d) == RMC_OK &&
+    int ok = (block ? rmc_dist_round_robin(2, dims, block, &d)
+                    : rmc_dist_regular(2, dims, NULL, pg, &d)) == RMC_OK &&
              rmc_dist_set_ranks(d, ranks, nsub) == RMC_OK &&
              rmc_matrix_create_comm(sub, d, e, &m) == RMC_OK;
     rmc_dist_free(d);
@@ -396,6 +398,11 @@ static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int n
     }
     MPI_Barrier(sub);
     return ok ? m : NULL;
+}
+static rmc_matrix_h make_sub(rmc_elem_t e, MPI_Comm sub, const int *ranks, int nsub,
+                             const int pg[2], int64_t rows, int64_t cols, int which)
+{
+    return make_sub_bc(e, sub, ranks, nsub, pg, NULL, rows, cols, which);
 }
 
 /* Matrices of a subset of the ranks (rmc_matrix_create_comm): the even and the odd ranks each
@@ -465,6 +472,35 @@ static void test_subset(void **s)
             MPITEST_EXPECT(ok, V && rmc_matrix_gemm(ta, tb, &alpha, V, B, &beta, C, 0, NULL) ==
                                         RMC_ERR_ARG);
             MPITEST_EXPECT(ok, V && rmc_matrix_destroy(V) == RMC_OK);
+        }
+        MPITEST_EXPECT(ok, (!A || rmc_matrix_destroy(A) == RMC_OK) &&
+                               (!B || rmc_matrix_destroy(B) == RMC_OK) &&
+                               (!C || rmc_matrix_destroy(C) == RMC_OK));
+    }
+    MPI_CHECK_ALL(ok);
+    /* Round-robin tiles of a few elements, a different block on each operand (GA's block-cyclic
+     * arrays on a group): each member's tiles share panels, fetched once per chunk of the inner
+     * dimension for every run of rows and columns its tiles cover, and used in place */
+    for (int c = 0; c < 2; c++) {
+        rmc_elem_t e = c ? RMC_ELEM_C64 : RMC_ELEM_F64;
+        char ta = c ? 'N' : 'T', tb = c ? 'C' : 'N';
+        int64_t m = 23, n = 19, k = 17, off = c; /* c = 1: patches at (1, 2) */
+        int64_t alo[2] = {off, 2 * off}, blo[2] = {2 * off, off}, clo[2] = {off, off};
+        int64_t ar = (ta == 'N' ? m : k) + alo[0] + off, ac = (ta == 'N' ? k : m) + alo[1] + off;
+        int64_t br = (tb == 'N' ? k : n) + blo[0] + off, bc = (tb == 'N' ? n : k) + blo[1] + off;
+        int64_t ahi[2] = {ar - off, ac - off}, bhi[2] = {br - off, bc - off};
+        int64_t chi[2] = {clo[0] + m, clo[1] + n};
+        int64_t ba[2] = {3, 2}, bb[2] = {2, 5}, bcb[2] = {4, 3};
+        rmc_matrix_h A = make_sub_bc(e, sub, ranks, nsub, NULL, ba, ar, ac, 1);
+        rmc_matrix_h B = make_sub_bc(e, sub, ranks, nsub, NULL, bb, br, bc, 2);
+        rmc_matrix_h C = make_sub_bc(e, sub, ranks, nsub, NULL, bcb, m + 2 * off, n + 2 * off, 3);
+        MPITEST_EXPECT(ok, A && B && C);
+        double complex alpha = 0.5 + (c ? 0.25 * I : 0), beta = 2;
+        if (A && B && C) {
+            rmc_status_t r = rmc_matrix_gemm_patch(ta, tb, &alpha, A, alo, ahi, B, blo, bhi, &beta,
+                                                   C, clo, chi, RMC_GEMM_AUTO, NULL);
+            MPITEST_EXPECT(ok, r == RMC_OK);
+            MPITEST_EXPECT(ok, check(C, e, ta, tb, alpha, beta, alo, blo, clo, chi, k, 0));
         }
         MPITEST_EXPECT(ok, (!A || rmc_matrix_destroy(A) == RMC_OK) &&
                                (!B || rmc_matrix_destroy(B) == RMC_OK) &&
