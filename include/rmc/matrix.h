@@ -264,7 +264,10 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v);
  *   RMC_GEMM_SUMMA         the bulk-synchronous reference: MPI row and column communicators and
  *                          broadcasts (needs a regular distribution with one tile per process)
  *   RMC_GEMM_AUTO          the stationary variant that moves the least data (§7.5's volumes:
- *                          C: mk/p + kn/p, A: kn/p + mn/p, B: mk/p + mn/p)
+ *                          C: mk/p + kn/p, A: kn/p + mn/p, B: mk/p + mn/p); on small tiles
+ *                          (under 48 rows or columns on average, more tiles than ranks) owner
+ *                          computes with panels shared by the tiles of a row or column, as for
+ *                          matrices of a subset of the ranks (reported as stationary C)
  */
 typedef enum rmc_gemm_algo {
     RMC_GEMM_AUTO = 0,
