@@ -1661,6 +1661,12 @@ typedef struct sub_run {
     int64_t ld;      /* the panel's leading dimension (op_panel's) */
 } sub_run_t;
 
+static int sub_cmp(const void *x, const void *y)
+{
+    int64_t a = ((const sub_run_t *)x)->lo, b = ((const sub_run_t *)y)->lo;
+    return (a > b) - (a < b);
+}
+
 /* The runs (disjoint, sorted, adjacent ones merged) covering the intervals [lo[i], lo[i] + len[i]),
  * into runs (n entries at most); returns their number. */
 static int64_t sub_runs(const int64_t *lo, const int64_t *len, int64_t n, sub_run_t *runs)
@@ -1668,13 +1674,7 @@ static int64_t sub_runs(const int64_t *lo, const int64_t *len, int64_t n, sub_ru
     int64_t nr = 0;
     for (int64_t i = 0; i < n; i++)
         runs[nr++] = (sub_run_t){lo[i], len[i], 0, 0};
-    for (int64_t i = 1; i < nr; i++) { /* insertion sort: a rank's tiles come in grid order */
-        sub_run_t x = runs[i];
-        int64_t j = i;
-        for (; j > 0 && runs[j - 1].lo > x.lo; j--)
-            runs[j] = runs[j - 1];
-        runs[j] = x;
-    }
+    qsort(runs, (size_t)nr, sizeof(*runs), sub_cmp);
     int64_t m = 0;
     for (int64_t i = 0; i < nr; i++) {
         if (m && runs[i].lo <= runs[m - 1].lo + runs[m - 1].len) {
