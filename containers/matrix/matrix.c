@@ -14,6 +14,7 @@
 #define TILE_ALIGN 64
 
 static uint64_t next_id; /* equal on every rank: advanced by each creation */
+static uint64_t next_sub; /* a subset's creations: above every number its members used before */
 
 size_t rmc_elem_size(rmc_elem_t e)
 {
@@ -139,9 +140,23 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
         } else if ((xs = rmc_wait_mpi(&rq)) != RMC_OK && st == RMC_OK)
             st = xs;
     }
-    /* all ranks: the matrix number is the job's (advanced by every creation); a subset's
-     * creation is not numbered (its members may belong to other subsets too) */
-    uint64_t id = comm == MPI_COMM_NULL ? next_id : UINT64_MAX - 1;
+    /* all ranks: the matrix number is the job's (advanced by every creation). A subset's: the
+     * largest next_sub of its members (top bit set: never a job-wide number), after which each of
+     * them counts on, so the argument checks of its collectives tell its matrices apart (a rank may
+     * belong to several subsets: their numbers only grow) */
+    uint64_t id = next_id;
+    if (comm != MPI_COMM_NULL) {
+        uint64_t mine = next_sub, top = next_sub;
+        MPI_Request rq;
+        rmc_status_t xs = MPI_Iallreduce(&mine, &top, 1, MPI_UINT64_T, MPI_MAX, comm, &rq) ==
+                                  MPI_SUCCESS
+                              ? rmc_wait_mpi(&rq)
+                              : rmcc_fail(RMC_ERR_MPI, fn, "agreeing on the matrix's number");
+        if (xs != RMC_OK && st == RMC_OK)
+            st = xs;
+        next_sub = top + 1;
+        id = (1ull << 63) | top;
+    }
     uint64_t args[3] = {id, (uint64_t)e | (uint64_t)esize << 8,
                         st == RMC_OK ? rmcc_dist_digest(d) : 0};
     st = rmcc_coll_begin_on(comm, fn, args, 3, st);

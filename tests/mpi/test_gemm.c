@@ -526,6 +526,18 @@ static void test_subset(void **s)
             MPITEST_EXPECT(ok, r == RMC_ERR_BOUNDS);
             MPITEST_EXPECT(ok, strstr(rmc_last_error(), sr == 0 ? "rmc_matrix_gemm_patch"
                                                                 : "another rank failed") != NULL);
+            /* the members name different As of their subset (the collective runs over C's
+             * communicator): refused on every member (the subset's matrices used to share one
+             * number, and each member multiplied with its own A). (Different Cs cannot be told:
+             * each matrix has a communicator of its own, so their collectives never meet.) */
+            rmc_matrix_h A2 = make_sub(RMC_ELEM_F64, sub, ranks, nsub, col, 6, 6, 1);
+            MPITEST_EXPECT(ok, A2 != NULL);
+            if (A2 && nsub > 1) {
+                r = rmc_matrix_gemm('N', 'N', &one, sr == 0 ? A : A2, B, &one, C, 0, NULL);
+                MPITEST_EXPECT(ok, r == RMC_ERR_ARG &&
+                                       strstr(rmc_last_error(), "different arguments") != NULL);
+            }
+            MPITEST_EXPECT(ok, !A2 || rmc_matrix_destroy(A2) == RMC_OK);
             MPITEST_EXPECT(ok, rmc_matrix_destroy(C) == RMC_OK);
             MPITEST_EXPECT(ok, rmc_matrix_gemm('N', 'N', &one, A, B, &one, C, 0, NULL) ==
                                        RMC_ERR_HANDLE &&
