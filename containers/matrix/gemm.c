@@ -1661,22 +1661,29 @@ typedef struct sub_run {
     int64_t ld;      /* the panel's leading dimension (op_panel's) */
 } sub_run_t;
 
+/* One of this rank's tiles of C, clipped to the patch. */
+typedef struct sub_tile {
+    int64_t r, m, q, n; /* its rows (first, count) and columns, in C's patch coordinates */
+    char *cp;           /* its element (r, q) here */
+    int64_t ldc;        /* the tile's row length */
+    int64_t ra, rb;     /* the row run and the column run holding it */
+} sub_tile_t;
+
 static int sub_cmp(const void *x, const void *y)
 {
     int64_t a = ((const sub_run_t *)x)->lo, b = ((const sub_run_t *)y)->lo;
     return (a > b) - (a < b);
 }
 
-/* The runs (disjoint, sorted, adjacent ones merged) covering the intervals [lo[i], lo[i] + len[i]),
- * into runs (n entries at most); returns their number. */
-static int64_t sub_runs(const int64_t *lo, const int64_t *len, int64_t n, sub_run_t *runs)
+/* The runs (disjoint, sorted, adjacent ones merged) covering the tiles' rows (cols == 0) or
+ * columns, into runs (nt entries at most); returns their number. */
+static int64_t sub_runs(const sub_tile_t *t, int64_t nt, int cols, sub_run_t *runs)
 {
-    int64_t nr = 0;
-    for (int64_t i = 0; i < n; i++)
-        runs[nr++] = (sub_run_t){lo[i], len[i], 0, 0};
-    qsort(runs, (size_t)nr, sizeof(*runs), sub_cmp);
+    for (int64_t i = 0; i < nt; i++)
+        runs[i] = (sub_run_t){cols ? t[i].q : t[i].r, cols ? t[i].n : t[i].m, 0, 0};
+    qsort(runs, (size_t)nt, sizeof(*runs), sub_cmp);
     int64_t m = 0;
-    for (int64_t i = 0; i < nr; i++) {
+    for (int64_t i = 0; i < nt; i++) {
         if (m && runs[i].lo <= runs[m - 1].lo + runs[m - 1].len) {
             int64_t e = runs[i].lo + runs[i].len, pe = runs[m - 1].lo + runs[m - 1].len;
             runs[m - 1].len = (e > pe ? e : pe) - runs[m - 1].lo;
@@ -1686,8 +1693,8 @@ static int64_t sub_runs(const int64_t *lo, const int64_t *len, int64_t n, sub_ru
     return m;
 }
 
-/* The run holding x (runs sorted, one of them holds it). */
-static const sub_run_t *sub_find(const sub_run_t *runs, int64_t n, int64_t x)
+/* The index of the run holding x (runs sorted, one of them holds it). */
+static int64_t sub_find(const sub_run_t *runs, int64_t n, int64_t x)
 {
     int64_t a = 0, b = n;
     while (b - a > 1) {
@@ -1697,7 +1704,7 @@ static const sub_run_t *sub_find(const sub_run_t *runs, int64_t n, int64_t x)
         else
             b = mid;
     }
-    return &runs[a];
+    return a;
 }
 
 /* Matrices of a subset of the ranks (rmc_matrix_create_comm: GA's process groups). The engine's
@@ -1719,17 +1726,15 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
     size_t es = g->es;
     int ta = g->a.trans ? 1 + g->a.conj : 0, tb = g->b.trans ? 1 + g->b.conj : 0;
     rmc_status_t st = RMC_OK;
-    /* this rank's tiles, clipped to the patch (in patch coordinates) */
-    int64_t nt = 0, *tl = malloc(sizeof(int64_t) * 5 * (size_t)(d->ntiles + 1));
+    int64_t nt = 0;
+    sub_tile_t *tl = malloc(sizeof(sub_tile_t) * (size_t)(d->ntiles + 1));
     sub_run_t *rr = malloc(sizeof(sub_run_t) * (size_t)(2 * d->ntiles + 2)), *cr = NULL;
     char *pa = NULL, *pb = NULL;
     if (!tl || !rr) {
         st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "%lld tiles' lists", (long long)d->ntiles);
         goto out;
     }
-    int64_t *tr = tl + d->ntiles, *tm = tr + d->ntiles, *tq = tm + d->ntiles,
-            *tn = tq + d->ntiles; /* tile ids, rows (first, count), columns (first, count) */
-    for (int64_t t = 0; t < d->ntiles; t++) {
+    for (int64_t t = 0; t < d->ntiles; t++) { /* this rank's tiles, clipped to the patch */
         if (c->towner[t] != rmcc.rank)
             continue;
         int64_t lo[2], hi[2];
@@ -1740,18 +1745,21 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
         int64_t q1 = hi[1] < g->c0[1] + g->n ? hi[1] : g->c0[1] + g->n;
         if (r0 >= r1 || q0 >= q1)
             continue;
-        tl[nt] = t;
-        tr[nt] = r0 - g->c0[0], tm[nt] = r1 - r0, tq[nt] = q0 - g->c0[1], tn[nt] = q1 - q0;
-        nt++;
+        sub_tile_t *x = &tl[nt++];
+        x->r = r0 - g->c0[0], x->m = r1 - r0, x->q = q0 - g->c0[1], x->n = q1 - q0;
+        x->ldc = hi[1] - lo[1];
+        x->cp = rmcc_tile_laddr(c, t) + (size_t)((r0 - lo[0]) * x->ldc + (q0 - lo[1])) * es;
     }
     if (nt == 0)
         goto out;
     cr = rr + nt + 1;
-    int64_t nrr = sub_runs(tr, tm, nt, rr), ncr = sub_runs(tq, tn, nt, cr), rows = 0, cols = 0;
+    int64_t nrr = sub_runs(tl, nt, 0, rr), ncr = sub_runs(tl, nt, 1, cr), rows = 0, cols = 0;
     for (int64_t i = 0; i < nrr; i++)
         rows += rr[i].len;
     for (int64_t i = 0; i < ncr; i++)
         cols += cr[i].len;
+    for (int64_t i = 0; i < nt; i++)
+        tl[i].ra = sub_find(rr, nrr, tl[i].r), tl[i].rb = sub_find(cr, ncr, tl[i].q);
     int64_t kb = g->k < SUB_KB ? g->k : SUB_KB;
     while (kb > 16 && (size_t)((rows + cols) * kb) * es > SUB_PANEL)
         kb /= 2;
@@ -1778,30 +1786,20 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
         g->st.bytes += (double)((rows + cols) * kk) * (double)es;
         t0 = now();
         for (int64_t i = 0; st == RMC_OK && i < nt; i++) {
-            const sub_run_t *ra = sub_find(rr, nrr, tr[i]), *rb = sub_find(cr, ncr, tq[i]);
-            int64_t da = tr[i] - ra->lo, db = tq[i] - rb->lo; /* the tile's place in its runs */
+            const sub_tile_t *x = &tl[i];
+            const sub_run_t *ra = &rr[x->ra], *rb = &cr[x->rb];
+            int64_t da = x->r - ra->lo, db = x->q - rb->lo; /* the tile's place in its runs */
             /* op(A)'s rows: panel rows (ld kk), or columns of the transposed panel (ld len) */
             const char *ap = pa + ra->at + (size_t)(ta ? da : da * ra->ld) * es;
             const char *bp = pb + rb->at + (size_t)(tb ? db * rb->ld : db) * es;
-            int64_t lo[2], hi[2];
-            rmc_dist_tile(d, tl[i], lo, hi, NULL);
-            int64_t ldc = hi[1] - lo[1];
-            char *cp = rmcc_tile_laddr(c, tl[i]) +
-                       (size_t)((tr[i] + g->c0[0] - lo[0]) * ldc + (tq[i] + g->c0[1] - lo[1])) * es;
-            blas(g->e, ta, tb, tm[i], tn[i], kk, g->alpha, ap, ra->ld, bp, rb->ld,
-                 k0 ? g->one : g->beta, cp, ldc);
-            g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)(tm[i] * tn[i]) * (double)kk;
+            blas(g->e, ta, tb, x->m, x->n, kk, g->alpha, ap, ra->ld, bp, rb->ld,
+                 k0 ? g->one : g->beta, x->cp, x->ldc);
+            g->st.flops += (g->e >= RMC_ELEM_C32 ? 8.0 : 2.0) * (double)(x->m * x->n) * (double)kk;
         }
         g->st.compute += now() - t0;
     }
-    for (int64_t i = 0; g->k == 0 && i < nt; i++) { /* C = beta C */
-        int64_t lo[2], hi[2];
-        rmc_dist_tile(d, tl[i], lo, hi, NULL);
-        int64_t ldc = hi[1] - lo[1];
-        char *cp = rmcc_tile_laddr(c, tl[i]) +
-                   (size_t)((tr[i] + g->c0[0] - lo[0]) * ldc + (tq[i] + g->c0[1] - lo[1])) * es;
-        scale_block(g->e, cp, tm[i], tn[i], ldc, g->beta);
-    }
+    for (int64_t i = 0; g->k == 0 && i < nt; i++) /* C = beta C */
+        scale_block(g->e, tl[i].cp, tl[i].m, tl[i].n, tl[i].ldc, g->beta);
 out:
     free(pa);
     free(pb);
