@@ -129,6 +129,7 @@ static size_t my_bytes(gai_array_t *a, rmc_dist_h d, const char *fn)
 /* Frees the data (collective) and gives its bytes back to the memory limit's account. */
 static void free_storage(gai_array_t *a)
 {
+    gai_nb_wait_all("GA_Destroy"); /* no transfer into or out of the storage stays in flight */
     if (a->allocated) {
         gai_ndestroy++;
         size_t mine = my_bytes(a, a->dist, "GA_Destroy");

@@ -71,7 +71,7 @@ static void field_op(int g_a, int op, const int *lo, const int *hi, int foff, in
         gai_error(fn, "array '%s': field [%d, %d + %d) outside its %zu-byte elements", a->name,
                   foff, foff, fsize, a->esz);
     if (nb)
-        *nb = 0; /* completes on return */
+        *nb = 0;
     int64_t l[GA_MAX_DIM], h[GA_MAX_DIM], bld[GA_MAX_DIM];
     if (!gai_patch_int(a, lo, hi, l, h, fn))
         return;
@@ -81,6 +81,7 @@ static void field_op(int g_a, int op, const int *lo, const int *hi, int foff, in
             gai_error(fn, "array '%s': ld[%d] = %d below the patch's extent %lld", a->name, d,
                       ld[d], (long long)(h[d + 1] - l[d + 1]));
     }
+    gai_reqs_t q = {0}; /* the non-blocking forms' requests */
     /* the pieces: the cartesian product of each dimension's cuts */
     int64_t *cut[GA_MAX_DIM], nc[GA_MAX_DIM], c[GA_MAX_DIM] = {0};
     for (int d = 0; d < nd; d++) {
@@ -115,8 +116,17 @@ static void field_op(int g_a, int op, const int *lo, const int *hi, int foff, in
             lstr *= d > 0 ? bld[d - 1] : 1;
         }
         char *rp = (char *)addr + foff, *lp = (char *)buf + boff * fsize;
-        rmc_status_t st = op == 'g' ? rmc_get_strided(rp, rs, lp, ls, count, nd, rank)
-                                    : rmc_put_strided(lp, ls, rp, rs, count, nd, rank);
+        rmc_status_t st;
+        if (nb) {
+            rmc_request_h *r = gai_reqs_add(&q, fn);
+            st = op == 'g' ? rmc_get_strided_nb(rp, rs, lp, ls, count, nd, rank, r)
+                           : rmc_put_strided_nb(lp, ls, rp, rs, count, nd, rank, r);
+        } else {
+            st = op == 'g' ? rmc_get_strided(rp, rs, lp, ls, count, nd, rank)
+                           : rmc_put_strided(lp, ls, rp, rs, count, nd, rank);
+        }
+        if (st != RMC_OK)
+            gai_reqs_wait(&q, fn); /* what is in flight, before the abort */
         gai_check(st, fn, "moving the fields of a block");
         int d = nd - 1;
         while (d >= 0 && ++c[d] == nc[d])
@@ -126,6 +136,8 @@ static void field_op(int g_a, int op, const int *lo, const int *hi, int foff, in
     }
     for (int d = 0; d < nd; d++)
         free(cut[d]);
+    if (nb)
+        *nb = gai_reqs_handle(&q, fn);
 }
 
 /* Local, blocking: field [foff, foff + fsize) of every element of patch [lo, hi] into buf. */
@@ -134,7 +146,8 @@ void NGA_Get_field(int g_a, int *lo, int *hi, int foff, int fsize, void *buf, in
     field_op(g_a, 'g', lo, hi, foff, fsize, buf, ld, NULL, "NGA_Get_field");
 }
 
-/* Local: the same as NGA_Get_field, complete on return (*nbhandle: a completed handle). */
+/* Local, non-blocking: NGA_Get_field, complete when NGA_NbWait(nbhandle) returns or NGA_NbTest
+ * says 1 (or at the next GA_Sync / GA_Fence); buf must not be used before. */
 void NGA_Nbget_field(int g_a, int *lo, int *hi, int foff, int fsize, void *buf, int *ld,
                      ga_nbhdl_t *nbhandle)
 {
@@ -150,6 +163,8 @@ void NGA_Put_field(int g_a, int *lo, int *hi, int foff, int fsize, void *buf, in
     field_op(g_a, 'p', lo, hi, foff, fsize, buf, ld, NULL, "NGA_Put_field");
 }
 
+/* Local, non-blocking: NGA_Put_field; buf must stay untouched until NGA_NbWait(nbhandle) returns
+ * or NGA_NbTest says 1. */
 void NGA_Nbput_field(int g_a, int *lo, int *hi, int foff, int fsize, void *buf, int *ld,
                      ga_nbhdl_t *nbhandle)
 {

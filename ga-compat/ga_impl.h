@@ -175,6 +175,21 @@ void gai_rma_fini(void);
 void gai_rma_release(gai_array_t *a);
 /* Completes every outstanding non-blocking operation (rma.c). */
 void gai_nb_wait_all(const char *fn);
+/* The NGA_NbWait / NGA_NbTest handle of a request (0 for RMC_REQUEST_NULL: complete; when every
+ * handle slot is taken the request is completed at once and 0 returned). rma.c. */
+ga_nbhdl_t gai_nb_new(rmc_request_h req, const char *fn);
+/* A list of requests in flight (start it as {0}), for calls that issue several transfers. rma.c. */
+typedef struct gai_reqs {
+    rmc_request_h *r;
+    size_t n, cap;
+} gai_reqs_t;
+/* A new entry (RMC_REQUEST_NULL) for the next transfer's request; aborts when out of memory. */
+rmc_request_h *gai_reqs_add(gai_reqs_t *q, const char *fn);
+/* Completes every request of *q and empties it (GA_Error on a failure). */
+void gai_reqs_wait(gai_reqs_t *q, const char *fn);
+/* One NGA_NbWait / NGA_NbTest handle completing every request of *q (0 when none is in flight),
+ * which then owns them; *q is emptied. */
+ga_nbhdl_t gai_reqs_handle(gai_reqs_t *q, const char *fn);
 
 /* Local block of rank `rank` (its first block for block-cyclic arrays): [lo, hi) half-open, 0
  * when the rank owns nothing. */

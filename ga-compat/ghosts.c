@@ -9,8 +9,8 @@
  * Ghost updates: each rank gets the boxes of its ghost region from the owners' blocks one-sidedly
  * straight into its own padded block (periodic: a box is cut where it wraps and at block
  * boundaries, so widths wider than a neighbour's block work too), between two syncs. Also here:
- * access to the padded block, GA_Merge_mirrored (a sync: no per-node copies here), the
- * unsupported GA_Overlay / GA_Assemble_duplicate, NGA_Proc_topology. */
+ * access to the padded block, GA_Merge_mirrored (a sync: no per-node copies here),
+ * GA_Overlay, the unsupported GA_Assemble_duplicate, NGA_Proc_topology. */
 #include <stdlib.h>
 #include <string.h>
 #include "ga_impl.h"
@@ -187,37 +187,12 @@ static char *my_block(gai_array_t *a, int64_t lo[], int64_t hi[], int64_t pd[])
     return p;
 }
 
-/* A list of requests in flight. */
-typedef struct reqs {
-    rmc_request_h *r;
-    size_t n, cap;
-} reqs_t;
-
-static void reqs_wait(reqs_t *q, const char *fn)
-{
-    if (q->n)
-        gai_check(rmc_wait_all(q->r, q->n), fn, "completing the ghost transfers");
-    free(q->r);
-    q->r = NULL;
-    q->n = q->cap = 0;
-}
-
 /* One piece of a box: [pl, ph) of the padded storage into dst (padded ld). */
 static void piece_get(gai_array_t *a, const int64_t pl[], const int64_t ph[], char *dst,
-                      const int64_t ld[], reqs_t *q, const char *fn)
+                      const int64_t ld[], gai_reqs_t *q, const char *fn)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        rmc_request_h *r = realloc(q->r, sizeof *r * cap);
-        if (!r)
-            gai_error(fn, "out of memory for the ghost transfers");
-        q->r = r;
-        q->cap = cap;
-    }
-    q->r[q->n] = RMC_REQUEST_NULL;
-    gai_check(rmc_matrix_get_nb(a->m, pl, ph, dst, a->ndim > 1 ? ld : NULL, &q->r[q->n]), fn,
-              "getting ghost cells from a neighbour");
-    q->n++;
+    gai_check(rmc_matrix_get_nb(a->m, pl, ph, dst, a->ndim > 1 ? ld : NULL, gai_reqs_add(q, fn)),
+              fn, "getting ghost cells from a neighbour");
 }
 
 /* Box [rl, rh) of this rank's padded block (coordinates of the logical array, each within
@@ -226,7 +201,7 @@ static void piece_get(gai_array_t *a, const int64_t pl[], const int64_t ph[], ch
  * owner's block straight into place. */
 static void box_rec(gai_array_t *a, int d, const int64_t rl[], const int64_t rh[],
                     const int64_t lo[], int64_t pl[], int64_t ph[], char *dst, const int64_t pd[],
-                    const int64_t ld[], reqs_t *q, const char *fn)
+                    const int64_t ld[], gai_reqs_t *q, const char *fn)
 {
     const ghost_t *g = a->ghost;
     if (d == a->ndim) {
@@ -252,7 +227,7 @@ static void box_rec(gai_array_t *a, int d, const int64_t rl[], const int64_t rh[
 }
 
 static void fill_box(gai_array_t *a, const int64_t rl[], const int64_t rh[], const int64_t lo[],
-                     char *base, const int64_t pd[], reqs_t *q, const char *fn)
+                     char *base, const int64_t pd[], gai_reqs_t *q, const char *fn)
 {
     for (int d = 0; d < a->ndim; d++)
         if (rh[d] <= rl[d])
@@ -298,7 +273,7 @@ static void update_all(gai_array_t *a, const char *fn)
     char *base = my_block(a, lo, hi, pd);
     if (!base)
         return;
-    reqs_t q = {0};
+    gai_reqs_t q = {0};
     for (int d = 0; d < a->ndim; d++) {
         if (!a->width[d])
             continue;
@@ -311,7 +286,7 @@ static void update_all(gai_array_t *a, const char *fn)
             fill_box(a, rl, rh, lo, base, pd, &q, fn);
         }
     }
-    reqs_wait(&q, fn);
+    gai_reqs_wait(&q, fn);
 }
 
 /* Collective: every block's ghost cells filled from its neighbours' data, periodic in every
@@ -359,10 +334,10 @@ int NGA_Update_ghost_dir(int g_a, int dimension, int idir, int flag)
         for (int e = 0; e < a->ndim; e++)
             wide[e] = flag != 0;
         int64_t rl[GA_MAX_DIM], rh[GA_MAX_DIM];
-        reqs_t q = {0};
+        gai_reqs_t q = {0};
         side_box(a, dimension, idir, lo, hi, wide, rl, rh);
         fill_box(a, rl, rh, lo, base, pd, &q, fn);
-        reqs_wait(&q, fn);
+        gai_reqs_wait(&q, fn);
     }
     gai_sync_group(a->pgroup, fn);
     return 1;
@@ -387,14 +362,16 @@ static void nbget_dir(int g_a, const int64_t mask[], ga_nbhdl_t *handle, const c
         rl[d] = mask[d] < 0 ? lo[d] - w : mask[d] > 0 ? hi[d] : lo[d];
         rh[d] = mask[d] < 0 ? lo[d] : mask[d] > 0 ? hi[d] + w : hi[d];
     }
-    reqs_t q = {0};
+    gai_reqs_t q = {0};
     fill_box(a, rl, rh, lo, base, pd, &q, fn);
-    reqs_wait(&q, fn);
+    *handle = gai_reqs_handle(&q, fn);
 }
 
 /* Local: the ghost cells of this rank's block in direction mask[] (per dimension -1 low side, +1
  * high side, 0 the block's extent; several non-zero entries: a corner or edge) from the
- * neighbours' data, periodic. Complete on return (*handle: a completed handle for NGA_NbWait). */
+ * neighbours' data, periodic. Non-blocking: the cells are there once NGA_NbWait(handle) returns
+ * or NGA_NbTest(handle) returns 1 (or at the next GA_Sync / GA_Fence); pieces held on this node are
+ * copied at once, the others' gets are in flight. */
 void NGA_NbGet_ghost_dir(int g_a, int mask[], ga_nbhdl_t *handle)
 {
     const char *fn = "NGA_NbGet_ghost_dir";

@@ -212,7 +212,7 @@ static struct {
 static int nb_next, nb_out; /* next slot to try; slots in use */
 
 /* A handle for req: index + NB_MAX * generation (never 0). Completed requests need no slot. */
-static ga_nbhdl_t nb_new(rmc_request_h req, const char *fn)
+ga_nbhdl_t gai_nb_new(rmc_request_h req, const char *fn)
 {
     if (req == RMC_REQUEST_NULL)
         return 0;
@@ -239,6 +239,73 @@ static int nb_slot(ga_nbhdl_t h)
     long i = (long)((h - 1) % NB_MAX);
     unsigned gen = (unsigned)((h - 1 - i) / NB_MAX);
     return nb[i].used && nb[i].gen == gen ? (int)i : -1;
+}
+
+rmc_request_h *gai_reqs_add(gai_reqs_t *q, const char *fn)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        rmc_request_h *r = realloc(q->r, sizeof *r * cap);
+        if (!r)
+            gai_error(fn, "out of memory for the requests of %zu transfers", cap);
+        q->r = r;
+        q->cap = cap;
+    }
+    q->r[q->n] = RMC_REQUEST_NULL;
+    return &q->r[q->n++];
+}
+
+void gai_reqs_wait(gai_reqs_t *q, const char *fn)
+{
+    if (q->n)
+        gai_check(rmc_wait_all(q->r, q->n), fn, "completing the transfers");
+    free(q->r);
+    *q = (gai_reqs_t){0};
+}
+
+/* The step of gai_reqs_handle's request: tests every request of the list it owns, releases it at
+ * the end. */
+static rmc_status_t reqs_step(void *state, int *done)
+{
+    gai_reqs_t *q = state;
+    rmc_status_t st = RMC_OK;
+    *done = 1;
+    for (size_t i = 0; i < q->n && st == RMC_OK; i++) {
+        int fin = 1;
+        if (q->r[i] != RMC_REQUEST_NULL)
+            st = rmc_test(&q->r[i], &fin); /* (a failed request is released) */
+        *done &= fin;
+    }
+    if (st != RMC_OK) {
+        rmc_wait_all(q->r, q->n);
+        *done = 1;
+    }
+    if (*done) {
+        free(q->r);
+        free(q);
+    }
+    return st;
+}
+
+ga_nbhdl_t gai_reqs_handle(gai_reqs_t *q, const char *fn)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->n; i++) /* node-local transfers completed at once */
+        if (q->r[i] != RMC_REQUEST_NULL)
+            q->r[n++] = q->r[i];
+    q->n = n;
+    gai_reqs_t *own = n ? malloc(sizeof *own) : NULL;
+    rmc_request_h r = RMC_REQUEST_NULL;
+    if (own) {
+        *own = *q;
+        if (rmc_request_custom(reqs_step, own, &r) == RMC_OK) {
+            *q = (gai_reqs_t){0};
+            return gai_nb_new(r, fn);
+        }
+        free(own);
+    }
+    gai_reqs_wait(q, fn); /* nothing in flight, or no room for the list: complete now */
+    return 0;
 }
 
 /* Completes the operation of *nbhandle (a completed or unknown handle: nothing to do). */
@@ -289,7 +356,7 @@ static void nb_op_int(int g_a, int op, int lo[], int hi[], void *buf, int ld[], 
         gai_error(fn, "NULL nbhandle");
     rmc_request_h r = RMC_REQUEST_NULL;
     patch_op_int(g_a, op, lo, hi, buf, ld, alpha, &r, fn);
-    *h = nb_new(r, fn);
+    *h = gai_nb_new(r, fn);
 }
 
 static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
@@ -299,7 +366,7 @@ static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_
         gai_error(fn, "NULL nbhandle");
     rmc_request_h r = RMC_REQUEST_NULL;
     patch_op(g_a, op, lo, hi, buf, ld, alpha, &r, fn);
-    *h = nb_new(r, fn);
+    *h = gai_nb_new(r, fn);
 }
 
 void NGA_NbPut(int g_a, int lo[], int hi[], void *buf, int ld[], ga_nbhdl_t *nbhandle)
