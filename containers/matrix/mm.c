@@ -209,11 +209,11 @@ static rmc_status_t parse_banner(rd_t *r, int *coord, int *field, int *sym)
     char b[40];
     if (nw == 0 || len[0] != 14 || strncasecmp(w[0], "%%MatrixMarket", 14) != 0)
         return rd_fail(r, RMC_ERR_FORMAT, "not a Matrix Market file: no %%%%MatrixMarket banner");
-    if (nw != 5)
+    if (nw != 5) /* (the count stops at 6: "5 or more") */
         return rd_fail(r, RMC_ERR_FORMAT,
-                       "the banner has %d words after %%%%MatrixMarket, not 4 (object, format, "
+                       "the banner has %d%s words after %%%%MatrixMarket, not 4 (object, format, "
                        "field, symmetry)",
-                       nw - 1);
+                       nw - 1, nw == 6 ? " or more" : "");
     if (len[1] != 6 || strncasecmp(w[1], "matrix", 6) != 0)
         return rd_fail(r, RMC_ERR_FORMAT, "object %s is not supported (matrix only)", tok(w[1], b));
     if ((*coord = which(w[2], len[2], formats, 2)) < 0)

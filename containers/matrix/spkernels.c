@@ -54,7 +54,7 @@ rmc_status_t rmc_csr_spmm(double alpha, const rmc_csr_t *a, const double *b, int
     if (ldb < n || ldc < n)
         return rmc_error_set(RMC_ERR_ARG, fn, "%s = " I64 " < n = " I64, ldb < n ? "ldb" : "ldc",
                              LL(ldb < n ? ldb : ldc), LL(n));
-    if (!b && a->ncols > 0 && n > 0)
+    if (!b && alpha != 0.0 && a->ncols > 0 && n > 0) /* alpha 0: B is not read */
         return rmc_error_set(RMC_ERR_ARG, fn, "B is NULL (" I64 " x " I64 ")", LL(a->ncols), LL(n));
     if (!c && a->nrows > 0 && n > 0)
         return rmc_error_set(RMC_ERR_ARG, fn, "C is NULL (" I64 " x " I64 ")", LL(a->nrows), LL(n));
@@ -300,10 +300,6 @@ static rmc_status_t rowwise(rmc_csr_t *out, const terms_t *t, int64_t m, int64_t
     memset(&sym, 0, sizeof sym);
     if ((st = rmcc_csr_alloc(out, m, ncols, nnz, idx64, fn)))
         goto out;
-    if ((st = rmc_spa_create(kind, ncols, &spa))) {
-        st = rmc_error_in(st, fn);
-        goto out;
-    }
     /* numeric: each row straight into its place */
     for (int64_t i = 0; i < m; i++) {
         rmcc_idx_set(out->rowptr, i, rp[i], idx64);
@@ -324,8 +320,10 @@ static rmc_status_t rowwise(rmc_csr_t *out, const terms_t *t, int64_t m, int64_t
                 get_term(t, i, j, &x);
                 bi += x.n;
             }
-            if ((st = rmcc_spa_begin(spa, bi)))
-                goto fail;
+            /* the accumulator when a row first needs one (DENSE allocates ncols values at once) */
+            if ((!spa && (st = rmc_spa_create(kind, ncols, &spa))) ||
+                (st = rmcc_spa_begin(spa, bi)))
+                goto fail; /* (out is freed: on error it is left empty) */
             for (int64_t j = 0; j < k; j++) {
                 get_term(t, i, j, &x);
                 if ((st = rmcc_spa_add(spa, x.scale, x.cols, x.vals, x.n, x.idx64)))

@@ -143,6 +143,7 @@ typedef struct rmc_spa *rmc_spa_h;
  * here, the others grow with the bounds they are given: HASH 2 to 4 slots per bound, KWAY two
  * buffers of the bound). */
 rmc_status_t rmc_spa_create(rmc_spa_kind_t kind, int64_t ncols, rmc_spa_h *s);
+/* Frees the accumulator (NULL: nothing); the handle must not be used afterwards. */
 void rmc_spa_destroy(rmc_spa_h s);
 /* Starts a row that will receive at most `bound` contributions (the flop bound). RMC_ERR_STATE
  * when a row is open. */
@@ -160,14 +161,15 @@ rmc_status_t rmc_spa_add_row(rmc_spa_h s, double scale, const void *cols, const 
  * accumulator of more than INT32_MAX columns are RMC_ERR_TOO_BIG (the row stays open). */
 rmc_status_t rmc_spa_end(rmc_spa_h s, void *cols, double *vals, int64_t *n, int idx64);
 /* The kind that built the last row ended: AUTO's choice, the kind itself for the others (AUTO:
- * before any row, for an empty row, for a NULL or dead handle). */
+ * before any row, for an empty row, for a NULL handle). */
 rmc_spa_kind_t rmc_spa_chosen(rmc_spa_h s);
 
 /* -------------------------------------------------------------------------- kernels --- */
 
 /* SpMM: C[m x n] += alpha * A[m x k] * B[k x n]; B and C dense row-major with leading dimensions
  * ldb >= n, ldc >= n. Row by row: each nonzero a_ik adds alpha a_ik times row k of B to row i of
- * C. alpha == 0 leaves C unchanged (as BLAS: B is not read). B and C must not overlap. */
+ * C. alpha == 0 leaves C unchanged (as BLAS: B is not read, and may be NULL). B and C must not
+ * overlap. */
 rmc_status_t rmc_csr_spmm(double alpha, const rmc_csr_t *a, const double *b, int64_t ldb, int64_t n,
                           double *c, int64_t ldc);
 

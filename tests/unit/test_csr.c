@@ -457,6 +457,7 @@ static void test_spmm(void **state)
                     b[x] = NAN;
                 memcpy(ref, c, (size_t)(m * ldc) * sizeof(double));
                 assert_int_equal(rmc_csr_spmm(0.0, &a, b, ldb, n, c, ldc), RMC_OK);
+                assert_int_equal(rmc_csr_spmm(0.0, &a, NULL, ldb, n, c, ldc), RMC_OK);
                 assert_memory_equal(c, ref, (size_t)(m * ldc) * sizeof(double));
                 ASSERT_ERR(rmc_csr_spmm(1, &a, b, n - 1, n, c, ldc), RMC_ERR_ARG, "ldb");
                 ASSERT_ERR(rmc_csr_spmm(1, &a, b, ldb, n, c, n - 1), RMC_ERR_ARG, "ldc");
@@ -660,6 +661,41 @@ static void test_spgemm_edges(void **state)
 
 /* A 46341 x 1 column of ones times a 1 x 46341 row: 46341^2 = 2147488281 > INT32_MAX nonzeros.
  * With 32-bit indices the symbolic phase says so before anything is allocated for them. */
+/* The accumulator is made when a row first needs one: a dense one too wide for memory (2^61
+ * columns: its allocation is refused before malloc) fails only a product with such a row, and
+ * leaves the output empty (it used to stay allocated); rmc_csr_sum the same. */
+static void test_spgemm_wide_dense(void **state)
+{
+    (void)state;
+    const int64_t wide = (int64_t)1 << 61;
+    const int64_t ar[] = {0, 0, 1}, ac[] = {0, 1, 1}, br[] = {0, 1}, bc[] = {5, wide - 1};
+    const double av[] = {2, 3, 4}, bv[] = {1, 1};
+    rmc_csr_t a, b, c, d;
+    assert_int_equal(rmc_csr_from_coo(&a, 2, 2, 3, ar, ac, av, 1, 1), RMC_OK);
+    assert_int_equal(rmc_csr_from_coo(&b, 2, wide, 2, br, bc, bv, 1, 1), RMC_OK);
+    /* row 0 sums two rows of B: DENSE needs 2^61 values */
+    ASSERT_ERR(rmc_csr_spgemm(&c, &a, &b, RMC_SPA_DENSE, NULL), RMC_ERR_NOMEM,
+               "dense accumulator");
+    tu_assert_empty(&c);
+    const rmc_csr_t *two[] = {&b, &b};
+    ASSERT_ERR(rmc_csr_sum(&c, two, 2, RMC_SPA_DENSE), RMC_ERR_NOMEM, "dense accumulator");
+    tu_assert_empty(&c);
+    /* without row 0 (one term per row) no accumulator is needed */
+    assert_int_equal(rmc_csr_slice(&d, &a, 1, 2, 0, 2), RMC_OK);
+    assert_int_equal(rmc_csr_spgemm(&c, &d, &b, RMC_SPA_DENSE, NULL), RMC_OK);
+    assert_int_equal(c.nrows, 1);
+    assert_true(c.ncols == wide && c.nnz == 1 && c.val[0] == 4.0);
+    assert_true(((int64_t *)c.colind)[0] == wide - 1);
+    rmc_csr_free(&c);
+    rmc_csr_free(&d);
+    /* the other kinds grow with the row: the product works */
+    assert_int_equal(rmc_csr_spgemm(&c, &a, &b, RMC_SPA_HASH, NULL), RMC_OK);
+    assert_true(c.nnz == 3 && c.val[0] == 2.0 && c.val[1] == 3.0 && c.val[2] == 4.0);
+    rmc_csr_free(&c);
+    rmc_csr_free(&a);
+    rmc_csr_free(&b);
+}
+
 static void test_spgemm_overflow(void **state)
 {
     (void)state;
@@ -753,4 +789,5 @@ static void test_sum(void **state)
 }
 
 UNITTEST_MAIN("csr", test_alloc, test_check, test_from_coo, test_copy, test_to_dense, test_slice,
-              test_spmm, test_spgemm, test_spgemm_edges, test_spgemm_overflow, test_sum)
+              test_spmm, test_spgemm, test_spgemm_edges, test_spgemm_wide_dense,
+              test_spgemm_overflow, test_sum)

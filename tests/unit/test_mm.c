@@ -199,6 +199,8 @@ static void test_malformed(void **state)
         "line 1: not a Matrix Market file");
     BAD("\n" BAN "1 1 0\n", F, "line 1: not a Matrix Market file");
     BAD("%%MatrixMarket matrix coordinate real\n1 1 0\n", F, "line 1: the banner has 3 words");
+    BAD("%%MatrixMarket matrix coordinate real general x y\n1 1 0\n", F,
+        "line 1: the banner has 5 or more words");
     BAD("%%MatrixMarket vector coordinate real general\n", F, "line 1: object 'vector'");
     BAD("%%MatrixMarket matrix list real general\n", F, "line 1: format 'list'");
     BAD("%%MatrixMarket matrix coordinate complex general\n", F,
