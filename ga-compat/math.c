@@ -383,6 +383,7 @@ typedef struct patch {
     int64_t l[GA_MAX_DIM], h[GA_MAX_DIM]; /* half-open */
     int empty;
     int map[GA_MAX_DIM]; /* operands: driver dimension -> own dimension (-1: none) */
+    int reshape;         /* operands: another shape, matched in row-major order (conform) */
 } patch_t;
 
 static void patch_whole(patch_t *p, int g, const char *fn)
@@ -406,7 +407,8 @@ static void patch_32(patch_t *p, int g, const int lo[], const int hi[], const ch
 }
 
 /* Operand o conforms to driver c (same shape without extent-1 dimensions; trans: the two left in
- * reverse order); sets o->map. Types must agree. */
+ * reverse order); sets o->map. Types must agree. As in GA, untransposed patches of other shapes
+ * with as many elements match element by element in row-major order (o->reshape). */
 static void conform(const patch_t *c, patch_t *o, int trans, const char *fn)
 {
     if (o->a->type != c->a->type)
@@ -426,9 +428,18 @@ static void conform(const patch_t *c, patch_t *o, int trans, const char *fn)
         int j = trans ? nc - 1 - k : k;
         ok = c->h[cd[k]] - c->l[cd[k]] == o->h[od[j]] - o->l[od[j]];
     }
+    o->reshape = 0;
+    if (!ok && !trans && !c->empty && !o->empty &&
+        gai_patch_count(c->a->ndim, c->l, c->h) == gai_patch_count(o->a->ndim, o->l, o->h)) {
+        o->reshape = 1;
+        return;
+    }
     if (!ok || c->empty != o->empty)
-        gai_error(fn, "the patches of '%s' and '%s' do not conform%s", c->a->name, o->a->name,
-                  trans ? " (transposed)" : "");
+        gai_error(fn,
+                  "the patches of '%s' and '%s' do not conform%s (%lld and %lld elements)",
+                  c->a->name, o->a->name, trans ? " (transposed)" : "",
+                  c->empty ? 0LL : (long long)gai_patch_count(c->a->ndim, c->l, c->h),
+                  o->empty ? 0LL : (long long)gai_patch_count(o->a->ndim, o->l, o->h));
     for (int d = 0; d < GA_MAX_DIM; d++)
         o->map[d] = -1;
     for (int k = 0; k < nc; k++)
@@ -443,11 +454,64 @@ static void strides_of(int nd, const int64_t ld[], int64_t st[])
         st[d] = st[d + 1] * ld[d];
 }
 
+/* A reshaped operand's elements matching driver region [rl, rh) (the same positions in the two
+ * patches' row-major orders), fetched into *tmp laid out as the region (dense, row-major); st[]
+ * gets its strides. One transfer per run along the operand's last dimension. */
+static char *reshaped_piece(const patch_t *c, const patch_t *o, const int64_t rl[],
+                            const int64_t rh[], int64_t st[], void **tmp, const char *fn)
+{
+    gai_array_t *a = o->a;
+    int cn = c->a->ndim, on = a->ndim;
+    int64_t cst[GA_MAX_DIM], oext[GA_MAX_DIM], idx[GA_MAX_DIM], n = gai_patch_count(cn, rl, rh);
+    if (!(*tmp = malloc((size_t)n * a->esz)))
+        gai_error(fn, "out of memory (%lld elements of '%s')", (long long)n, a->name);
+    st[cn - 1] = cst[cn - 1] = 1; /* the region's strides, and the driver patch's */
+    for (int d = cn - 2; d >= 0; d--) {
+        st[d] = st[d + 1] * (rh[d + 1] - rl[d + 1]);
+        cst[d] = cst[d + 1] * (c->h[d + 1] - c->l[d + 1]);
+    }
+    for (int d = 0; d < on; d++)
+        oext[d] = o->h[d] - o->l[d];
+    memcpy(idx, rl, sizeof(int64_t) * (size_t)cn);
+    char *out = *tmp;
+    int64_t len = rh[cn - 1] - rl[cn - 1];
+    for (;;) { /* each row of the region: a range of row-major positions in the patches */
+        int64_t at = 0;
+        for (int d = 0; d < cn; d++)
+            at += (idx[d] - c->l[d]) * cst[d];
+        for (int64_t done = 0; done < len;) {
+            int64_t r = at + done, pl[GA_MAX_DIM], ph[GA_MAX_DIM], ld[GA_MAX_DIM];
+            for (int d = on - 1; d >= 0; d--) {
+                pl[d] = o->l[d] + r % oext[d];
+                ph[d] = pl[d] + 1;
+                r /= oext[d];
+            }
+            int64_t run = o->h[on - 1] - pl[on - 1];
+            if (run > len - done)
+                run = len - done;
+            ph[on - 1] = pl[on - 1] + run;
+            for (int d = 0; d + 1 < on; d++)
+                ld[d] = ph[d + 1] - pl[d + 1];
+            gai_xfer(a, 'g', pl, ph, out, ld, NULL, NULL, fn);
+            out += (size_t)run * a->esz;
+            done += run;
+        }
+        int d = cn - 2;
+        while (d >= 0 && ++idx[d] == rh[d])
+            idx[d] = rl[d], d--;
+        if (d < 0)
+            break;
+    }
+    return *tmp;
+}
+
 /* The operand's piece matching driver region [rl, rh): in place or fetched into *tmp. Returns its
  * first element; st[] gets its strides along the driver's dimensions. */
 static char *operand_piece(const patch_t *c, const patch_t *o, const int64_t rl[],
                            const int64_t rh[], int64_t st[], void **tmp, const char *fn)
 {
+    if (o->reshape)
+        return reshaped_piece(c, o, rl, rh, st, tmp, fn);
     gai_array_t *a = o->a;
     int nd = a->ndim;
     int64_t ol[GA_MAX_DIM], oh[GA_MAX_DIM], ost[GA_MAX_DIM], ld[GA_MAX_DIM];

@@ -840,6 +840,87 @@ static void shapes(void)
     GA_Destroy(gp);
 }
 
+/* Patches of different shapes with as many elements match in row-major order (GA's "may be of
+ * different shapes but must have the same number of elements"): a 4 x 6 patch of a regular array
+ * and a 3 x 8 patch of an irregular one (offset), into a 2 x 12 patch and a 1-D vector: copy, add,
+ * element-wise multiply, dot; a 3-D 3 x 2 x 4 patch copied into a 2-D 3 x 8 one. */
+static void reshapes(void)
+{
+    cur = 4; /* double */
+    int ad[2] = {5, 7}, bd[2] = {4, 9}, cd[2] = {3, 13}, vd = 30, d3[3] = {3, 3, 4}, e2[2] = {4, 8};
+    int nb[2] = {gat_np >= 2 ? 2 : 1, 1}, map[3] = {0, 1, 0}; /* rows split unevenly */
+    if (nb[0] == 1)
+        map[1] = 0;
+    int ga = NGA_Create(C_DBL, 2, ad, "ra", NULL), gb = NGA_Create_irreg(C_DBL, 2, bd, "rb", nb, map);
+    int gc = NGA_Create(C_DBL, 2, cd, "rc", NULL), gv = NGA_Create(C_DBL, 1, &vd, "rv", NULL);
+    int g3 = NGA_Create(C_DBL, 3, d3, "r3", NULL), ge = NGA_Create(C_DBL, 2, e2, "re", NULL);
+    static dc A[35], B[36], Cm[39], V[30], T3[36], E[32], X[39];
+    for (int k = 0; k < 35; k++)
+        A[k] = val(C_DBL, 21, k);
+    for (int k = 0; k < 36; k++)
+        B[k] = val(C_DBL, 22, k), T3[k] = val(C_DBL, 23, k);
+    for (int k = 0; k < 39; k++)
+        Cm[k] = val(C_DBL, 24, k);
+    for (int k = 0; k < 30; k++)
+        V[k] = val(C_DBL, 25, k);
+    for (int k = 0; k < 32; k++)
+        E[k] = val(C_DBL, 26, k);
+    load(ga, A, 35, 2, ad);
+    load(gb, B, 36, 2, bd);
+    load(gc, Cm, 39, 2, cd);
+    load(gv, V, 30, 1, &vd);
+    load(g3, T3, 36, 3, d3);
+    load(ge, E, 32, 2, e2);
+    /* the patches: A[1..4][1..6] (4 x 6), B[1..3][1..8] (3 x 8), C[0..1][1..12] (2 x 12),
+     * V[3..26] (24); element q of each (row-major) */
+    int alo[2] = {1, 1}, ahi[2] = {4, 6}, blo[2] = {1, 1}, bhi[2] = {3, 8}, clo[2] = {0, 1},
+        chi[2] = {1, 12}, vlo = 3, vhi = 26;
+#define PA(q) A[(1 + (q) / 6) * 7 + 1 + (q) % 6]
+#define PB(q) B[(1 + (q) / 8) * 9 + 1 + (q) % 8]
+#define PC(q) X[((q) / 12) * 13 + 1 + (q) % 12]
+    /* copy A's patch into B's */
+    NGA_Copy_patch('N', ga, alo, ahi, gb, blo, bhi);
+    for (int q = 0; q < 24; q++)
+        PB(q) = PA(q);
+    expect_nd(gb, B, 36, 2, bd, "reshaped copy_patch");
+    /* C's patch = A's + 2 B's */
+    double one = 1, two = 2;
+    memcpy(X, Cm, sizeof X);
+    NGA_Add_patch(&one, ga, alo, ahi, &two, gb, blo, bhi, gc, clo, chi);
+    for (int q = 0; q < 24; q++)
+        PC(q) = PA(q) + 2 * PB(q);
+    expect_nd(gc, X, 39, 2, cd, "reshaped add_patch");
+    /* C's patch = A's .* the vector's */
+    GA_Elem_multiply_patch(ga, alo, ahi, gv, &vlo, &vhi, gc, clo, chi);
+    for (int q = 0; q < 24; q++)
+        PC(q) = PA(q) * V[3 + q];
+    expect_nd(gc, X, 39, 2, cd, "reshaped elem_multiply_patch");
+    /* dots */
+    double want = 0, want2 = 0;
+    for (int q = 0; q < 24; q++)
+        want += creal(PA(q) * PB(q)), want2 += creal(V[3 + q] * PC(q));
+    double got = NGA_Ddot_patch(ga, 'N', alo, ahi, gb, 'N', blo, bhi);
+    double got2 = NGA_Ddot_patch(gv, 'N', &vlo, &vhi, gc, 'N', clo, chi);
+    gat_out("reshaped ddot_patch = " GAT_G " " GAT_G, got, got2);
+    gat_check(gat_close(got, want, 1e-12) && gat_close(got2, want2, 1e-12),
+              "reshaped ddot_patch");
+    /* 3-D [0..2][1..2][0..3] (3 x 2 x 4) into E[0..2][0..7] (3 x 8) */
+    int lo3[3] = {0, 1, 0}, hi3[3] = {2, 2, 3}, elo[2] = {0, 0}, ehi[2] = {2, 7};
+    NGA_Copy_patch('N', g3, lo3, hi3, ge, elo, ehi);
+    for (int q = 0; q < 24; q++)
+        E[q] = T3[(q / 8) * 12 + 4 + q % 8];
+    expect_nd(ge, E, 32, 2, e2, "reshaped 3-D copy_patch");
+#undef PA
+#undef PB
+#undef PC
+    GA_Destroy(ga);
+    GA_Destroy(gb);
+    GA_Destroy(gc);
+    GA_Destroy(gv);
+    GA_Destroy(g3);
+    GA_Destroy(ge);
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -853,5 +934,6 @@ int main(int argc, char **argv)
             patches(1, 0);
     }
     shapes();
+    reshapes();
     return gat_finish();
 }
