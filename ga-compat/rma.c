@@ -1187,11 +1187,7 @@ static void periodic(int g_a, int op, const int64_t lo[], const int64_t hi[], vo
     for (int d = 0; d < a->ndim; d++) {
         if (hi[d] < lo[d])
             return;
-        if (hi[d] - lo[d] + 1 > a->dims[d])
-            gai_error(fn, "array '%s': the patch's extent %lld in dimension %d exceeds the "
-                          "dimension %lld",
-                      a->name, (long long)(hi[d] - lo[d] + 1), d, (long long)a->dims[d]);
-        l[d] = lo[d];
+        l[d] = lo[d]; /* (wider than the array: elements recur, as in GA) */
         h[d] = hi[d] + 1;
     }
     check_ld(a, l, h, ld, fn);

@@ -447,6 +447,41 @@ static void strided_periodic(void)
 #endif
     ok = !memcmp(p, q, sizeof p);
     gat_check(ok, "periodic get, dense buffer");
+    /* wider than the array (17 x 3 of 12 x 10): every index wraps, rows recur */
+    int w[51], wlo[2] = {-3, 5}, whi[2] = {13, 7}, wld = 3;
+    NGA_Periodic_get(g, wlo, whi, w, &wld);
+    ok = 1;
+    for (int i = 0; i < 17; i++)
+        for (int j = 0; j < 3; j++)
+            ok &= w[i * 3 + j] == all[((-3 + i) % 12 + 12) % 12 * 10 + (5 + j) % 10];
+    gat_check(ok, "periodic get wider than the array");
+    GA_Sync();
+    /* an accumulate of 25 ones along row 0 (10 columns) from column -5: each occurrence adds */
+    if (gat_me == 0) {
+        int ones[25], alo[2] = {0, -5}, ahi[2] = {0, 19}, ald = 25, one = 1;
+        for (int j = 0; j < 25; j++)
+            ones[j] = 1;
+#ifdef GAT_PEER
+        /* GA bug: GA 5.8.2 aborts ("g_a indices are invalid") on a periodic accumulate wider
+         * than the array: its three pieces as plain accumulates instead */
+        int p0[2] = {0, 5}, p1[2] = {0, 9}, q0[2] = {0, 0};
+        NGA_Acc(g, p0, p1, ones, &ald, &one);
+        NGA_Acc(g, q0, p1, ones, &ald, &one);
+        NGA_Acc(g, q0, p1, ones, &ald, &one);
+        (void)alo, (void)ahi;
+        gat_out("# GA bug: NGA_Periodic_acc wider than the array aborts in GA 5.8.2 (\"g_a "
+                "indices are invalid\"): plain accumulates instead");
+#else
+        NGA_Periodic_acc(g, alo, ahi, ones, &ald, &one);
+#endif
+    }
+    GA_Sync();
+    int row[10], rlo[2] = {0, 0}, rhi[2] = {0, 9}, rld = 10;
+    NGA_Get(g, rlo, rhi, row, &rld);
+    ok = 1;
+    for (int j = 0; j < 10; j++)
+        ok &= row[j] == all[j] + (j < 5 ? 2 : 3);
+    gat_check(ok, "periodic acc wider than the array");
     GA_Sync();
     GA_Destroy(g);
 }
