@@ -1172,12 +1172,27 @@ int gai_owned_block(gai_array_t *a, int rank, int64_t lo[], int64_t hi[])
     return 1;
 }
 
+static int cyclic(const gai_array_t *a);
+
+/* Process iproc's block (inclusive); on block-cyclic arrays, as in GA, iproc is a block index
+ * (0 .. GA_Total_blocks - 1) and the block is that one. */
 static void distribution64(gai_array_t *a, int iproc, int64_t lo[], int64_t hi[], const char *fn)
 {
     gai_group_t *g = gai_group(a->pgroup, fn);
+    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
+    if (cyclic(a)) {
+        if (iproc < 0)
+            gai_error(fn, "block %d of '%s' out of range [0, %lld)", iproc, a->name,
+                      (long long)a->nblocks);
+        int in = iproc < a->nblocks;
+        if (in)
+            rmc_dist_tile(a->dist, iproc, l, h, NULL);
+        for (int d = 0; d < a->ndim; d++)
+            lo[d] = in ? l[d] : -1, hi[d] = in ? h[d] - 1 : -2;
+        return;
+    }
     if (iproc < 0 || iproc >= g->size)
         gai_error(fn, "process %d out of range [0, %d)", iproc, g->size);
-    int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
     if (!gai_owned_block(a, g->ranks[iproc], l, h))
         for (int d = 0; d < a->ndim; d++)
             lo[d] = -1, hi[d] = -2; /* GA's C API: its Fortran 0 / -1, less one */
@@ -1186,8 +1201,8 @@ static void distribution64(gai_array_t *a, int iproc, int64_t lo[], int64_t hi[]
             lo[d] = l[d], hi[d] = h[d] - 1;
 }
 
-/* Local. The block process iproc owns, inclusive (lo -1, hi -2 when it owns nothing; for block-
- * cyclic arrays its first block). */
+/* Local. The block process iproc owns, inclusive (lo -1, hi -2 when it owns nothing); on block-
+ * cyclic arrays, as in GA, block iproc (lo -1, hi -2 past the last block). */
 void NGA_Distribution(int g_a, int iproc, int lo[], int hi[])
 {
     gai_array_t *a = gai_array(g_a, "NGA_Distribution");
@@ -1209,11 +1224,13 @@ static int locate64(gai_array_t *a, const int64_t sub[], const char *fn)
             gai_error(fn, "subscript[%d] = %lld outside [0, %lld)", d, (long long)sub[d],
                       (long long)a->dims[d]);
     int owner;
-    gai_check(rmc_dist_locate(a->dist, sub, NULL, &owner), fn, "rmc_dist_locate");
-    return member_of(a, owner);
+    int64_t t;
+    gai_check(rmc_dist_locate(a->dist, sub, &t, &owner), fn, "rmc_dist_locate");
+    return cyclic(a) ? (int)t : member_of(a, owner);
 }
 
-/* Local. The process owning element subscript[]. */
+/* Local. The process owning element subscript[] (block-cyclic arrays, as in GA: the index of the
+ * block holding it, as NGA_Locate_region and NGA_Distribution count them). */
 int NGA_Locate(int g_a, int subscript[])
 {
     gai_array_t *a = gai_array(g_a, "NGA_Locate");
@@ -1371,8 +1388,12 @@ int NGA_Locate_nnodes64(int g_a, int64_t lo[], int64_t hi[])
     return nnodes64(gai_array(g_a, "NGA_Locate_nnodes64"), lo, hi);
 }
 
+/* Local. Block-cyclic arrays: the number of blocks patch [lo, hi] touches; -1 for the others (as
+ * GA 5.8.2). */
 int NGA_Locate_num_blocks(int g_a, int lo[], int hi[])
 {
+    if (!cyclic(gai_array(g_a, "NGA_Locate_num_blocks")))
+        return -1;
     return NGA_Locate_nnodes(g_a, lo, hi);
 }
 

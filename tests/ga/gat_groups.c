@@ -445,6 +445,23 @@ static void block_info(int g, const char *what)
     for (int k = 0; k < cnt && k < 64; k++)
         gat_out("  %s %d: [%d %d] .. [%d %d]", GA_Total_blocks(g) < 0 ? "proc" : "block", procs[k],
                 map[4 * k], map[4 * k + 1], map[4 * k + 2], map[4 * k + 3]);
+    gat_out("%s: locate_num_blocks %d", what, NGA_Locate_num_blocks(g, lo, hi));
+    /* NGA_Distribution and NGA_Locate: by process, on block-cyclic arrays by block (GA's own
+     * loops run `for (b = me; b < GA_Total_blocks(g); b += np) NGA_Distribution(g, b, ...)`) */
+    int units = GA_Total_blocks(g) < 0 ? gat_np : GA_Total_blocks(g), ok = 1;
+    for (int u = 0; u < units; u++) {
+        int dl[2], dh[2];
+        NGA_Distribution(g, u, dl, dh);
+        gat_out("  distribution %d: [%d %d] .. [%d %d]", u, dl[0], dl[1], dh[0], dh[1]);
+        if (dh[0] >= dl[0] && dh[1] >= dl[1]) { /* its corners are located in it */
+            ok &= NGA_Locate(g, dl) == u && NGA_Locate(g, dh) == u;
+        }
+    }
+    int corner[2] = {m - 1, n - 1};
+    gat_out("%s: locate [%d %d] = %d", what, m - 1, n - 1, NGA_Locate(g, corner));
+    char name[96];
+    snprintf(name, sizeof name, "%s: NGA_Locate of each unit's corners", what);
+    gat_check(ok, name);
 }
 
 /* every block this process owns: its content by NGA_Access_block (or _grid) and by segment */
