@@ -260,8 +260,17 @@ rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char 
     rmc_status_t st = rmcc_obj_check(o, magic, what, fn);
     uint64_t arg = st == RMC_OK ? id : ~0ull;
     st = rmcc_coll_begin(fn, &arg, 1, st);
+    if (st == RMC_OK)
+        rmcc_quiesce(o);
     *barrier = st == RMC_OK ? rmc_barrier() : RMC_OK;
     return st;
+}
+
+void rmcc_quiesce(const rmcc_obj_t *o)
+{
+    unsigned spins = 0;
+    while (o->pending)
+        rmc_wait_round(&spins);
 }
 
 rmc_status_t rmcc_scratch(char **buf, size_t *cap, size_t bytes, const char *fn)

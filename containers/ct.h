@@ -73,6 +73,7 @@ struct rmcc_obj {
     uint32_t flags; /* RMCC_OBJ_*: kept after destroy */
     rmcc_obj_t *next;
     void (*release)(rmcc_obj_t *o); /* frees what the handle holds besides itself (or NULL) */
+    size_t pending; /* this rank's outstanding _nb operations that still make steps on it */
 };
 #define RMCC_MAGIC_QUEUE 0x51554555u /* "QUEU" */
 #define RMCC_MAGIC_ARRAY 0x41525241u /* "ARRA" */
@@ -183,10 +184,16 @@ rmc_status_t rmcc_destroy_finish(rmcc_obj_t *o, rmc_status_t barrier, uint64_t o
                                  const char *fn);
 
 /* The start of a destruction: the handle's check and the collective (its id as argument): when
- * they succeed (RMC_OK), a barrier that completes every rank's operations on it, whose status is
- * *barrier (the destruction goes on either way). */
+ * they succeed (RMC_OK), rmcc_quiesce and a barrier that completes every rank's operations on it,
+ * whose status is *barrier (the destruction goes on either way). */
 rmc_status_t rmcc_destroy_begin(const rmcc_obj_t *o, uint32_t magic, const char *what, uint64_t id,
                                 rmc_status_t *barrier, const char *fn);
+/* Waits, keeping RMC's progress going (which moves outstanding custom requests), until this rank's
+ * _nb operations on o that still make steps of their own (o->pending: a queue's or a hash map's
+ * state machines) have finished: a collective that frees or moves o's memory calls it before its
+ * barrier, so that no step lands there afterwards. Every rank is in that collective, polling, so
+ * the operations they wait for move too. */
+void rmcc_quiesce(const rmcc_obj_t *o);
 
 /* ---------------------------------------------------------------------------- RPC --- */
 

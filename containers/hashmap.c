@@ -939,6 +939,7 @@ static rmc_status_t nb_step(void *state, int *done)
     hop_t *o = state;
     rmc_status_t st = advance(o, done);
     if (*done) {
+        o->h->obj.pending--; /* (rmcc_quiesce) */
         if (o->r) /* after a failure: nothing may stay outstanding */
             rmc_wait(&o->r);
         free(o);
@@ -1042,8 +1043,11 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     int done = 0;
     if (req) {
         o->nb = 1;
-        if ((st = rmc_request_custom(nb_step, o, req)) != RMC_OK)
+        h->obj.pending++; /* until nb_step's end: destroy and resize wait for it */
+        if ((st = rmc_request_custom(nb_step, o, req)) != RMC_OK) {
+            h->obj.pending--;
             goto out;
+        }
         return rmc_test(req, &done); /* starts it */
     }
     o->nb = 0;
@@ -1365,6 +1369,7 @@ rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
     uint64_t args[2] = {st == RMC_OK ? h->id : ~0ull, capacity};
     if ((st = rmcc_coll_begin(fn, args, 2, st)) != RMC_OK)
         return st;
+    rmcc_quiesce(&h->obj); /* this rank's _nb operations have made their last step */
     if ((st = rmc_barrier()) != RMC_OK) /* every operation on the old tables is complete */
         return st;
     size_t old_per = h->per, new_per = per_rank(capacity);

@@ -395,6 +395,7 @@ static rmc_status_t nb_step(void *state, int *done)
     qop_t *o = state;
     rmc_status_t st = advance(o, done);
     if (*done) {
+        o->q->obj.pending--; /* (rmcc_quiesce) */
         if (st == RMC_OK && !o->push && o->q->direct)
             memcpy(o->out, o->land, o->n * o->q->slot);
         else if (st == RMC_OK && !o->push)
@@ -548,8 +549,10 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
             return st;
         }
         int done = 0;
+        q->obj.pending++; /* until nb_step's end: destroy, resize and migrate wait for it */
         st = rmc_request_custom(nb_step, o, req);
         if (st != RMC_OK) {
+            q->obj.pending--;
             free(o);
             return st;
         }

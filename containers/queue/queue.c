@@ -219,6 +219,7 @@ rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity)
     st = rmcc_coll_begin(fn, args, 2, st);
     if (st != RMC_OK)
         return st;
+    rmcc_quiesce(&q->obj); /* this rank's _nb operations have made their last step */
     if ((st = rmcc_agree(rmc_barrier())) != RMC_OK) /* every operation on it is complete */
         return st;
     return relocate(q, q->host, new_capacity, fn);
@@ -235,6 +236,7 @@ rmc_status_t rmc_queue_migrate(rmc_queue_h q, int new_host)
     st = rmcc_coll_begin(fn, args, 2, st);
     if (st != RMC_OK)
         return st;
+    rmcc_quiesce(&q->obj);
     if ((st = rmcc_agree(rmc_barrier())) != RMC_OK)
         return st;
     return relocate(q, new_host, q->cap, fn);

@@ -462,6 +462,57 @@ static void test_nb_batch_local(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* Non-blocking inserts and finds left untested are finished by rmc_hashmap_resize and
+ * rmc_hashmap_destroy (which used to return with them still going: their later steps landed in the
+ * old, freed tables): each request is complete at its first test afterwards, and the entries
+ * inserted are in the resized map. One-sided path forced (multi-step operations). */
+static void test_nb_across_collectives(void **s)
+{
+    (void)s;
+    enum { N = 64 };
+    for (int coll = 0; coll < 2; coll++) {
+        rmc_hashmap_h h;
+        MPI_CHECK_OK(rmc_hashmap_create((size_t)(8 * N * np), i64, i64, &h));
+        int64_t k0 = ((int64_t)me << 20) + 1000, v0 = 5;
+        MPI_CHECK_OK(rmc_hashmap_insert(h, &k0, &v0, 0));
+        MPI_CHECK_OK(rmc_barrier());
+        rmc_request_h rq[2 * N];
+        int64_t keys[N], vals[N], got[N];
+        rmc_status_t st = RMC_OK;
+        for (int i = 0; i < N && st == RMC_OK; i++) {
+            keys[i] = ((int64_t)me << 20) + i, vals[i] = 3 * keys[i], got[i] = 0;
+            rq[i] = rq[N + i] = RMC_REQUEST_NULL;
+            st = rmc_hashmap_insert_nb(h, &keys[i], &vals[i], RMC_HASHMAP_RDMA, &rq[i]);
+            int64_t other = ((int64_t)((me + 1) % np) << 20) + 1000;
+            if (st == RMC_OK)
+                st = rmc_hashmap_find_nb(h, &other, &got[i], RMC_HASHMAP_RDMA, &rq[N + i]);
+        }
+        rmc_status_t c = coll ? rmc_hashmap_destroy(h) : rmc_hashmap_resize(h, (size_t)(16 * N * np));
+        int ok = st == RMC_OK && c == RMC_OK;
+        for (int i = 0; i < 2 * N; i++) {
+            int done = 1;
+            if (rq[i] && rmc_test(&rq[i], &done) != RMC_OK)
+                ok = 0;
+            ok &= done;
+            if (!done)
+                rmc_wait(&rq[i]);
+        }
+        for (int i = 0; i < N; i++)
+            ok &= got[i] == 5;
+        if (!coll) { /* the resized map holds every insert */
+            size_t n = 0;
+            ok &= rmc_hashmap_count(h, &n) == RMC_OK && n == (size_t)((N + 1) * np);
+            for (int i = 0; i < N; i++) {
+                int64_t v = 0;
+                ok &= rmc_hashmap_find(h, &keys[i], &v, 0) == RMC_OK && v == 3 * keys[i];
+            }
+        }
+        MPI_CHECK_ALL(ok);
+        if (!coll)
+            MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    }
+}
+
 /* HashMapBuffer: every rank inserts keys of every owner (some twice: the later value stays; some
  * from every rank: one value) through small queues (pushers meet full queues); after the flush
  * every key is in the map. A table too small: the flush reports RMC_ERR_FULL on every rank. */
@@ -824,4 +875,5 @@ static void test_bad_input(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention,
              test_costs, test_strings, test_full_resize, test_nb_batch_local, test_buffer,
-             test_buffer_types, test_find_only, test_buffer_combine, test_buffer_fail, test_bad_input)
+             test_buffer_types, test_find_only, test_buffer_combine, test_buffer_fail,
+             test_nb_across_collectives, test_bad_input)

@@ -594,6 +594,57 @@ static void test_nb_untested(void **s)
     MPI_CHECK_OK(rmc_queue_destroy(q));
 }
 
+/* An _nb push and pop left untested are finished by the collectives that free or move the queue:
+ * rmc_queue_destroy, resize and migrate wait for the rank's outstanding operations before their
+ * barrier (they used to return with the operations still going, whose later steps landed in the
+ * freed memory), so each request is complete at its first test afterwards; after a resize or a
+ * migration the queue holds what they left. One-sided path forced (multi-step operations). */
+static void test_nb_across_collectives(void **s)
+{
+    (void)s;
+    for (int kind = 0; kind <= 2; kind += 2)
+        for (int coll = 0; coll < 3; coll++) {
+            rmc_queue_h q;
+            MPI_CHECK_OK(rmc_queue_create(kind, 0, 4, &rmc_type_i64, &q));
+            int64_t x = 10 + me, y = -1, z = 7;
+            if (me == 0)
+                MPI_CHECK_OK(rmc_queue_push(q, &z, 0));
+            else
+                MPI_CHECK_OK(RMC_OK);
+            MPI_CHECK_OK(rmc_barrier());
+            rmc_request_h rp = RMC_REQUEST_NULL, rq = RMC_REQUEST_NULL;
+            rmc_status_t sp = RMC_OK, sq = RMC_OK;
+            if (me == np - 1) {
+                sp = rmc_queue_push_nb(q, &x, RMC_PATH_RDMA, &rp);
+                sq = rmc_queue_pop_nb(q, &y, RMC_PATH_RDMA, &rq);
+            }
+            rmc_status_t c = coll == 0   ? rmc_queue_destroy(q)
+                             : coll == 1 ? rmc_queue_resize(q, 8)
+                                         : rmc_queue_migrate(q, np - 1);
+            int dp = 1, dq = 1;
+            if (sp == RMC_OK && rp)
+                sp = rmc_test(&rp, &dp);
+            if (sq == RMC_OK && rq)
+                sq = rmc_test(&rq, &dq);
+            int ok = c == RMC_OK && dp && dq && sp == RMC_OK &&
+                     (me != np - 1 || (sq == RMC_OK ? y == 7 || y == x : sq == RMC_ERR_EMPTY));
+            if (!dp)
+                rmc_wait(&rp);
+            if (!dq)
+                rmc_wait(&rq);
+            if (coll && me == np - 1) { /* what is left: both elements but the one popped */
+                int64_t e;
+                int left = 0;
+                while (left < 4 && rmc_queue_pop(q, &e, 0) == RMC_OK)
+                    left++;
+                ok &= left + (sq == RMC_OK) == 2;
+            }
+            MPI_CHECK_ALL(ok);
+            if (coll)
+                MPI_CHECK_OK(rmc_queue_destroy(q));
+        }
+}
+
 /* Bad input to every queue call: a clear status, the queue unchanged (still empty, still usable);
  * a collective with a bad argument fails on every rank and creates or changes nothing. */
 static void test_bad_input(void **s)
@@ -671,4 +722,4 @@ MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_contention_push_pop_promise,
              test_contention_paths_circular, test_contention_paths_checksum, test_phases,
              test_costs, test_strings, test_nb, test_resize_migrate, test_local_view,
-             test_nb_untested, test_bad_input)
+             test_nb_untested, test_nb_across_collectives, test_bad_input)
