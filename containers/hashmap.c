@@ -356,8 +356,12 @@ static rmc_status_t advance(hop_t *o, int *done)
                                      HM_REPLY_HDR + rpc_reply(h, o->rkind), &o->rlen);
             break;
         case P_RPCED: {
-            if (o->rst != RMC_OK)
-                return *done = 1, o->rst;
+            if (o->rst == RMC_ERR_MPI || o->rst == RMC_ERR_TOO_BIG) /* comm's, with its message */
+                return *done = 1, rmc_error_in(o->rst, o->fn);
+            if (o->rst != RMC_OK) /* the owner's handler refused it */
+                return *done = 1, rmcc_fail(o->rst, o->fn,
+                                            "rank %d (the key's owner) refused the operation: %s",
+                                            o->owner, rmc_status_string(o->rst));
             int32_t out = RMC_ERR_INTERNAL;
             if (o->rlen >= HM_REPLY_HDR)
                 memcpy(&out, o->land, 4);
@@ -1283,14 +1287,20 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
     }
     st = rmcc_exchange_parts(mine, off, h ? h->pt.offs : NULL, fn);
-    if (st == RMC_OK) /* every rank's handle, for the RPCs */
-        st = rmcc_exchange_parts(RMC_OK, (uint64_t)(uintptr_t)h, h->peers, fn);
     next_id++;
     if (st == RMC_OK) {
+        /* live before every rank's handle is exchanged (for the RPCs): a peer that leaves that
+         * exchange first may send one at once, served while this rank still waits in it */
         rmcc_parts_map(&h->pt);
         rmcc_obj_add(&h->obj, RMCC_MAGIC_HASHMAP, h_release);
-        *hp = h;
-        return RMC_OK;
+        st = rmcc_exchange_parts(RMC_OK, (uint64_t)(uintptr_t)h, h->peers, fn);
+        if (st == RMC_OK) {
+            *hp = h;
+            return RMC_OK;
+        }
+        rmcc_free_off(off, fn);
+        rmcc_obj_kill(&h->obj); /* released; the handle's memory goes at rmc_finalize */
+        return st;
     }
     if (mine == RMC_OK)
         rmcc_free_off(off, fn);
