@@ -36,6 +36,9 @@ enum {
     S_BOUNDED,
     S_ROLLBACK,
     S_ROLLEDBACK,
+    S_RECHECK,   /* after a rollback: the reservation counter again, */
+    S_RECHECKED, /* then the bound: room now (a reservation before ours was taken back)? */
+    S_RECHECKB,
     S_MOVE,
     S_MOVED,
     S_MARK,
@@ -44,6 +47,10 @@ enum {
     S_RPCED, /* its reply is in */
     S_DONE
 };
+
+/* Reservations a push (pop) makes again when, after taking its own back, the counters show room
+ * (elements) after all: the one before it was taken back too, e.g. a push that did not fit. */
+#define QAGAIN 3
 
 typedef struct qop {
     struct rmc_queue *q;
@@ -62,6 +69,7 @@ typedef struct qop {
     char *pay, *rep;
     size_t plen, rcap, rlen;
     unsigned tries;   /* RPCs told to retry */
+    unsigned again;   /* reservations made again after a rollback (S_RECHECK) */
     rmc_status_t rst; /* the last RPC's status */
     char rh[QR_REPLY_HDR];
     char mem[]; /* _nb: the operation's own slots (with the RPC's header and reply before them) */
@@ -252,12 +260,35 @@ static rmc_status_t advance(qop_t *o, int *done)
             o->state = S_ROLLEDBACK;
             break;
         case S_ROLLEDBACK:
-            if (o->v == o->pos + (int64_t)o->n) /* taken back: nothing happened */
+            if (o->v == o->pos + (int64_t)o->n) { /* taken back: nothing happened */
+                if (o->again >= QAGAIN)
+                    return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
+                o->state = S_RECHECK; /* an earlier reservation may be one taken back too */
+                if (o->nb)
+                    return RMC_OK;
+                pause_round(&o->spins);
+            } else {
+                o->state = S_BOUND; /* a later reservation exists: wait for it or for room */
+                if (o->nb)
+                    return RMC_OK;
+                pause_round(&o->spins);
+            }
+            break;
+        case S_RECHECK:
+            st = load(o, ctr_res(o));
+            o->state = S_RECHECKED;
+            break;
+        case S_RECHECKED:
+            o->pos = o->v; /* where a reservation would start now */
+            st = load(o, ctr_bound(o));
+            o->state = S_RECHECKB;
+            break;
+        case S_RECHECKB:
+            saw(q, ctr_bound(o), o->v);
+            if (!fits(o))
                 return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
-            o->state = S_BOUND; /* a later reservation exists: wait for it or for room */
-            if (o->nb)
-                return RMC_OK;
-            pause_round(&o->spins);
+            o->again++; /* room after all: reserve again */
+            o->state = S_RESERVE;
             break;
         case S_MOVE:
             if (o->push && q->kind == RMC_QUEUE_CHECKSUM)
@@ -680,38 +711,41 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
         }
         o.n = 0; /* one-sided from here, into the same buffer */
     }
-    /* reserve with compare-and-swap: the count depends on what is there */
-    if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK) {
-        free(own);
-        return st;
-    }
+    int direct = q->direct && !rpc, done;
+    char *land = direct ? out : rpc ? o.land : buf;
+    /* reserve with compare-and-swap: the count depends on what is there. A reservation that
+     * counted slots a push had reserved but then took back (a CHECKSUM queue's bound is the
+     * pushes' reservations) is taken back in turn, with RMC_ERR_EMPTY from the machine: then
+     * again, from the counters as they are now (EMPTY only when nothing is there) */
     for (;;) {
-        if ((st = rmc_amo_load_i64(ctr_addr(q, bound), &b, q->host)) != RMC_OK)
+        if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK)
             break;
-        saw(q, bound, b);
-        if (b <= h) {
-            st = RMC_ERR_EMPTY;
-            break;
+        for (;;) {
+            if ((st = rmc_amo_load_i64(ctr_addr(q, bound), &b, q->host)) != RMC_OK)
+                break;
+            saw(q, bound, b);
+            if (b <= h) {
+                st = RMC_ERR_EMPTY;
+                break;
+            }
+            int64_t k = b - h < (int64_t)max ? b - h : (int64_t)max, v;
+            if ((st = rmc_amo_cas_i64(ctr_addr(q, QC_HEAD), h, h + k, &v, q->host)) != RMC_OK)
+                break;
+            if (v == h) {
+                o.pos = h;
+                o.n = (size_t)k;
+                break;
+            }
+            h = v;
         }
-        int64_t k = b - h < (int64_t)max ? b - h : (int64_t)max, v;
-        if ((st = rmc_amo_cas_i64(ctr_addr(q, QC_HEAD), h, h + k, &v, q->host)) != RMC_OK)
+        if (st != RMC_OK)
             break;
-        if (v == h) {
-            o.pos = h;
-            o.n = (size_t)k;
+        o.land = land;
+        o.state = S_MOVE;
+        o.spins = 0;
+        if ((st = advance(&o, &done)) != RMC_ERR_EMPTY)
             break;
-        }
-        h = v;
     }
-    if (st != RMC_OK) {
-        free(own);
-        return st;
-    }
-    int direct = q->direct && !rpc;
-    o.land = direct ? out : rpc ? o.land : buf;
-    o.state = S_MOVE;
-    int done;
-    st = advance(&o, &done);
     if (st == RMC_OK && !direct && q->direct)
         memcpy(out, o.land, o.n * q->slot);
     else if (st == RMC_OK && !direct)
