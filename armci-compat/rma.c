@@ -15,6 +15,8 @@
  * target. Zero-size transfers (size 0, a count of 0, empty vectors) do nothing, as in ARMCI.
  */
 #include "config.h"
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "armci_impl.h"
@@ -77,12 +79,128 @@ int PARMCI_Get(void *src, void *dst, int size, int proc)
     return 0;
 }
 
+/* ------------------------------------------------- what RMC's calls refuse --- */
+
+/* ARMCI takes descriptors and buffers that RMC's strided and vector calls refuse: strides that do
+ * not nest (smaller than the level below: chunks that overlap or are transposed), zero or negative
+ * strides, more than RMC_STRIDE_LEVELS_MAX levels (RMC_ERR_STRIDE), and accumulate sources at
+ * addresses not aligned to the element type (RMC_ERR_ALIGN). Those operations go here, blocking
+ * (a non-blocking ARMCI call may complete early): the chunks as vector segments (RMC's vector
+ * calls take any set of them), an accumulate's sources first copied into an aligned buffer. An
+ * accumulate's target must still be aligned (RMC_ERR_ALIGN). */
+enum { OP_PUT, OP_GET, OP_ACC };
+
+static int retry_by_chunks(int op, rmc_status_t st)
+{
+    return st == RMC_ERR_STRIDE || (op == OP_ACC && st == RMC_ERR_ALIGN);
+}
+
+/* The vector operation v[0..len), an accumulate's source segments copied to an aligned buffer. */
+static rmc_status_t vector_aligned(int op, rmc_acc_type_t t, const void *scale, const rmc_iov_t *v,
+                                   int len, int proc)
+{
+    if (op == OP_PUT)
+        return rmc_put_vector(v, len, proc);
+    if (op == OP_GET)
+        return rmc_get_vector(v, len, proc);
+    size_t segs = 0, bytes = 0;
+    for (int i = 0; i < len; i++)
+        segs += (size_t)v[i].count, bytes += (size_t)v[i].count * v[i].bytes;
+    rmc_iov_t *w = malloc(sizeof(rmc_iov_t) * (size_t)len);
+    void **src = malloc(sizeof(void *) * (segs ? segs : 1));
+    char *copy = malloc(bytes ? bytes : 1), *at = copy; /* malloc: aligned for every type */
+    rmc_status_t st = RMC_ERR_NOMEM;
+    if (w && src && copy) {
+        void **sp = src;
+        for (int i = 0; i < len; i++) {
+            w[i] = v[i];
+            w[i].src = sp;
+            for (int k = 0; k < v[i].count; k++, at += v[i].bytes)
+                *sp++ = memcpy(at, v[i].src[k], v[i].bytes);
+        }
+        st = rmc_acc_vector(t, scale, w, len, proc);
+    }
+    free(w);
+    free(src);
+    free(copy);
+    return st;
+}
+
+/* A strided operation as vector segments: one per chunk (count[0] bytes), every level walked
+ * with its stride (any sign or size). */
+static rmc_status_t strided_by_chunks(int op, rmc_acc_type_t t, const void *scale, void *src,
+                                      const int *ss, void *dst, const int *ds, const int *count,
+                                      int levels, int proc)
+{
+    size_t n = 1;
+    for (int l = 1; l <= levels; l++)
+        if (__builtin_mul_overflow(n, (size_t)count[l], &n) || n > (size_t)INT_MAX)
+            return RMC_ERR_TOO_BIG;
+    void **sp = malloc(sizeof(void *) * n), **dp = malloc(sizeof(void *) * n);
+    int *idx = calloc((size_t)levels + 1, sizeof(int));
+    rmc_status_t st = RMC_ERR_NOMEM;
+    if (sp && dp && idx) {
+        for (size_t c = 0; c < n; c++) {
+            ptrdiff_t so = 0, dof = 0;
+            for (int l = 1; l <= levels; l++)
+                so += (ptrdiff_t)idx[l] * ss[l - 1], dof += (ptrdiff_t)idx[l] * ds[l - 1];
+            sp[c] = (char *)src + so;
+            dp[c] = (char *)dst + dof;
+            for (int l = 1; l <= levels && ++idx[l] == count[l]; l++)
+                idx[l] = 0;
+        }
+        rmc_iov_t v = {sp, dp, (int)n, (size_t)count[0]};
+        st = vector_aligned(op, t, scale, &v, 1, proc);
+    }
+    free(sp);
+    free(dp);
+    free(idx);
+    return st;
+}
+
+/* A strided operation: RMC's call (blocking, or non-blocking with req as ARMCI's handle says),
+ * else by chunks. */
+static rmc_status_t strided_op(int op, rmc_acc_type_t t, const void *scale, void *src, int *ss,
+                               void *dst, int *ds, int *count, int levels, int proc, int blocking,
+                               rmc_request_h *req)
+{
+    rmc_status_t st = RMC_ERR_STRIDE;
+    if (levels <= RMC_STRIDE_LEVELS_MAX) {
+        if (blocking)
+            st = op == OP_PUT   ? rmc_put_strided(src, ss, dst, ds, count, levels, proc)
+                 : op == OP_GET ? rmc_get_strided(src, ss, dst, ds, count, levels, proc)
+                                : rmc_acc_strided(t, scale, src, ss, dst, ds, count, levels, proc);
+        else
+            st = op == OP_PUT ? rmc_put_strided_nb(src, ss, dst, ds, count, levels, proc, req)
+                 : op == OP_GET
+                     ? rmc_get_strided_nb(src, ss, dst, ds, count, levels, proc, req)
+                     : rmc_acc_strided_nb(t, scale, src, ss, dst, ds, count, levels, proc, req);
+    }
+    if (retry_by_chunks(op, st))
+        st = strided_by_chunks(op, t, scale, src, ss, dst, ds, count, levels, proc);
+    return st;
+}
+
+/* A contiguous accumulate whose source is not aligned: from an aligned copy. */
+static rmc_status_t acc_op(rmc_acc_type_t t, void *scale, void *src, void *dst, size_t bytes,
+                           int proc, int blocking, rmc_request_h *req)
+{
+    rmc_status_t st = blocking ? rmc_acc(t, scale, src, dst, bytes, proc)
+                               : rmc_acc_nb(t, scale, src, dst, bytes, proc, req);
+    if (st == RMC_ERR_ALIGN) {
+        void *s1[1] = {src}, *d1[1] = {dst};
+        rmc_iov_t v = {s1, d1, 1, bytes};
+        st = vector_aligned(OP_ACC, t, scale, &v, 1, proc);
+    }
+    return st;
+}
+
 int PARMCI_Acc(int datatype, void *scale, void *src, void *dst, int bytes, int proc)
 {
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_Acc");
     if (bad_size("ARMCI_Acc", bytes))
         return 0;
-    RMCA_CHECK(rmc_acc(t, scale, src, dst, (size_t)bytes, proc),
+    RMCA_CHECK(acc_op(t, scale, src, dst, (size_t)bytes, proc, 1, NULL),
                "ARMCI_Acc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
     return 0;
 }
@@ -116,7 +234,7 @@ int PARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes, int
     if (bad_size("ARMCI_NbAcc", bytes))
         return 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(rmc_acc_nb(t, scale, src, dst, (size_t)bytes, proc, hdl ? &r : NULL),
+    RMCA_CHECK(acc_op(t, scale, src, dst, (size_t)bytes, proc, 0, hdl ? &r : NULL),
                "ARMCI_NbAcc(type %d, dst=%p, %d bytes, proc %d)", datatype, dst, bytes, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -139,10 +257,13 @@ static inline int strided_empty(const char *fn, int **ss, int **ds, const int *c
         if (!*ds)
             *ds = no_strides;
     }
-    for (int i = 0; i <= levels && i <= RMC_STRIDE_LEVELS_MAX; i++)
-        if (count[i] == 0)
-            return 1;
-    return 0;
+    int empty = 0;
+    for (int i = 0; i <= levels; i++) {
+        if (count[i] < 0)
+            rmca_error("%s: count[%d] = %d", fn, i, count[i]);
+        empty |= count[i] == 0;
+    }
+    return empty;
 }
 
 #define STRIDED_MSG(fn) fn "(src=%p, dst=%p, count[0]=%d, %d levels, proc %d)"
@@ -152,9 +273,9 @@ int PARMCI_PutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_strid
 {
     if (strided_empty("ARMCI_PutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    RMCA_CHECK(
-        rmc_put_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc),
-        STRIDED_MSG("ARMCI_PutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    RMCA_CHECK(strided_op(OP_PUT, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 1, NULL),
+               STRIDED_MSG("ARMCI_PutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
 
@@ -163,9 +284,9 @@ int PARMCI_GetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_strid
 {
     if (strided_empty("ARMCI_GetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    RMCA_CHECK(
-        rmc_get_strided(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count, stride_levels, proc),
-        STRIDED_MSG("ARMCI_GetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
+    RMCA_CHECK(strided_op(OP_GET, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 1, NULL),
+               STRIDED_MSG("ARMCI_GetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
 
@@ -175,8 +296,8 @@ int PARMCI_AccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[], v
     rmc_acc_type_t t = rmca_acc_type(datatype, "ARMCI_AccS");
     if (strided_empty("ARMCI_AccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
-    RMCA_CHECK(rmc_acc_strided(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                               stride_levels, proc),
+    RMCA_CHECK(strided_op(OP_ACC, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 1, NULL),
                STRIDED_MSG("ARMCI_AccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     return 0;
 }
@@ -187,8 +308,8 @@ int PARMCI_NbPutS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
     if (strided_empty("ARMCI_NbPutS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(rmc_put_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                  stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(strided_op(OP_PUT, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 0, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbPutS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -200,8 +321,8 @@ int PARMCI_NbGetS(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_str
     if (strided_empty("ARMCI_NbGetS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(rmc_get_strided_nb(src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                  stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(strided_op(OP_GET, 0, NULL, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 0, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbGetS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -214,8 +335,8 @@ int PARMCI_NbAccS(int datatype, void *scale, void *src_ptr, int src_stride_ar[],
     if (strided_empty("ARMCI_NbAccS", &src_stride_ar, &dst_stride_ar, count, stride_levels))
         return 0;
     rmc_request_h r = RMC_REQUEST_NULL;
-    RMCA_CHECK(rmc_acc_strided_nb(t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
-                                  stride_levels, proc, hdl ? &r : NULL),
+    RMCA_CHECK(strided_op(OP_ACC, t, scale, src_ptr, src_stride_ar, dst_ptr, dst_stride_ar, count,
+                          stride_levels, proc, 0, hdl ? &r : NULL),
                STRIDED_MSG("ARMCI_NbAccS"), src_ptr, dst_ptr, count[0], stride_levels, proc);
     nb_issued(hdl, r, proc);
     return 0;
@@ -352,6 +473,8 @@ int PARMCI_AccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int p
     if (iov_conv("ARMCI_AccV", iov, iov_len, &b) == 0)
         return iov_done(&b), 0;
     rmc_status_t st = rmc_acc_vector(t, scale, b.v, b.n, proc);
+    if (st == RMC_ERR_ALIGN)
+        st = vector_aligned(OP_ACC, t, scale, b.v, b.n, proc);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_AccV"), iov_len, proc);
     return 0;
@@ -392,6 +515,8 @@ int PARMCI_NbAccV(int datatype, void *scale, armci_giov_t *iov, int iov_len, int
         return iov_done(&b), 0;
     rmc_request_h r = RMC_REQUEST_NULL;
     rmc_status_t st = rmc_acc_vector_nb(t, scale, b.v, b.n, proc, hdl ? &r : NULL);
+    if (st == RMC_ERR_ALIGN)
+        st = vector_aligned(OP_ACC, t, scale, b.v, b.n, proc);
     iov_done(&b);
     RMCA_CHECK(st, VEC_MSG("ARMCI_NbAccV"), iov_len, proc);
     nb_issued(hdl, r, proc);

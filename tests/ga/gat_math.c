@@ -851,7 +851,8 @@ static void reshapes(void)
     int nb[2] = {gat_np >= 2 ? 2 : 1, 1}, map[3] = {0, 1, 0}; /* rows split unevenly */
     if (nb[0] == 1)
         map[1] = 0;
-    int ga = NGA_Create(C_DBL, 2, ad, "ra", NULL), gb = NGA_Create_irreg(C_DBL, 2, bd, "rb", nb, map);
+    int ga = NGA_Create(C_DBL, 2, ad, "ra", NULL);
+    int gb = NGA_Create_irreg(C_DBL, 2, bd, "rb", nb, map);
     int gc = NGA_Create(C_DBL, 2, cd, "rc", NULL), gv = NGA_Create(C_DBL, 1, &vd, "rv", NULL);
     int g3 = NGA_Create(C_DBL, 3, d3, "r3", NULL), ge = NGA_Create(C_DBL, 2, e2, "re", NULL);
     static dc A[35], B[36], Cm[39], V[30], T3[36], E[32], X[39];

@@ -573,5 +573,87 @@ static void test_local_strided_copy(void **state)
     ARMCI_CHECK_ALL(ok);
 }
 
+/* Descriptors ARMCI takes that do not nest (RMC's strided engine refuses them; libarmci sends their
+ * chunks as vector segments) and accumulate sources at unaligned addresses (copied to an aligned
+ * buffer): a put that transposes a 4 x 4 block of doubles, the get that transposes it back, an
+ * accumulate with a zero remote stride (4 rows summed into one), a stride of -1 on a level of
+ * count 1, 8 stride levels, and contiguous, strided and vector accumulates from an odd address.
+ * Each rank works on its next rank's slot, checked against values computed here. */
+static void test_non_nesting(void **state)
+{
+    (void)state;
+    void **b = armcitest_malloc(4096);
+    int t = NEXT(me_), ok = 1;
+    double *rem = (double *)b[t], m[16], x[16], one = 1.0;
+    for (int i = 0; i < 16; i++)
+        m[i] = 100 * me_ + i;
+    /* transposing put: chunk = one double, level 1 along a row (src +8, dst +32), level 2 down */
+    int cnt[3] = {8, 4, 4}, sst[2] = {8, 32}, dst2[2] = {32, 8};
+    ARMCI_CHECK_OK(ARMCI_PutS(m, sst, rem, dst2, cnt, 2, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Get(rem, x, 16 * 8, t));
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            ok &= x[j * 4 + i] == m[i * 4 + j];
+    /* the transposing get restores the original */
+    double y[16];
+    ARMCI_CHECK_OK(ARMCI_GetS(rem, dst2, y, sst, cnt, 2, t));
+    ok &= !memcmp(y, m, sizeof m);
+    /* accumulate with remote stride 0: the 4 rows of m into one row */
+    double z[4] = {0, 0, 0, 0};
+    ARMCI_CHECK_OK(ARMCI_Put(z, rem + 16, 32, t));
+    ARMCI_Fence(t);
+    int acnt[2] = {32, 4}, ass[1] = {32}, ads[1] = {0};
+    ARMCI_CHECK_OK(ARMCI_AccS(ARMCI_ACC_DBL, &one, m, ass, rem + 16, ads, acnt, 1, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Get(rem + 16, z, 32, t));
+    for (int j = 0; j < 4; j++)
+        ok &= z[j] == m[j] + m[4 + j] + m[8 + j] + m[12 + j];
+    /* a stride of -1 on a level of count 1 (never used) */
+    int ncnt[3] = {16, 1, 2}, nss[2] = {-1, 64}, nds[2] = {-1, 16};
+    ARMCI_CHECK_OK(ARMCI_PutS(m, nss, rem + 32, nds, ncnt, 2, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Get(rem + 32, x, 32, t));
+    ok &= x[0] == m[0] && x[1] == m[1] && x[2] == m[8] && x[3] == m[9];
+    /* 8 levels of count 2 (2^8 chunks of 8 bytes, every level contiguous over the one below) */
+    double big[256], back[256];
+    int c9[9], s8[8];
+    c9[0] = 8;
+    for (int l = 1; l <= 8; l++)
+        c9[l] = 2, s8[l - 1] = 8 << (l - 1);
+    for (int i = 0; i < 256; i++)
+        big[i] = me_ + i * 0.5;
+    ARMCI_CHECK_OK(ARMCI_PutS(big, s8, rem + 64, s8, c9, 8, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Get(rem + 64, back, 256 * 8, t));
+    ok &= !memcmp(big, back, sizeof big);
+    /* accumulates from an odd local address: contiguous, strided, vector */
+    char raw[8 * 17];
+    memcpy(raw + 1, m, 8 * 16);
+    double w[16];
+    for (int i = 0; i < 16; i++)
+        w[i] = 1;
+    ARMCI_CHECK_OK(ARMCI_Put(w, rem + 320, 16 * 8, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Acc(ARMCI_ACC_DBL, &one, raw + 1, rem + 320, 4 * 8, t)); /* m[0..3] */
+    int ucnt[2] = {32, 2}, ustr[1] = {32};                                        /* m[4..11] */
+    ARMCI_CHECK_OK(
+        ARMCI_AccS(ARMCI_ACC_DBL, &one, raw + 1 + 32, ustr, rem + 324, ustr, ucnt, 1, t));
+    void *vs[1] = {raw + 1 + 96}, *vd[1] = {rem + 332};
+    armci_giov_t v = {.src_ptr_array = vs, .dst_ptr_array = vd, .bytes = 32,
+                      .ptr_array_len = 1};
+    ARMCI_CHECK_OK(ARMCI_AccV(ARMCI_ACC_DBL, &one, &v, 1, t));
+    ARMCI_Fence(t);
+    ARMCI_CHECK_OK(ARMCI_Get(rem + 320, w, 16 * 8, t));
+    for (int i = 0; i < 16; i++)
+        ok &= w[i] == 1 + m[i];
+    if (!ok)
+        fprintf(stderr, "[rank %d] non-nesting descriptors / unaligned accumulates wrong\n", me_);
+    ARMCI_CHECK_ALL(ok);
+    ARMCI_Barrier();
+    armcitest_free(b);
+}
+
 ARMCITEST_MAIN("armci_strided", test_puts_gets, test_acc_all_types, test_accs_all_types,
-               test_accv_all_types, test_accs_reference, test_putv_getv, test_local_strided_copy)
+               test_accv_all_types, test_accs_reference, test_putv_getv, test_local_strided_copy,
+               test_non_nesting)

@@ -487,7 +487,8 @@ static void test_nb_across_collectives(void **s)
             if (st == RMC_OK)
                 st = rmc_hashmap_find_nb(h, &other, &got[i], RMC_HASHMAP_RDMA, &rq[N + i]);
         }
-        rmc_status_t c = coll ? rmc_hashmap_destroy(h) : rmc_hashmap_resize(h, (size_t)(16 * N * np));
+        rmc_status_t c =
+            coll ? rmc_hashmap_destroy(h) : rmc_hashmap_resize(h, (size_t)(16 * N * np));
         int ok = st == RMC_OK && c == RMC_OK;
         for (int i = 0; i < 2 * N; i++) {
             int done = 1;
