@@ -141,10 +141,10 @@ contig(int kind, void *remote, void *local, size_t bytes, int rank, rmci_mode_t 
     rmc_status_t st = rmci_resolve(rank, remote, bytes, &t);
     if (st == RMC_OK && t.local) {
         RMCI_STAT(local_ops, 1);
-        if (kind == RMCI_CS_WRITE)
-            memcpy(t.local, local, bytes);
+        if (kind == RMCI_CS_WRITE) /* (memmove: a rank's put within its own allocation) */
+            memmove(t.local, local, bytes);
         else
-            memcpy(local, t.local, bytes);
+            memmove(local, t.local, bytes);
         return RMC_OK;
     }
     if (st == RMC_OK) {

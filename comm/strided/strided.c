@@ -411,21 +411,28 @@ static __attribute__((noinline)) rmc_status_t remote_general(int kind, rmc_acc_t
 static int local_strided(int kind, rmc_acc_type_t type, const void *scale, const char *src,
                          char *dst, const rmci_sdesc_t *d, const rmci_target_t *t, int proc)
 {
+    if (kind == SK_ACC ? rmci_acc_use_mpi(t->region, proc) : !t->local)
+        return 0;
+    /* the side read and the side written in one range of this process's memory (a rank's
+     * operation on its own allocation): the read side is copied first, so that every chunk moves
+     * what was there before the call, as through MPI */
+    const char *rd = kind == SK_GET ? t->local : src;
+    char *wr = kind == SK_GET ? dst : t->local, *tmp = NULL;
+    uintptr_t r0 = (uintptr_t)rd, w0 = (uintptr_t)wr;
+    if (r0 < w0 + d->dext && w0 < r0 + d->sext && (tmp = malloc(d->sext))) {
+        memcpy(tmp, rd, d->sext);
+        rd = tmp;
+    }
     if (kind == SK_ACC) {
-        if (rmci_acc_use_mpi(t->region, proc))
-            return 0;
         atomic_uint *l = rmci_acc_lockword(t->region, proc);
         rmci_acc_lock(l);
-        rmci_sacc(type, scale, t->local, src, d);
+        rmci_sacc(type, scale, wr, rd, d);
         rmci_acc_unlock(l);
         RMCI_SSTAT(lock_acc_ops);
-    } else if (!t->local) {
-        return 0;
-    } else if (kind == SK_PUT) {
-        rmci_scopy(t->local, d->ds, src, d->ss, d);
     } else {
-        rmci_scopy(dst, d->ds, t->local, d->ss, d);
+        rmci_scopy(wr, d->ds, rd, d->ss, d);
     }
+    free(tmp);
     RMCI_STAT(local_ops, 1);
     RMCI_SSTAT(local_ops);
     return 1;

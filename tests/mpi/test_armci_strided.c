@@ -647,6 +647,24 @@ static void test_non_nesting(void **state)
     ARMCI_CHECK_OK(ARMCI_Get(rem + 320, w, 16 * 8, t));
     for (int i = 0; i < 16; i++)
         ok &= w[i] == 1 + m[i];
+    /* within this rank's own allocation, source and target overlapping: every chunk moves what
+     * was there before the call (3 rows of 4 shifted right by 1, rows 5 apart; then
+     * m[1..4] += m[0..3]) */
+    double *own = (double *)b[me_] + 400, want[16]; /* a part no other rank writes */
+    for (int i = 0; i < 16; i++)
+        own[i] = want[i] = i;
+    int ocnt[2] = {4 * 8, 3}, ostr[1] = {5 * 8};
+    ARMCI_CHECK_OK(ARMCI_PutS(own, ostr, own + 1, ostr, ocnt, 1, me_));
+    for (int r = 0; r < 3; r++)
+        for (int j = 0; j < 4; j++)
+            want[5 * r + 1 + j] = 5 * r + j;
+    ARMCI_Fence(me_);
+    ok &= !memcmp(own, want, sizeof want);
+    for (int i = 0; i < 6; i++)
+        own[i] = i;
+    ARMCI_CHECK_OK(ARMCI_Acc(ARMCI_ACC_DBL, &one, own, own + 1, 4 * 8, me_));
+    ARMCI_Fence(me_);
+    ok &= own[0] == 0 && own[1] == 1 && own[2] == 3 && own[3] == 5 && own[4] == 7 && own[5] == 5;
     if (!ok)
         fprintf(stderr, "[rank %d] non-nesting descriptors / unaligned accumulates wrong\n", me_);
     ARMCI_CHECK_ALL(ok);
