@@ -604,6 +604,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
     o.spins = 0;
     o.fn = fn;
     o.tries = 0;
+    o.again = 0;
     int direct = q->direct && !rpc;
     char *own = NULL, *buf;
     if (direct) {
