@@ -37,10 +37,10 @@
  * Completion: a blocking insert, erase or update returns when it is performed at the owner
  * (visible to every rank's later operations); a find returns with the value. _nb forms return a
  * request (rmc_wait / rmc_test, whose status is the operation's: RMC_ERR_NOT_FOUND, ...); the
- * key and value of an insert are copied before the call returns, a find's value is written when the
- * request completes. An _nb operation that finishes during the call sets *req to RMC_REQUEST_NULL
- * and the call returns its status. Outstanding ones move on in every RMC wait, as queue operations
- * do (include/rmc/queue.h).
+ * key and value of an insert are copied before the call returns; a find's key must stay valid and
+ * unchanged until its request completes, and its value is written then. An _nb operation that
+ * finishes during the call sets *req to RMC_REQUEST_NULL and the call returns its status.
+ * Outstanding ones move on in every RMC wait, as queue operations do (include/rmc/queue.h).
  *
  * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a hash map, or destroyed),
  * RMC_ERR_ARG (NULL key or value, a promise the map does not know (PUSH, POP), both paths,

@@ -478,12 +478,13 @@ static void test_nb_across_collectives(void **s)
         MPI_CHECK_OK(rmc_barrier());
         rmc_request_h rq[2 * N];
         int64_t keys[N], vals[N], got[N];
+        for (int i = 0; i < 2 * N; i++)
+            rq[i] = RMC_REQUEST_NULL, got[i % N] = 0;
         rmc_status_t st = RMC_OK;
+        int64_t other = ((int64_t)((me + 1) % np) << 20) + 1000; /* a find's key stays valid */
         for (int i = 0; i < N && st == RMC_OK; i++) {
-            keys[i] = ((int64_t)me << 20) + i, vals[i] = 3 * keys[i], got[i] = 0;
-            rq[i] = rq[N + i] = RMC_REQUEST_NULL;
+            keys[i] = ((int64_t)me << 20) + i, vals[i] = 3 * keys[i];
             st = rmc_hashmap_insert_nb(h, &keys[i], &vals[i], RMC_HASHMAP_RDMA, &rq[i]);
-            int64_t other = ((int64_t)((me + 1) % np) << 20) + 1000;
             if (st == RMC_OK)
                 st = rmc_hashmap_find_nb(h, &other, &got[i], RMC_HASHMAP_RDMA, &rq[N + i]);
         }
