@@ -264,15 +264,12 @@ static rmc_status_t advance(qop_t *o, int *done)
                 if (o->again >= QAGAIN)
                     return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
                 o->state = S_RECHECK; /* an earlier reservation may be one taken back too */
-                if (o->nb)
-                    return RMC_OK;
-                pause_round(&o->spins);
             } else {
                 o->state = S_BOUND; /* a later reservation exists: wait for it or for room */
-                if (o->nb)
-                    return RMC_OK;
-                pause_round(&o->spins);
             }
+            if (o->nb)
+                return RMC_OK;
+            pause_round(&o->spins);
             break;
         case S_RECHECK:
             st = load(o, ctr_res(o));
