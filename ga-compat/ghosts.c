@@ -266,14 +266,13 @@ static gai_array_t *ghost_array(int g_a, const char *fn)
 /* Every ghost cell of this rank's block from the periodic neighbours' data: dimension d's two
  * slabs span the padded extent of dimensions < d (with corners) and the block's of the rest, so
  * the slabs tile the ghost region; each is read from the owners' data directly (no ordering
- * between the dimensions needed). */
-static void update_all(gai_array_t *a, const char *fn)
+ * between the dimensions needed). The transfers in flight are added to *q. */
+static void update_all(gai_array_t *a, gai_reqs_t *q, const char *fn)
 {
     int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM], pd[GA_MAX_DIM];
     char *base = my_block(a, lo, hi, pd);
     if (!base)
         return;
-    gai_reqs_t q = {0};
     for (int d = 0; d < a->ndim; d++) {
         if (!a->width[d])
             continue;
@@ -283,10 +282,9 @@ static void update_all(gai_array_t *a, const char *fn)
         for (int dir = -1; dir <= 1; dir += 2) {
             int64_t rl[GA_MAX_DIM], rh[GA_MAX_DIM];
             side_box(a, d, dir, lo, hi, wide, rl, rh);
-            fill_box(a, rl, rh, lo, base, pd, &q, fn);
+            fill_box(a, rl, rh, lo, base, pd, q, fn);
         }
     }
-    gai_reqs_wait(&q, fn);
 }
 
 /* Collective: every block's ghost cells filled from its neighbours' data, periodic in every
@@ -296,8 +294,11 @@ void GA_Update_ghosts(int g_a)
     const char *fn = "GA_Update_ghosts";
     gai_array_t *a = gai_array(g_a, fn);
     gai_sync_group(a->pgroup, fn);
-    if (a->has_ghosts)
-        update_all(a, fn);
+    if (a->has_ghosts) {
+        gai_reqs_t q = {0};
+        update_all(a, &q, fn);
+        gai_reqs_wait(&q, fn);
+    }
     gai_sync_group(a->pgroup, fn);
 }
 
@@ -306,13 +307,21 @@ void NGA_Update_ghosts(int g_a)
     GA_Update_ghosts(g_a);
 }
 
-/* Collective: GA_Update_ghosts, complete on return (*nbhandle: a completed handle). */
+/* Local (one-sided, as in GA: no sync; the neighbours' data must be in place, e.g. after a
+ * GA_Sync, and stay so until completion): this rank's ghost cells as GA_Update_ghosts fills them.
+ * Non-blocking: the cells are there once NGA_NbWait(nbhandle) returns or NGA_NbTest(nbhandle)
+ * returns 1 (or at the next GA_Sync / GA_Fence); pieces held on this node are copied at once, the
+ * others' gets are in flight. An array without ghost cells: nothing to do (a completed handle). */
 void NGA_Update_ghosts_nb(int g_a, ga_nbhdl_t *nbhandle)
 {
+    const char *fn = "NGA_Update_ghosts_nb";
+    gai_array_t *a = gai_array(g_a, fn);
     if (!nbhandle)
-        gai_error("NGA_Update_ghosts_nb", "NULL handle");
-    GA_Update_ghosts(g_a);
-    *nbhandle = 0;
+        gai_error(fn, "array '%s': NULL handle", a->name);
+    gai_reqs_t q = {0};
+    if (a->has_ghosts)
+        update_all(a, &q, fn);
+    *nbhandle = gai_reqs_handle(&q, fn);
 }
 
 /* Collective: the ghost cells of dimension `dimension` (C order, 0-based) on side idir (+1 high,

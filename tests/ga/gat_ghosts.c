@@ -53,7 +53,7 @@ static double getv(int t, const void *p, int64_t i)
 }
 
 /* which ghost cells an operation fills, by zone z[d] (-1 low ghosts, 0 block, +1 high ghosts) */
-enum { ALL, NOCORNER, DIR, MASK };
+enum { ALL, NOCORNER, DIR, MASK, NONE };
 typedef struct fillspec {
     int kind, dim, dir, flag, mask[3];
 } fillspec_t;
@@ -68,6 +68,8 @@ static int filled(const fillspec_t *f, int nd, const int z[])
     switch (f->kind) {
     case ALL:
         return 1;
+    case NONE:
+        return 0;
     case NOCORNER:
         return nz == 1;
     case DIR:
@@ -198,12 +200,29 @@ static void run_updates(arr_t *a)
     check(a, &f, "update without corners");
     GA_Set_ghost_corner_flag(a->g, 1);
     reset(a);
+    /* NGA_Update_ghosts_nb is one-sided (no sync inside): completed by NGA_NbWait, by
+     * NGA_NbTest saying 1, and called by one rank alone */
     ga_nbhdl_t h;
     NGA_Update_ghosts_nb(a->g, &h);
     NGA_NbWait(&h);
-    GA_Sync();
     f.kind = ALL;
     check(a, &f, "update_nb");
+    GA_Sync();
+    reset(a);
+    NGA_Update_ghosts_nb(a->g, &h);
+    long spins = 0;
+    while (!NGA_NbTest(&h) && ++spins < 100000000L)
+        ;
+    chk(spins < 100000000L, "update_nb: NGA_NbTest completes");
+    check(a, &f, "update_nb, NGA_NbTest");
+    GA_Sync();
+    reset(a);
+    if (gat_me == 0) {
+        NGA_Update_ghosts_nb(a->g, &h);
+        NGA_NbWait(&h);
+    }
+    fillspec_t f0 = {gat_me == 0 ? ALL : NONE, 0, 0, 0, {0, 0, 0}};
+    check(a, &f0, "update_nb on rank 0 alone");
     /* one direction at a time */
     for (int d = 0; d < a->nd; d++)
         for (int dir = -1; dir <= 1; dir += 2)
