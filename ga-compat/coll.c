@@ -56,23 +56,44 @@ static void arrive(MPI_Comm parent, const char *fn)
     wait_req(&r, fn);
 }
 
+/* A slot a new group may take here: unused, or a group this process is not in (a non-member
+ * keeps the handle, as in GA, but never destroys it: GA_Pgroup_destroy is the members'). */
+static int slot_free(int s)
+{
+    return !gai.groups[s].live || gai.groups[s].me < 0;
+}
+
 /* A new group from a communicator this rank belongs to (or MPI_COMM_NULL: not a member, but
  * every rank calling gets the same handle, as in GA). Collective over the parent. */
 static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
 {
-    /* agree on a free slot: the smallest free on every rank of the parent */
+    /* agree on a slot free on every rank of the parent: the largest of each one's smallest free,
+     * then the next free from there (the same on every rank unless their slots differ) */
     int s = 1;
-    while (s < GAI_MAX_GROUPS && gai.groups[s].live)
+    while (s < GAI_MAX_GROUPS && !slot_free(s))
         s++;
     int all = s;
-    MPI_Request r;
-    MPI_Iallreduce(&s, &all, 1, MPI_INT, MPI_MAX, parent, &r);
-    wait_req(&r, fn);
-    while (all < GAI_MAX_GROUPS && gai.groups[all].live)
-        all++; /* (slots are used in the same order on every rank: this is a safety net) */
+    for (;;) {
+        MPI_Request r;
+        int mine = all;
+        MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_MAX, parent, &r);
+        wait_req(&r, fn);
+        int next = all;
+        while (next < GAI_MAX_GROUPS && !slot_free(next))
+            next++;
+        int moved = next != all, any = 0; /* until no rank has to move on */
+        MPI_Iallreduce(&moved, &any, 1, MPI_INT, MPI_LOR, parent, &r);
+        wait_req(&r, fn);
+        all = next;
+        if (!any)
+            break;
+    }
     if (all >= GAI_MAX_GROUPS)
         gai_error(fn, "too many process groups (%d)", GAI_MAX_GROUPS);
     gai_group_t *g = &gai.groups[all];
+    if (g->live && g->comm != MPI_COMM_NULL) /* (a non-member's slot: no communicator) */
+        MPI_Comm_free(&g->comm);
+    free(g->ranks);
     memset(g, 0, sizeof *g);
     g->live = 1;
     g->comm = c;
@@ -135,24 +156,21 @@ int NGA_Pgroup_create(int *list, int count)
     return GA_Pgroup_create(list, count);
 }
 
-/* Collective over grp: num_group groups of consecutive processes (the first ones one process
- * larger when the size does not divide); returns the caller's. */
+/* Collective over grp: groups of ceil(size / num_group) consecutive processes, as in GA (the
+ * last one smaller, and fewer than num_group groups when that many do not fill: 4 processes in 3
+ * groups are {0, 1}, {2, 3}; more groups than processes: one process each); returns the
+ * caller's. num_group 0: grp itself (GA's behaviour). */
 int GA_Pgroup_split(int grp_id, int num_group)
 {
     const char *fn = "GA_Pgroup_split";
     gai_group_t *g = gai_group(grp_id, fn);
-    if (num_group < 1 || num_group > g->size)
-        gai_error(fn, "num_group %d (1 .. %d)", num_group, g->size);
-    int per = g->size / num_group, extra = g->size % num_group;
-    int color = 0, start = 0;
-    for (int k = 0; k < num_group; k++) {
-        int sz = per + (k < extra);
-        if (g->me >= start && g->me < start + sz) {
-            color = k;
-            break;
-        }
-        start += sz;
-    }
+    if (num_group < 0)
+        gai_error(fn, "num_group %d (>= 0)", num_group);
+    if (num_group == 0)
+        return grp_id;
+    if (g->me < 0)
+        gai_error(fn, "process %d is not in group %d", gai.me, grp_id);
+    int per = (g->size + num_group - 1) / num_group, color = g->me / per;
     MPI_Comm c;
     arrive(g->comm, fn);
     if (MPI_Comm_split(g->comm, color, g->me, &c) != MPI_SUCCESS)
@@ -518,8 +536,9 @@ void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
         MPI_Op_create(amax, 1, &own), mop = own;
     else if (!strcmp(op, "absmin"))
         MPI_Op_create(amin, 1, &own), mop = own;
-    else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) &&
-             (!strcmp(op, "or") || !strcmp(op, "||")))
+    else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) && !strcmp(op, "or"))
+        mop = MPI_BOR; /* bitwise, as in GA ("||" is the logical or) */
+    else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) && !strcmp(op, "||"))
         mop = MPI_LOR;
     else if ((type == C_INT || type == C_LONG || type == C_LONGLONG) &&
              (!strcmp(op, "and") || !strcmp(op, "&&")))
@@ -637,30 +656,30 @@ void NGA_Dgop(double x[], int n, char *op)
 
 /* ------------------------------------------------------------------------ mutexes --- */
 
-/* Collective. number mutexes (earlier ones destroyed first); mutex i lives on process
- * i mod nprocs. Returns 1 (GA's TRUE) on success. */
+/* Collective. number mutexes; mutex i lives on process i mod nprocs. Returns 1 (GA's TRUE) on
+ * success, 0 for number <= 0 (nothing created), as GA; GA_Error when mutexes exist already. */
 int GA_Create_mutexes(int number)
 {
     const char *fn = "GA_Create_mutexes";
     gai_up(fn);
-    if (number < 0)
-        gai_error(fn, "number %d (>= 0)", number);
-    if (gai.mutexes) {
-        gai_check(rmc_mutex_destroy(gai.mutexes), fn, "rmc_mutex_destroy");
-        gai.mutexes = NULL;
-    }
+    if (number <= 0)
+        return 0; /* GA's FALSE: nothing created */
+    if (gai.nmutex)
+        gai_error(fn, "%d mutexes exist already (GA_Destroy_mutexes first)", gai.nmutex);
     gai.nmutex = number;
-    if (!number)
-        return 1;
     int per = (number + gai.np - 1) / gai.np;
     gai_check(rmc_mutex_create(per, &gai.mutexes), fn, "rmc_mutex_create");
     return 1;
 }
 
+/* Collective. Frees the mutexes of GA_Create_mutexes (GA_Error when there are none, as GA).
+ * Returns 1. */
 int GA_Destroy_mutexes(void)
 {
     const char *fn = "GA_Destroy_mutexes";
     gai_up(fn);
+    if (!gai.nmutex)
+        gai_error(fn, "no mutexes to destroy (GA_Create_mutexes first)");
     if (gai.mutexes)
         gai_check(rmc_mutex_destroy(gai.mutexes), fn, "rmc_mutex_destroy");
     gai.mutexes = NULL;

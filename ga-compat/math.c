@@ -1013,12 +1013,23 @@ void GA_Median_patch64(int g_a, int64_t *alo, int64_t *ahi, int g_b, int64_t *bl
 
 /* ------------------------------------------------------------------- reductions --- */
 
+/* Reductions over several arrays combine over one process group: all on the same one (GA 5.8.2:
+ * "Both arrays must be defined on same group"; a dot of arrays on different groups would hang or
+ * sum across the groups). */
+static void same_group(const patch_t *a, const patch_t *b, const char *fn)
+{
+    if (a->a->pgroup != b->a->pgroup)
+        gai_error(fn, "arrays '%s' and '%s' are on different process groups", a->a->name,
+                  b->a->name);
+}
+
 /* sum a .* op(b) over a's patch (transposed when t_a != t_b) into *out (the type's value). */
 static void dot(patch_t *a, char ta, patch_t *b, char tb, int type, void *out, const char *fn)
 {
     if (a->a->type != type)
         gai_error(fn, "array '%s' is %s, not %s", a->a->name, gai_type_name(a->a->type),
                   gai_type_name(type));
+    same_group(a, b, fn);
     int trans = trans_of(ta, fn) != trans_of(tb, fn);
     conform(a, b, trans, fn);
     kctx_t k = {.op = OP_DOT};
@@ -1265,6 +1276,7 @@ static void step_max(patch_t *a, patch_t *b, void *step, const char *fn)
 {
     if (!step)
         gai_error(fn, "array '%s': NULL step", a->a->name);
+    same_group(a, b, fn);
     conform(a, b, 0, fn);
     kctx_t k = {.op = OP_STEPMAX};
     inf_of(a->a, &k.best, 0, fn);
@@ -1307,8 +1319,10 @@ static void step_bound(patch_t *x, patch_t *ops, void *bmin, void *wmin, void *b
 {
     if (!bmin || !wmin || !bmax)
         gai_error(fn, "array '%s': NULL result", x->a->name);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        same_group(x, &ops[i], fn);
         conform(x, &ops[i], 0, fn);
+    }
     kctx_t k = {.op = OP_SBI};
     scal_t inf, ninf;
     inf_of(x->a, &inf, 0, fn);

@@ -27,6 +27,9 @@ access_nonlocal|NGA_Access
 gop_bad_op|GA_Dgop
 mutex_out_of_range|GA_Lock
 gemm_groups|GA_Dgemm
+dot_groups|GA_Ddot
+mutexes_twice|GA_Create_mutexes
+mutexes_none|GA_Destroy_mutexes
 user_type_math|GA_Scale
 overlay_too_big|GA_Overlay
 fence_not_init|GA_Fence'

@@ -26,9 +26,10 @@ int main(int argc, char **argv)
     int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
                      !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
                      !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math") ||
-                     !strcmp(c, "overlay_too_big");
+                     !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
+                     !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
-    if (!strcmp(c, "gemm_groups")) {
+    if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups")) {
         int all[64];
         for (int i = 0; i < np && i < 64; i++)
             all[i] = i;
@@ -88,6 +89,13 @@ int main(int argc, char **argv)
             GA_Init_fence();
             GA_Fence(); /* ends the GA_Init_fence: fine */
             GA_Fence(); /* no GA_Init_fence left (GA 5.8.2: "ga_fence: fence not initialized") */
+        } else if (!strcmp(c, "dot_groups"))
+            GA_Ddot(g, gp); /* (GA 5.8.2: "Both arrays must be defined on same group") */
+        else if (!strcmp(c, "mutexes_twice"))
+            GA_Create_mutexes(3); /* 2 exist */
+        else if (!strcmp(c, "mutexes_none")) {
+            GA_Destroy_mutexes();
+            GA_Destroy_mutexes(); /* none left */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
         else {

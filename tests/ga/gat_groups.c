@@ -149,6 +149,35 @@ static void groups(void)
     if (in_gc)
         GA_Pgroup_destroy(gc);
     GA_Sync();
+
+    /* splits that do not divide: groups of ceil(n / num) processes (GA's), more groups than
+     * processes, and num_group 0 (the group itself) */
+    for (int num = 3; num <= gat_np + 1; num += gat_np - 2 > 0 ? gat_np - 2 : 1) {
+        int g3 = GA_Pgroup_split(world, num);
+        char what[64];
+        snprintf(what, sizeof what, "split %d: nnodes", num);
+        print_ranks(what, GA_Pgroup_nnodes(g3));
+        snprintf(what, sizeof what, "split %d: absolute_id(0)", num);
+        print_ranks(what, GA_Pgroup_absolute_id(g3, 0));
+        GA_Pgroup_destroy(g3);
+    }
+    gat_check(GA_Pgroup_split(world, 0) == world, "split 0: the group itself");
+
+    /* groups of rank 0 alone, created and destroyed (by their member) more times than there are
+     * group slots: the others' handles of them do not use the slots up (at 2 processes: each
+     * creation is a few collectives) */
+    int first = -1, last = -1, zero0[1] = {0};
+    for (int i = 0; i < (gat_np == 2 ? 1100 : 1); i++) {
+        int g1 = GA_Pgroup_create(zero0, 1);
+        if (i == 0)
+            first = g1;
+        last = g1;
+        if (gat_me == 0)
+            GA_Pgroup_destroy(g1);
+    }
+    gat_out("# groups of rank 0: handles %d .. %d", first, last);
+    gat_check(1, "groups of rank 0 created and destroyed");
+    GA_Sync();
 }
 
 /* ------------------------------------------------------------------------- gops --- */
@@ -258,6 +287,20 @@ static void gops_on(int p, const char *label)
 
 static void gops(void)
 {
+    /* the integer bit and logical operations ("or" is bitwise in GA, "||" and "&&" logical) */
+    int vi[2] = {1 << (gat_me % 3), gat_me == 1};
+    long vl[2] = {1L << (gat_me % 3), gat_me == 1};
+    GA_Igop(vi, 2, "or"), GA_Lgop(vl, 2, "or");
+    int want = 0;
+    for (int q = 0; q < gat_np; q++)
+        want |= 1 << (q % 3);
+    gat_check(vi[0] == want && vl[0] == want && vi[1] == (gat_np > 1) && vl[1] == vi[1],
+              "gop 'or': bitwise");
+    gat_out("gop 'or': I %d %d L %ld %ld", vi[0], vi[1], vl[0], vl[1]);
+    int li[2] = {gat_me == 1, gat_me != 1};
+    GA_Igop(li, 1, "||"), GA_Igop(li + 1, 1, "&&");
+    gat_check(li[0] == (gat_np > 1) && li[1] == (gat_np == 1), "gop '||', '&&': logical");
+    gat_out("gop '||' %d, '&&' %d", li[0], li[1]);
     gops_on(GA_Pgroup_get_world(), "gop");
     int gs = GA_Pgroup_split(GA_Pgroup_get_world(), 2);
     gops_on(gs, "Pgroup_gop");
@@ -269,6 +312,8 @@ static void gops(void)
 static void mutexes(void)
 {
     int nm = 3, iters = 5;
+    /* no mutexes asked for: GA's FALSE, nothing created */
+    gat_out("GA_Create_mutexes(0) = %d, (-1) = %d", GA_Create_mutexes(0), GA_Create_mutexes(-1));
     int rc = GA_Create_mutexes(nm);
     gat_out("GA_Create_mutexes(3) = %d", rc);
     int dims[1] = {7};
