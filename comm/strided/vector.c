@@ -40,12 +40,15 @@ static int spans_overlap(span_t *s, size_t n)
 #define LOC(kind, v, i) ((char *)((kind) == SK_GET ? (v)->dst[i] : (v)->src[i]))
 #define REM(kind, v, i) ((char *)((kind) == SK_GET ? (v)->src[i] : (v)->dst[i]))
 
-/* Validates everything before anything moves. On success: total bytes / segments, and whether every
- * remote segment lies in one region (*one). */
+/* Validates everything before anything moves. On success: total bytes / segments, whether every
+ * remote segment lies in one region (*one), and (node-local targets) whether the hull of the bytes
+ * read meets the hull of the bytes written in this process's address space (*rw_meet). */
 static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *iov, int len,
-                             int proc, size_t *total, size_t *nseg, rmci_region_t **one)
+                             int proc, size_t *total, size_t *nseg, rmci_region_t **one,
+                             int *rw_meet)
 {
     size_t tb = 0, ns = 0;
+    uintptr_t rlo = UINTPTR_MAX, rhi = 0, wlo = UINTPTR_MAX, whi = 0;
     rmci_region_t *r0 = NULL;
     int same = 1;
     for (int j = 0; j < len; j++) {
@@ -71,6 +74,14 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
                 r0 = t.region;
             else if (t.region != r0)
                 same = 0;
+            if (t.local) {
+                uintptr_t r = (uintptr_t)(kind == SK_GET ? t.local : v->src[i]);
+                uintptr_t w = (uintptr_t)(kind == SK_GET ? v->dst[i] : t.local);
+                rlo = r < rlo ? r : rlo;
+                rhi = r + v->bytes > rhi ? r + v->bytes : rhi;
+                wlo = w < wlo ? w : wlo;
+                whi = w + v->bytes > whi ? w + v->bytes : whi;
+            }
         }
         size_t b;
         if (__builtin_mul_overflow((size_t)v->count, v->bytes, &b) ||
@@ -81,23 +92,45 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
     *total = tb;
     *nseg = ns;
     *one = same ? r0 : NULL;
+    *rw_meet = rlo < whi && wlo < rhi;
     return RMC_OK;
 }
 
-static void local_vector(int kind, rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
-                         int len, int proc)
+/* Node-local target: one copy (or locked accumulate) per segment. When the hull of the bytes read
+ * and the hull of the bytes written intersect (a rank's vector operation within its own memory),
+ * the read side is first copied to a temporary, so that every segment moves what was there before
+ * the call, as through MPI. */
+static rmc_status_t local_vector(int kind, rmc_acc_type_t type, const void *scale,
+                                 const rmc_iov_t *iov, int len, int proc, size_t total, int rw_meet,
+                                 const char *fn)
 {
     size_t es = kind == SK_ACC ? rmci_acc_esize(type) : 1;
+    char *tmp = NULL;
+    if (rw_meet) {
+        if (!(tmp = malloc(total ? total : 1)))
+            return rmci_fail(RMC_ERR_NOMEM, fn,
+                             "%zu bytes to copy the read side of a vector "
+                             "operation whose read and written bytes overlap",
+                             total);
+        size_t off = 0;
+        for (int j = 0; j < len; j++)
+            for (int i = 0; i < iov[j].count; i++, off += iov[j].bytes) {
+                rmci_target_t t = {0};
+                rmci_resolve(proc, REM(kind, &iov[j], i), iov[j].bytes, &t);
+                memcpy(tmp + off, kind == SK_GET ? t.local : iov[j].src[i], iov[j].bytes);
+            }
+    }
     atomic_uint *held = NULL;
+    size_t off = 0;
     for (int j = 0; j < len; j++) {
         const rmc_iov_t *v = &iov[j];
-        for (int i = 0; i < v->count; i++) {
+        for (int i = 0; i < v->count; i++, off += v->bytes) {
             rmci_target_t t = {0};
             rmci_resolve(proc, REM(kind, v, i), v->bytes, &t); /* validated: cannot fail */
             if (kind == SK_PUT) {
-                memcpy(t.local, v->src[i], v->bytes);
+                memcpy(t.local, tmp ? tmp + off : v->src[i], v->bytes);
             } else if (kind == SK_GET) {
-                memcpy(v->dst[i], t.local, v->bytes);
+                memcpy(v->dst[i], tmp ? tmp + off : t.local, v->bytes);
             } else {
                 atomic_uint *l = rmci_acc_lockword(t.region, proc);
                 if (l != held) {
@@ -106,16 +139,18 @@ static void local_vector(int kind, rmc_acc_type_t type, const void *scale, const
                     rmci_acc_lock(l);
                     held = l;
                 }
-                rmci_acc_kernel(type, scale, t.local, v->src[i], v->bytes / es);
+                rmci_acc_kernel(type, scale, t.local, tmp ? tmp + off : v->src[i], v->bytes / es);
             }
         }
     }
     if (held)
         rmci_acc_unlock(held);
+    free(tmp);
     RMCI_STAT(local_ops, 1);
     RMCI_SSTAT(local_ops);
     if (kind == SK_ACC)
         RMCI_SSTAT(lock_acc_ops);
+    return RMC_OK;
 }
 
 /* Remote list protocol: one op per segment; segments may lie in several regions. The regions a
@@ -539,7 +574,8 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         return rmci_fail(RMC_ERR_STRIDE, fn, "%d descriptors (at least 1)", len);
     size_t total, nseg;
     rmci_region_t *one;
-    rmc_status_t st = validate(kind, al, es, iov, len, proc, &total, &nseg, &one);
+    int rw_meet;
+    rmc_status_t st = validate(kind, al, es, iov, len, proc, &total, &nseg, &one, &rw_meet);
     if (st != RMC_OK)
         return rmci_fail(st, fn, "bad vector descriptor for rank %d: %s", proc,
                          rmc_status_string(st));
@@ -549,8 +585,7 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     rmci_resolve(proc, REM(kind, iov, 0), iov[0].bytes, &t);
     int local = kind == SK_ACC ? !rmci_acc_use_mpi(t.region, proc) : t.local != NULL;
     if (local) {
-        local_vector(kind, type, scale, iov, len, proc);
-        return RMC_OK;
+        return local_vector(kind, type, scale, iov, len, proc, total, rw_meet, fn);
     }
     if (total > (size_t)INT_MAX || nseg > (size_t)INT_MAX)
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in %zu segments (limit 2^31)", total,

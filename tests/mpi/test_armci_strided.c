@@ -665,8 +665,34 @@ static void test_non_nesting(void **state)
     ARMCI_CHECK_OK(ARMCI_Acc(ARMCI_ACC_DBL, &one, own, own + 1, 4 * 8, me_));
     ARMCI_Fence(me_);
     ok &= own[0] == 0 && own[1] == 1 && own[2] == 3 && own[3] == 5 && own[4] == 7 && own[5] == 5;
+    /* the same through vectors: segments own[0..2], own[4..6] put to own[1..3], own[5..7]; then
+     * accumulated the same way (the hull of the read bytes meets the hull of the written ones) */
+    for (int i = 0; i < 8; i++)
+        own[i] = i;
+    void *os[2] = {own, own + 4}, *od[2] = {own + 1, own + 5};
+    armci_giov_t ov = {.src_ptr_array = os, .dst_ptr_array = od, .bytes = 3 * 8,
+                       .ptr_array_len = 2};
+    ARMCI_CHECK_OK(ARMCI_PutV(&ov, 1, me_));
+    ARMCI_Fence(me_);
+    static const double pv[8] = {0, 0, 1, 2, 4, 4, 5, 6};
+    ok &= !memcmp(own, pv, sizeof pv);
+    for (int i = 0; i < 8; i++)
+        own[i] = i;
+    ARMCI_CHECK_OK(ARMCI_AccV(ARMCI_ACC_DBL, &one, &ov, 1, me_));
+    ARMCI_Fence(me_);
+    static const double av[8] = {0, 1, 3, 5, 4, 9, 11, 13};
+    ok &= !memcmp(own, av, sizeof av);
+    /* a get within the own allocation: own[1..3] into own[0..2] */
+    for (int i = 0; i < 8; i++)
+        own[i] = i;
+    void *gs[1] = {own + 1}, *gd[1] = {own};
+    armci_giov_t gv = {.src_ptr_array = gs, .dst_ptr_array = gd, .bytes = 3 * 8,
+                       .ptr_array_len = 1};
+    ARMCI_CHECK_OK(ARMCI_GetV(&gv, 1, me_));
+    static const double g1[8] = {1, 2, 3, 3, 4, 5, 6, 7};
+    ok &= !memcmp(own, g1, sizeof g1);
     if (!ok)
-        fprintf(stderr, "[rank %d] non-nesting descriptors / unaligned accumulates wrong\n", me_);
+        fprintf(stderr, "[rank %d] non-nesting descriptors / unaligned or overlapping operations wrong\n", me_);
     ARMCI_CHECK_ALL(ok);
     ARMCI_Barrier();
     armcitest_free(b);
