@@ -554,6 +554,7 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     if (hst != RMC_OK)
         return hst;
     rmci_dirty_forget(r);
+    rmci_req_complete_win(r->hot.win); /* its nb requests that would flush the window later */
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
     rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win));

@@ -45,6 +45,8 @@ struct rmc_request *rmci_req_alloc(void)
     q->nmpi = 0;
     q->mpi[0] = q->mpi[1] = MPI_REQUEST_NULL;
     q->on_complete = NULL;
+    q->win = MPI_WIN_NULL;
+    q->early_st = RMC_OK;
     q->cb_data = NULL;
     q->cb_buf = NULL;
     q->custom = NULL;
@@ -82,11 +84,26 @@ void rmci_req_pool_destroy(void)
 
 static rmc_status_t req_finish(struct rmc_request *q)
 {
-    rmc_status_t st = RMC_OK;
+    rmc_status_t st = q->early_st;
     if (q->on_complete)
         st = q->on_complete(q);
     rmci_req_release(q);
     return st;
+}
+
+void rmci_req_complete_win(MPI_Win w)
+{
+    if (w == MPI_WIN_NULL)
+        return;
+    for (slab_t *s = slabs; s; s = s->next)
+        for (int i = 0; i < SLAB; i++) {
+            struct rmc_request *q = &s->reqs[i];
+            if (q->magic == RMCI_REQ_MAGIC && q->on_complete && q->win == w) {
+                q->early_st = q->on_complete(q);
+                q->on_complete = NULL;
+                q->win = MPI_WIN_NULL;
+            }
+        }
 }
 
 /* One step of a custom request (or its stored outcome once its function has finished). */

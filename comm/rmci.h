@@ -364,6 +364,8 @@ struct rmc_request {
     struct rmc_request *next_free;
     /* completion callback run once when complete (e.g. unpack), may be NULL */
     rmc_status_t (*on_complete)(struct rmc_request *req);
+    MPI_Win win;             /* the window on_complete flushes (MPI_WIN_NULL: none) */
+    rmc_status_t early_st;   /* on_complete already run (rmci_req_complete_win): its status */
     void *cb_data;
     void *cb_buf; /* freed after on_complete */
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
@@ -384,6 +386,10 @@ rmc_status_t rmci_wait_top(MPI_Request *req, const char *where);
 void rmci_wait_round_top(unsigned *spins);
 
 struct rmc_request *rmci_req_alloc(void);
+/* Runs now the on_complete of every live request that flushes window w (its region is being freed,
+ * which completes the region's operations; w must still be locked): a later rmc_wait / rmc_test
+ * of such a request returns that outcome instead of flushing a freed window. */
+void rmci_req_complete_win(MPI_Win w);
 void rmci_req_release(struct rmc_request *req);
 
 #endif

@@ -357,9 +357,10 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         rmci_req_release(q);
         return st;
     }
-    if (op == RMCI_AMO_cas)
+    if (op == RMCI_AMO_cas) {
         q->on_complete = cas_complete;
-    else
+        q->win = win;
+    } else
         q->nmpi = 1;
     *req = q; /* handed out (waitable) also when the fall-back flush fails */
     return rmci_mark(r, rank, kind, range);

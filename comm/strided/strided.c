@@ -198,6 +198,8 @@ static rmc_status_t xfer_complete(const xfer_t *x, rmci_nbctx_t *ctx, char *buf,
             ctx->dst = x->dst;
             q->on_complete = rmci_nb_unpack;
         }
+        if (q->on_complete)
+            q->win = ctx->win;
         *req = q; /* handed out (waitable) also when the fall-back flush fails */
         return rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
     }

@@ -256,6 +256,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     if (st == RMC_OK && mode == RMCI_NB_REQUEST) {
         q->cb_buf = ctx;
         q->on_complete = rmci_nb_flush_local;
+        q->win = ctx->win;
         /* a failing fall-back flush is reported with the request handed out (waitable) */
         st = rmci_mark(one, proc, (unsigned)kind, v.regs[0].range);
         *req = q;
@@ -462,6 +463,7 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
         q->nmpi = 0;
         q->cb_buf = v->ctx;
         q->on_complete = rmci_nb_flush_local;
+        q->win = v->ctx->win;
         if (v->unpack) {
             v->ctx->unpack = 2;
             v->ctx->segs = v->segs;

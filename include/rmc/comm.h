@@ -168,8 +168,10 @@ rmc_status_t rmc_region_alloc(size_t size, void **bases, rmc_region_h *region);
 rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc_region_h *region);
 
 /* Collective (over the region's members). Completes outstanding operations on the region, then
- * frees it. Addresses inside it become invalid (RMC_ERR_NOT_REGION). Errors: RMC_ERR_NOT_INIT,
- * RMC_ERR_HANDLE (unknown or freed). */
+ * frees it. Addresses inside it become invalid (RMC_ERR_NOT_REGION). Requests of this rank's
+ * non-blocking operations on it stay valid: rmc_wait / rmc_test of them after the free return
+ * their outcome (a get's data is in place). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or
+ * freed). */
 rmc_status_t rmc_region_free(rmc_region_h region);
 
 /* Base address and size of `rank`'s part of a region (local, no communication). */

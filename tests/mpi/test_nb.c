@@ -334,5 +334,71 @@ static void test_request_handles(void **state)
     MPI_CHECK_ALL(ok);
 }
 
+/* Requests of non-blocking strided, vector and CAS operations on a region freed before they are
+ * waited (each strided method: the pack protocol's gets unpack at completion): the free completes
+ * the region's operations, so a later rmc_wait returns RMC_OK and the gets' data is there. */
+static void test_wait_after_free(void **state)
+{
+    (void)state;
+    static const rmc_strided_method_t ms[] = {RMC_STRIDED_DATATYPE, RMC_STRIDED_PACK,
+                                              RMC_STRIDED_LIST};
+    enum { RB = 4096 };
+    int t = (me + 1) % n, ok = 1;
+    void **b = malloc((size_t)n * sizeof(void *));
+    MPI_CHECK_ALL(b != NULL);
+    for (size_t mi = 0; mi < sizeof(ms) / sizeof(ms[0]); mi++) {
+        MPI_CHECK_OK(rmc_strided_method_set(ms[mi]));
+        rmc_region_h r;
+        MPI_CHECK_OK(rmc_region_alloc(RB, b, &r));
+        unsigned char *mine = b[me], *tb = b[t];
+        for (int i = 0; i < RB; i++)
+            mine[i] = (unsigned char)mpitest_pat(me, (size_t)i, (unsigned)mi);
+        MPI_CHECK_OK(rmc_barrier());
+        unsigned char src[1024], sget[1024] = {0}, vget[64] = {0};
+        memset(src, 0x5a, sizeof(src));
+        int str[1] = {64}, cnt[2] = {16, 4};
+        rmc_request_h q[5] = {RMC_REQUEST_NULL, RMC_REQUEST_NULL, RMC_REQUEST_NULL,
+                              RMC_REQUEST_NULL, RMC_REQUEST_NULL};
+        ok &= rmc_put_strided_nb(src, str, tb + 2048, str, cnt, 1, t, &q[0]) == RMC_OK;
+        ok &= rmc_get_strided_nb(tb, str, sget, str, cnt, 1, t, &q[1]) == RMC_OK;
+        void *vs[4] = {src, src + 64, src + 128, src + 192};
+        void *vd[4] = {tb + 2560, tb + 2640, tb + 2720, tb + 2800};
+        rmc_iov_t pv = {.src = vs, .dst = vd, .bytes = 16, .count = 4};
+        ok &= rmc_put_vector_nb(&pv, 1, t, &q[2]) == RMC_OK;
+        void *gs[4] = {tb + 1000, tb + 1100, tb + 1200, tb + 1300};
+        void *gd[4] = {vget, vget + 16, vget + 32, vget + 48};
+        rmc_iov_t gv = {.src = gs, .dst = gd, .bytes = 16, .count = 4};
+        ok &= rmc_get_vector_nb(&gv, 1, t, &q[3]) == RMC_OK;
+        int64_t old = -1;
+        ok &= rmc_amo_cas_i64_nb(tb + 3072, 0, 42, &old, t, &q[4]) == RMC_OK;
+        MPI_CHECK_OK(rmc_region_free(r));
+        for (int i = 0; i < 5; i++) {
+            rmc_status_t st = rmc_wait(&q[i]);
+            if (st != RMC_OK || q[i] != RMC_REQUEST_NULL) {
+                fprintf(stderr, "[rank %d] method %s: wait of request %d after the free: %s\n", me,
+                        rmc_strided_method_name(ms[mi]), i, rmc_status_string(st));
+                ok = 0;
+            }
+        }
+        for (int r = 0; r < 4; r++)
+            for (int j = 0; j < 16; j++) {
+                ok &= sget[64 * r + j] ==
+                      (unsigned char)mpitest_pat(t, (size_t)(64 * r + j), (unsigned)mi);
+                ok &= vget[16 * r + j] ==
+                      (unsigned char)mpitest_pat(t, (size_t)(1000 + 100 * r + j), (unsigned)mi);
+            }
+        int64_t pat;
+        unsigned char pb[8];
+        for (int j = 0; j < 8; j++)
+            pb[j] = (unsigned char)mpitest_pat(t, (size_t)(3072 + j), (unsigned)mi);
+        memcpy(&pat, pb, 8);
+        ok &= old == pat;
+    }
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
+    free(b);
+    MPI_CHECK_ALL(ok);
+}
+
 MPITEST_MAIN("nb", setup, teardown, test_wait_in_order, test_wait_reverse, test_wait_random,
-             test_wait_all, test_test_loop, test_implicit_fence, test_request_handles)
+             test_wait_all, test_test_loop, test_implicit_fence, test_request_handles,
+             test_wait_after_free)
