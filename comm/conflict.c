@@ -168,8 +168,14 @@ rmc_status_t rmci_fence(int target)
             rmci.dirty[o++] = d;
             continue;
         }
-        if (d.region->cs[d.target] & RMCI_CS_PENDING)
-            rmci_keep(&st, rmci_flush(d.region, d.target));
+        if (d.region->cs[d.target] & RMCI_CS_PENDING) {
+            rmc_status_t f = rmci_flush(d.region, d.target);
+            if (f != RMC_OK) { /* still outstanding: the next fence flushes it again */
+                rmci_keep(&st, f);
+                rmci.dirty[o++] = d;
+                continue;
+            }
+        }
         d.region->cs[d.target] = 0;
     }
     rmci.ndirty = o;
@@ -193,7 +199,7 @@ rmc_status_t rmc_fence(int rank)
     RMCI_CHECK_INIT(__func__);
     RMCI_POLL();
     RMCI_CHECK_RANK(__func__, rank);
-    return rmci_fence(rank);
+    return rmci_in(rmci_fence(rank), __func__);
 }
 
 rmc_status_t rmc_fence_all(void)
@@ -201,5 +207,5 @@ rmc_status_t rmc_fence_all(void)
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     RMCI_POLL();
-    return rmci_fence(-1);
+    return rmci_in(rmci_fence(-1), __func__);
 }

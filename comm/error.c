@@ -105,6 +105,8 @@ rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc)
 
 rmc_status_t rmci_in(rmc_status_t st, const char *fn)
 {
+    if (st == RMC_OK)
+        return st; /* success: the last error (of an earlier call) stays as it was */
     size_t n = strlen(fn);
     if (strncmp(last_error, fn, n) == 0 && last_error[n] == ':')
         return st;

@@ -34,15 +34,16 @@ static int hit(const char *site)
      * deterministic, and the counters are not shared between threads */
     if (!pthread_equal(pthread_self(), setup_thread))
         return 0;
+    int fire = 0; /* every entry of the site counts the call (several entries may name it) */
     for (int i = 0; i < nfaults; i++) {
         fault_t *f = &faults[i];
         if (strcmp(f->site, site) != 0)
             continue;
         long k = ++f->seen;
         if (k == f->nth || (f->forever && k > f->nth))
-            return 1;
+            fire = 1;
     }
-    return 0;
+    return fire;
 }
 
 int rmci_fault_mpi(const char *call)

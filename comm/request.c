@@ -82,11 +82,13 @@ void rmci_req_pool_destroy(void)
     customs = NULL;
 }
 
-static rmc_status_t req_finish(struct rmc_request *q)
+/* Runs the completion callback (or returns the outcome it had at rmc_region_free), releases q. */
+static rmc_status_t req_finish(struct rmc_request *q, const char *fn)
 {
     rmc_status_t st = q->early_st;
     if (q->on_complete)
         st = q->on_complete(q);
+    st = rmci_in(st, fn);
     rmci_req_release(q);
     return st;
 }
@@ -181,7 +183,7 @@ rmc_status_t rmc_wait(rmc_request_h *req)
         *req = RMC_REQUEST_NULL;
         return st;
     }
-    rmc_status_t s2 = req_finish(q);
+    rmc_status_t s2 = req_finish(q, __func__);
     *req = RMC_REQUEST_NULL;
     return st != RMC_OK ? st : s2;
 }
@@ -208,7 +210,7 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
     if ((st != RMC_OK && !q->custom) || !flag)
         return st;
     *done = 1;
-    rmc_status_t s2 = req_finish(q);
+    rmc_status_t s2 = req_finish(q, __func__);
     *req = RMC_REQUEST_NULL;
     return st != RMC_OK ? st : s2;
 }

@@ -212,7 +212,7 @@ rmc_status_t rmc_barrier(void)
     rmci_keep(&st,
               rmci.bar.w ? node_barrier(__func__) : barrier(rmci.bar.comm, bar_mpi_wait, __func__));
     atomic_thread_fence(memory_order_seq_cst);
-    return st;
+    return rmci_in(st, __func__);
 }
 
 /* Sets up rmc_barrier's hierarchy: the node words and the leaders' communicator. A segment that

@@ -325,6 +325,65 @@ static void test_messages(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* A fence whose flush fails reports it (naming rmc_fence and MPI_Win_flush) and leaves the writes
+ * outstanding: the next fence flushes them again. The same for rmc_barrier's fence. */
+static void test_fence_failure(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    char *ns = getenv("RMC_NODE_SIZE") ? strdup(getenv("RMC_NODE_SIZE")) : NULL;
+    setenv("RMC_NODE_SIZE", "1", 1); /* the neighbour is reached through MPI */
+    set_fault("MPI_Win_flush@0#1,MPI_Win_flush@0#3");
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    if (ns)
+        setenv("RMC_NODE_SIZE", ns, 1);
+    else
+        unsetenv("RMC_NODE_SIZE");
+    free(ns);
+    void *bases[64];
+    rmc_region_h h;
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &h));
+    int t = (me + 1) % np, ok = 1;
+    long v = 7 + me, got = 0;
+    rmc_comm_stats_t a, b, c;
+    MPI_CHECK_OK(rmc_put(&v, bases[t], sizeof v, t));
+    rmc_comm_stats(&a);
+    rmc_status_t st = rmc_fence(t);
+    rmc_comm_stats(&b);
+    const char *e = rmc_last_error();
+    if (me == 0)
+        ok &= st == RMC_ERR_MPI && strstr(e, "rmc_fence: ") == e && strstr(e, "MPI_Win_flush");
+    else
+        ok &= st == RMC_OK;
+    ok &= b.flushes == a.flushes + 1;
+    st = rmc_fence(t); /* the failed flush is made again (on rank 0: its 2nd, which works) */
+    rmc_comm_stats(&c);
+    ok &= st == RMC_OK && c.flushes == b.flushes + (me == 0);
+    if (!ok)
+        fprintf(stderr, "[rank %d] fence: st %d, flushes %llu %llu %llu, message '%s'\n", me,
+                (int)st, a.flushes, b.flushes, c.flushes, rmc_last_error());
+    /* rank 0's 3rd flush, in rmc_barrier's fence, fails: the barrier still synchronizes */
+    v += 100; /* to another place: a put repeating the last one's range would flush at once */
+    MPI_CHECK_OK(rmc_put(&v, (long *)bases[t] + 1, sizeof v, t));
+    st = rmc_barrier();
+    e = rmc_last_error();
+    ok &= me == 0 ? st == RMC_ERR_MPI && strstr(e, "rmc_barrier: ") == e : st == RMC_OK;
+    rmc_comm_stats(&a);
+    MPI_CHECK_OK(rmc_fence_all());
+    rmc_comm_stats(&b);
+    ok &= b.flushes == a.flushes + (me == 0);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_get((long *)bases[me] + 1, &got, sizeof got, me));
+    ok &= got == 107 + (me + np - 1) % np;
+    if (!ok)
+        fprintf(stderr, "[rank %d] barrier: st %d, got %ld, message '%s'\n", me, (int)st, got,
+                rmc_last_error());
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
              test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
-             test_mpi_failure_operation, test_am_repost_failure, test_outsider)
+             test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure)
