@@ -700,6 +700,19 @@ rmc_status_t rmc_progress_stats(rmc_progress_stats_t *s)
     RMCI_CHECK_INIT(__func__);
     if (!s)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");
-    *s = rmci_pstats;
+    /* the progress thread counts concurrently (relaxed atomic adds): read each counter atomically */
+#define LOAD(f) s->f = __atomic_load_n(&rmci_pstats.f, __ATOMIC_RELAXED)
+    LOAD(am_sent);
+    LOAD(am_served);
+    LOAD(am_served_thread);
+    LOAD(am_deferred);
+    LOAD(fallback_ops);
+    LOAD(cache_hits);
+    LOAD(cache_misses);
+    LOAD(cache_evictions);
+    LOAD(cache_stale);
+    LOAD(thread_sleeps);
+#undef LOAD
+    _Static_assert(sizeof(*s) == 10 * sizeof(unsigned long long), "a counter is not read above");
     return RMC_OK;
 }
