@@ -20,6 +20,7 @@
 
 am_state_t am;
 __thread int am_is_thread;
+static __thread int am_in_handler; /* this thread runs a handler: it must not send */
 
 int rmci_am_on_thread(void)
 {
@@ -174,7 +175,10 @@ static rmc_status_t run_handler(int src, const am_hdr_t *h, const char *p, char 
     am_handler_t hd = am.handlers[h->id];
     rmc_status_t st = RMC_ERR_NOT_FOUND;
     if (hd.fn) {
+        int outer = am_in_handler;
+        am_in_handler = 1;
         st = hd.fn(src, p, h->len, rep + sizeof(am_rep_t), cap, rlen, hd.arg);
+        am_in_handler = outer;
         if (st != RMCI_AM_DEFER) {
             RMCI_PSTAT_ADD(am_served, 1);
             if (am_is_thread)
@@ -585,6 +589,16 @@ rmc_status_t rmci_am_call_nb(int rank, int id, const void *p1, size_t n1, const 
 
 /* --------------------------------------------------------------------------- public --- */
 
+/* A send inside a handler: refused before anything else (before RMCI_SERIAL: with a progress thread
+ * the application's thread may hold the lock while it waits for this handler's reply). */
+static rmc_status_t in_handler(const char *fn)
+{
+    return rmci_fail(RMC_ERR_STATE, fn,
+                     "called inside an active-message handler, where it could only hang (the "
+                     "reply it waits for needs the running handler to return): answer through the "
+                     "handler's reply buffer");
+}
+
 static rmc_status_t send_checks(int rank, int id, const void *payload, size_t len, void *reply,
                                 size_t reply_cap, const char *fn)
 {
@@ -610,6 +624,8 @@ static rmc_status_t send_checks(int rank, int id, const void *payload, size_t le
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len)
 {
+    if (am_in_handler)
+        return in_handler(__func__);
     RMCI_SERIAL();
     if (reply_len)
         *reply_len = 0;
@@ -622,9 +638,11 @@ rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void
 rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, void *reply,
                             size_t reply_cap, size_t *reply_len, rmc_request_h *req)
 {
-    RMCI_SERIAL();
     if (req)
         *req = RMC_REQUEST_NULL;
+    if (am_in_handler)
+        return in_handler(__func__);
+    RMCI_SERIAL();
     if (!req)
         return RMCI.initialized ? rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer")
                                 : rmci_not_init(__func__);

@@ -16,7 +16,7 @@
  * Handlers run on the progress thread (if any) or on the thread calling RMC, one at a time per
  * rank. With a progress thread they run concurrently with the application's main thread: the data
  * they touch must be synchronized by the application (e.g. atomics). A handler must not call RMC
- * communication functions.
+ * communication functions (rmc_am_send / rmc_am_send_nb inside a handler return RMC_ERR_STATE).
  *
  * Progress thread: RMC_PROGRESS_THREAD=1|0|auto (auto: on when MPI_THREAD_MULTIPLE is provided and
  * a processing unit no rank is bound to is free for it). It needs
@@ -87,7 +87,7 @@ size_t rmc_am_max_payload(void);
  * Requests of one origin to one target are handled in issue order.
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (id out of range, NULL payload with len > 0,
  * NULL reply with reply_cap > 0), RMC_ERR_TOO_BIG (len or reply_cap above rmc_am_max_payload();
- * nothing sent), RMC_ERR_NOT_FOUND (no handler under `id` at the target), RMC_ERR_MPI, or the
+ * nothing sent), RMC_ERR_STATE (called inside a handler), RMC_ERR_NOT_FOUND (no handler under `id` at the target), RMC_ERR_MPI, or the
  * handler's status. */
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len);

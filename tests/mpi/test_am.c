@@ -8,6 +8,7 @@
 #define H_ECHO  1
 #define H_FAIL  2
 #define H_BIG   3
+#define H_NEST  4 /* a handler that tries to send */
 #define H_NEVER 77 /* never registered */
 
 static int runs[MAXR];     /* handler runs per origin (atomic: may run on the thread) */
@@ -63,6 +64,25 @@ static rmc_status_t h_big(int origin, const void *payload, size_t len, void *rep
     return RMC_OK;
 }
 
+/* Tries rmc_am_send and rmc_am_send_nb from inside the handler (which would wait for replies the
+ * running handler holds up): replies with the two statuses, which must be RMC_ERR_STATE. */
+static rmc_status_t h_nest(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                           size_t *rlen, void *arg)
+{
+    (void)payload, (void)len, (void)arg;
+    if (cap < 2 * sizeof(int))
+        return RMC_ERR_TOO_BIG;
+    char b[4] = {0};
+    rmc_request_h q = RMC_REQUEST_NULL;
+    int st[2] = {(int)rmc_am_send(origin, H_BIG, b, 4, NULL, 0, NULL),
+                 (int)rmc_am_send_nb(origin, H_BIG, b, 4, NULL, 0, NULL, &q)};
+    if (q != RMC_REQUEST_NULL)
+        st[1] = -1000;
+    memcpy(reply, st, sizeof st);
+    *rlen = sizeof st;
+    return RMC_OK;
+}
+
 static rmc_status_t fail_status = RMC_ERR_STATE;
 
 static void reset_counters(void)
@@ -80,6 +100,7 @@ static void register_all(void)
     MPI_CHECK_OK(rmc_am_register(H_ECHO, h_echo, NULL));
     MPI_CHECK_OK(rmc_am_register(H_FAIL, h_fail, &fail_status));
     MPI_CHECK_OK(rmc_am_register(H_BIG, h_big, NULL));
+    MPI_CHECK_OK(rmc_am_register(H_NEST, h_nest, NULL));
 }
 
 static size_t len_of(int seq)
@@ -185,6 +206,12 @@ static void statuses(void)
     for (size_t i = 0; i < max && ok; i++)
         ok &= big[i] == mpitest_pat(me, i, 9);
     ok &= rmc_am_send(peer, H_BIG, NULL, 0, big, 0, &rl) == RMC_OK && rl == 0;
+    /* a handler's own sends are refused (they could only hang) */
+    for (int k = 0; k < 2; k++) {
+        int nst[2] = {0, 0};
+        ok &= rmc_am_send(k ? me : peer, H_NEST, NULL, 0, nst, sizeof nst, &rl) == RMC_OK &&
+              rl == sizeof nst && nst[0] == RMC_ERR_STATE && nst[1] == RMC_ERR_STATE;
+    }
     /* a payload of exactly the maximum goes through (echo needs header room: use H_FAIL) */
     ok &= rmc_am_send(peer, H_FAIL, big, max, NULL, 0, NULL) == RMC_ERR_STATE;
     /* bad input: refused at the origin, nothing sent */
