@@ -936,12 +936,18 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
     u->sparse = g->cs != NULL;
     u->queue = u->sparse || (v && !strcmp(v, "queue"));
     u->copies = !u->sparse && v && !strcmp(v, "copies");
+    int bad = v && *v && strcmp(v, "acc") && strcmp(v, "queue") && strcmp(v, "copies");
     /* one method on every rank (the knob is read per rank): else acc everywhere and an error */
-    int m[2] = {u->queue + 2 * u->copies, -(u->queue + 2 * u->copies)}, r[2] = {0, 0};
-    if (MPI_Allreduce(m, r, 2, MPI_INT, MPI_MIN, rmcc.comm) != MPI_SUCCESS || r[0] != -r[1]) {
+    int code = bad ? 3 : u->queue + 2 * u->copies;
+    int m[2] = {code, -code}, r[2] = {0, 0};
+    if (MPI_Allreduce(m, r, 2, MPI_INT, MPI_MIN, rmcc.comm) != MPI_SUCCESS || r[0] != -r[1] ||
+        bad) {
         u->queue = u->copies = 0;
         for (int s = 0; s < NSLOT; s++)
             u->buf[s] = NULL;
+        if (bad)
+            return rmcc_agree(rmcc_fail(RMC_ERR_ARG, g->fn,
+                                        "RMC_GEMM_UPDATE=%s: acc, queue or copies", v));
         return rmcc_agree(rmcc_fail(RMC_ERR_ARG, g->fn,
                                     "RMC_GEMM_UPDATE differs between the "
                                     "ranks (or could not be agreed)"));
@@ -1484,7 +1490,7 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
         return rmcc_fail(RMC_ERR_ARG, fn, "trans%s '%c' (N, T or C)", what, t);
     for (int k = 0; k < 2; k++)
         if (lo[k] < 0 || hi[k] > m->d->dims[k] || lo[k] > hi[k])
-            return rmcc_fail(RMC_ERR_BOUNDS, fn,
+            return rmcc_fail(lo[k] > hi[k] ? RMC_ERR_ARG : RMC_ERR_BOUNDS, fn,
                              "%s's patch: dimension %d [%lld, %lld) outside "
                              "[0, %lld) or reversed",
                              what, k, (long long)lo[k], (long long)hi[k], (long long)m->d->dims[k]);
@@ -1573,27 +1579,29 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
         } else if (algo == RMC_GEMM_SUMMA) {
             st = summa(g);
         } else {
+            /* the update path first (it may fail: then C is left as it was), its outcome agreed:
+             * finished on every rank */
             updater_t u;
-            scale_mine(g);
-            st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
-            if (st == RMC_OK) {             /* (init's outcome is agreed: finish on every rank) */
-                st = upd_init(g, &u);
-                left = updates_to_me(g);
-                rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
-                int ab = algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B;
-                if (st == RMC_OK && ab)
-                    st = stationary_ab(g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
-                else if (st == RMC_OK)
-                    st = stealing(g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
-                /* no waiting between the work and the drain: an owner must keep pulling its
-                 * updates until every one has arrived (a producer may wait for its ack) */
-                st = upd_finish(g, &u, st, left);
-                rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
-                if (st == RMC_OK)
-                    st = b;
-                if (!rmc_gptr_is_null(ctr))
-                    rmc_free(ctr);
+            st = upd_init(g, &u);
+            if (st == RMC_OK) {
+                scale_mine(g);
+                st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
             }
+            left = updates_to_me(g);
+            rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
+            int ab = algo == RMC_GEMM_STATIONARY_A || algo == RMC_GEMM_STATIONARY_B;
+            if (st == RMC_OK && ab)
+                st = stationary_ab(g, algo == RMC_GEMM_STATIONARY_B, &u, &left);
+            else if (st == RMC_OK)
+                st = stealing(g, algo == RMC_GEMM_STEAL_LOCAL, &u, &left, &ctr);
+            /* no waiting between the work and the drain: an owner must keep pulling its
+             * updates until every one has arrived (a producer may wait for its ack) */
+            st = upd_finish(g, &u, st, left);
+            rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
+            if (st == RMC_OK)
+                st = b;
+            if (!rmc_gptr_is_null(ctr))
+                rmc_free(ctr);
         }
     }
     /* sparse C: every tile summed from its partial products and set */
@@ -1891,11 +1899,23 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
     rmc_status_t alone = rmcc_matrix_comm(c, fn, &comm);
     if (alone != RMC_OK)
         return alone;
-    uint64_t args[8] = {
-        st == RMC_OK ? a->id : ~0ull,    st == RMC_OK ? b->id : 0,
-        st == RMC_OK ? c->id : 0,        (uint64_t)(unsigned char)transa,
-        (uint64_t)(unsigned char)transb, (uint64_t)algo,
-        (uint64_t)(ar * 1000003 + ac),   st == RMC_OK ? (uint64_t)(clo[0] ^ (chi[1] << 20)) : 0};
+    /* every argument agreed: the 12 patch bounds and the scalars' bytes through two hashes (ranks
+     * with different patches would wait for tiles the others never send) */
+    uint64_t hb = 0, hs = 0;
+    if (st == RMC_OK) {
+        int64_t bounds[12] = {alo[0], alo[1], ahi[0], ahi[1], blo[0], blo[1],
+                              bhi[0], bhi[1], clo[0], clo[1], chi[0], chi[1]};
+        hb = rmcc_hash_bytes(bounds, sizeof bounds, 0x6a09e667u);
+        hs = rmcc_hash_bytes(alpha, c->esz, rmcc_hash_bytes(beta, c->esz, 0xbb67ae85u));
+    }
+    uint64_t args[8] = {st == RMC_OK ? a->id : ~0ull,
+                        st == RMC_OK ? b->id : 0,
+                        st == RMC_OK ? c->id : 0,
+                        (uint64_t)(unsigned char)transa,
+                        (uint64_t)(unsigned char)transb,
+                        (uint64_t)algo,
+                        hb,
+                        hs};
     if ((st = rmcc_coll_begin_on(comm, fn, args, 8, st)) != RMC_OK)
         return st;
     g.e = c->elem;

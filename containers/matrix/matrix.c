@@ -546,8 +546,12 @@ static rmc_status_t elem_op(rmc_matrix_h m, int op, const int64_t idx[], void *v
     if (st != RMC_OK)
         return st;
     int64_t hi[MD];
-    for (int k = 0; k < m->d->ndim; k++)
+    for (int k = 0; k < m->d->ndim; k++) {
+        if (idx[k] < 0 || idx[k] >= m->d->dims[k]) /* (checked first: idx + 1 may overflow) */
+            return rmcc_fail(RMC_ERR_BOUNDS, fn, "index %lld of dimension %d outside [0, %lld)",
+                             (long long)idx[k], k, (long long)m->d->dims[k]);
         hi[k] = idx[k] + 1;
+    }
     return rmcc_matrix_patch(m, op, idx, hi, v, NULL, NULL, NULL, fn);
 }
 

@@ -353,6 +353,40 @@ static void test_bad_input(void **s)
     int64_t lo[2] = {0, 0}, hi[2] = {11, 7}, bhi[2] = {7, 6}, chi[2] = {11, 6};
     MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, lo, hi, B, lo, bhi, &one, C, lo, chi, 0,
                                         NULL) == RMC_ERR_BOUNDS);
+    /* a reversed patch is a bad argument (as in rmc_matrix_get) */
+    int64_t rlo[2] = {5, 0}, rhi[2] = {4, 7}, b76[2] = {7, 6};
+    MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, rlo, rhi, B, lo, b76, &one, C, lo, chi,
+                                        0, NULL) == RMC_ERR_ARG);
+    /* ranks that pass different patches of the same shapes (each rank's own checks pass), or a
+     * different alpha: refused on every rank (they hung, waiting for tiles never sent) */
+    if (np > 1) {
+        int x = me == 0;
+        int64_t p0[2] = {0, 0}, a0[2] = {x, 0}, a1[2] = {6 + x, 7}, a6[2] = {6, 7};
+        int64_t b6[2] = {7, 6}, b5[2] = {7, 5}, c6[2] = {6, 6}, c0[2] = {0, x}, c1[2] = {6, 5 + x};
+        double al = x ? 2 : 1;
+        /* A rows [x, 6 + x) */
+        MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, a0, a1, B, p0, b6, &one, C, p0, c6,
+                                            RMC_GEMM_STATIONARY_C, NULL) == RMC_ERR_ARG);
+        MPI_CHECK_ALL(strstr(rmc_last_error(), "different arguments") != NULL);
+        /* C columns [x, 5 + x) */
+        MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, p0, a6, B, p0, b5, &one, C, c0, c1,
+                                            RMC_GEMM_STATIONARY_A, NULL) == RMC_ERR_ARG);
+        /* alpha */
+        MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &al, A2, p0, a6, B, p0, b6, &one, C, p0, c6,
+                                            RMC_GEMM_STATIONARY_B, NULL) == RMC_ERR_ARG);
+    }
+    /* an update path the ranks disagree on, or that does not exist, with beta != 1: refused
+     * before C is scaled (C unchanged: checked below) */
+    double half = 0.5;
+    for (int k = 0; k < 2; k++) {
+        if (k == 0 && np < 2)
+            continue;
+        setenv("RMC_GEMM_UPDATE", k ? "acc " : me ? "acc" : "copies", 1);
+        MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A2, B, &half, C, RMC_GEMM_STATIONARY_A,
+                                      NULL) == RMC_ERR_ARG);
+        MPI_CHECK_ALL(strstr(rmc_last_error(), "RMC_GEMM_UPDATE") != NULL);
+        unsetenv("RMC_GEMM_UPDATE");
+    }
     /* integer matrices do not multiply */
     rmc_dist_h d;
     MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_RECT, 4, 4, 0, &d));

@@ -528,6 +528,9 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_matrix_tile_put_nb(m, 0, buf, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_matrix_tile_get_nb(m, -5, buf, &rq) == RMC_ERR_BOUNDS && !rq);
     MPITEST_EXPECT(ok, rmc_matrix_elem_get(m, NULL, buf) == RMC_ERR_ARG);
+    int64_t far[2] = {INT64_MAX, 0}, below[2] = {0, -1}; /* (INT64_MAX + 1 would overflow) */
+    MPITEST_EXPECT(ok, rmc_matrix_elem_get(m, far, buf) == RMC_ERR_BOUNDS);
+    MPITEST_EXPECT(ok, rmc_matrix_elem_put(m, below, buf) == RMC_ERR_BOUNDS);
     MPITEST_EXPECT(ok, rmc_matrix_acc(m, lo, hi, buf, ld, NULL) == RMC_ERR_ARG); /* ld 1 < 2 */
     hi[0] = 0; /* empty: nothing moves, fine */
     MPITEST_EXPECT(ok, rmc_matrix_get(m, lo, hi, buf, NULL) == RMC_OK);
