@@ -364,8 +364,8 @@ struct rmc_request {
     struct rmc_request *next_free;
     /* completion callback run once when complete (e.g. unpack), may be NULL */
     rmc_status_t (*on_complete)(struct rmc_request *req);
-    MPI_Win win;             /* the window on_complete flushes (MPI_WIN_NULL: none) */
-    rmc_status_t early_st;   /* on_complete already run (rmci_req_complete_win): its status */
+    MPI_Win win;           /* the window on_complete flushes (MPI_WIN_NULL: none) */
+    rmc_status_t early_st; /* on_complete already run (rmci_req_complete_win): its status */
     void *cb_data;
     void *cb_buf; /* freed after on_complete */
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */

@@ -712,13 +712,14 @@ rmc_status_t rmc_am_unregister_layer(int id)
     return RMC_OK;
 }
 
+/* The progress thread counts concurrently (relaxed atomic adds): each counter is read
+ * atomically. */
 rmc_status_t rmc_progress_stats(rmc_progress_stats_t *s)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     if (!s)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL stats pointer");
-    /* the progress thread counts concurrently (relaxed atomic adds): read each counter atomically */
 #define LOAD(f) s->f = __atomic_load_n(&rmci_pstats.f, __ATOMIC_RELAXED)
     LOAD(am_sent);
     LOAD(am_served);

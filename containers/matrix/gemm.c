@@ -946,8 +946,8 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
         for (int s = 0; s < NSLOT; s++)
             u->buf[s] = NULL;
         if (bad)
-            return rmcc_agree(rmcc_fail(RMC_ERR_ARG, g->fn,
-                                        "RMC_GEMM_UPDATE=%s: acc, queue or copies", v));
+            return rmcc_agree(
+                rmcc_fail(RMC_ERR_ARG, g->fn, "RMC_GEMM_UPDATE=%s: acc, queue or copies", v));
         return rmcc_agree(rmcc_fail(RMC_ERR_ARG, g->fn,
                                     "RMC_GEMM_UPDATE differs between the "
                                     "ranks (or could not be agreed)"));

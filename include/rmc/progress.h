@@ -87,8 +87,8 @@ size_t rmc_am_max_payload(void);
  * Requests of one origin to one target are handled in issue order.
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (id out of range, NULL payload with len > 0,
  * NULL reply with reply_cap > 0), RMC_ERR_TOO_BIG (len or reply_cap above rmc_am_max_payload();
- * nothing sent), RMC_ERR_STATE (called inside a handler), RMC_ERR_NOT_FOUND (no handler under `id` at the target), RMC_ERR_MPI, or the
- * handler's status. */
+ * nothing sent), RMC_ERR_STATE (called inside a handler), RMC_ERR_NOT_FOUND (no handler under `id`
+ * at the target), RMC_ERR_MPI, or the handler's status. */
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len);
 

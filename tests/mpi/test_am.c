@@ -8,7 +8,7 @@
 #define H_ECHO  1
 #define H_FAIL  2
 #define H_BIG   3
-#define H_NEST  4 /* a handler that tries to send */
+#define H_NEST  4  /* a handler that tries to send */
 #define H_NEVER 77 /* never registered */
 
 static int runs[MAXR];     /* handler runs per origin (atomic: may run on the thread) */

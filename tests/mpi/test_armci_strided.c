@@ -670,8 +670,8 @@ static void test_non_nesting(void **state)
     for (int i = 0; i < 8; i++)
         own[i] = i;
     void *os[2] = {own, own + 4}, *od[2] = {own + 1, own + 5};
-    armci_giov_t ov = {.src_ptr_array = os, .dst_ptr_array = od, .bytes = 3 * 8,
-                       .ptr_array_len = 2};
+    armci_giov_t ov = {
+        .src_ptr_array = os, .dst_ptr_array = od, .bytes = 3 * 8, .ptr_array_len = 2};
     ARMCI_CHECK_OK(ARMCI_PutV(&ov, 1, me_));
     ARMCI_Fence(me_);
     static const double pv[8] = {0, 0, 1, 2, 4, 4, 5, 6};
@@ -686,13 +686,15 @@ static void test_non_nesting(void **state)
     for (int i = 0; i < 8; i++)
         own[i] = i;
     void *gs[1] = {own + 1}, *gd[1] = {own};
-    armci_giov_t gv = {.src_ptr_array = gs, .dst_ptr_array = gd, .bytes = 3 * 8,
-                       .ptr_array_len = 1};
+    armci_giov_t gv = {
+        .src_ptr_array = gs, .dst_ptr_array = gd, .bytes = 3 * 8, .ptr_array_len = 1};
     ARMCI_CHECK_OK(ARMCI_GetV(&gv, 1, me_));
     static const double g1[8] = {1, 2, 3, 3, 4, 5, 6, 7};
     ok &= !memcmp(own, g1, sizeof g1);
     if (!ok)
-        fprintf(stderr, "[rank %d] non-nesting descriptors / unaligned or overlapping operations wrong\n", me_);
+        fprintf(stderr,
+                "[rank %d] non-nesting descriptors / unaligned or overlapping operations wrong\n",
+                me_);
     ARMCI_CHECK_ALL(ok);
     ARMCI_Barrier();
     armcitest_free(b);
