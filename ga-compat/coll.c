@@ -91,9 +91,7 @@ static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
     if (all >= GAI_MAX_GROUPS)
         gai_error(fn, "too many process groups (%d)", GAI_MAX_GROUPS);
     gai_group_t *g = &gai.groups[all];
-    if (g->live && g->comm != MPI_COMM_NULL) /* (a non-member's slot: no communicator) */
-        MPI_Comm_free(&g->comm);
-    free(g->ranks);
+    /* a free slot holds nothing: unused (zeroed) or a non-member's (no communicator, no ranks) */
     memset(g, 0, sizeof *g);
     g->live = 1;
     g->comm = c;

@@ -33,6 +33,12 @@ void gai_error(const char *fn, const char *fmt, ...)
     abort();
 }
 
+void gai_same_group(const char *fn, const gai_array_t *a, const gai_array_t *b)
+{
+    if (b && a->pgroup != b->pgroup)
+        gai_error(fn, "arrays '%s' and '%s' are on different process groups", a->name, b->name);
+}
+
 void gai_check(rmc_status_t st, const char *fn, const char *what)
 {
     if (st != RMC_OK)

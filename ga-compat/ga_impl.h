@@ -125,6 +125,10 @@ void gai_check(rmc_status_t st, const char *fn, const char *what);
 /* GA must be up (GA_Initialize called, GA_Terminate not yet). */
 void gai_up(const char *fn);
 
+/* Operations on several arrays combine over one process group: aborts as GA 5.8.2 does ("on
+ * different process groups") when b (if not NULL) lives on another group than a. */
+void gai_same_group(const char *fn, const gai_array_t *a, const gai_array_t *b);
+
 /* ------------------------------------------------------------------------ handles --- */
 /* The array of handle g (any live handle; allocated or not). Aborts on an invalid handle. */
 gai_array_t *gai_handle(int g, const char *fn);

@@ -68,13 +68,6 @@ static int la_square(gai_array_t **out, int g, const char *fn, const char *what)
     return r;
 }
 
-/* All arrays of a call must live on one group (its first member computes). */
-static void la_same_group(const char *fn, gai_array_t *a, gai_array_t *b)
-{
-    if (b && a->pgroup != b->pgroup)
-        gai_error(fn, "arrays '%s' and '%s' are on different process groups", a->name, b->name);
-}
-
 /* 1 on the group's first member (the one that runs LAPACK). */
 static int la_root(const gai_array_t *a, const char *fn)
 {
@@ -488,7 +481,7 @@ static int la_system(int g_a, int g_b, gai_array_t **a, gai_array_t **b, int *nr
     int n = la_square(a, g_a, fn, "matrix A");
     int r, c;
     *b = la_matrix(g_b, fn, "right-hand sides B", &r, &c);
-    la_same_group(fn, *a, *b);
+    gai_same_group(fn, *a, *b);
     if (c != n)
         gai_error(fn,
                   "B '%s' is %d x %d: its rows are the right-hand sides, %d long (A is %d x %d)",
@@ -708,11 +701,11 @@ static int la_diag_args(int g_a, int g_s, int g_v, void *eval, gai_array_t **a, 
     if (s) {
         if (la_square(s, g_s, fn, "metric S") != n)
             gai_error(fn, "S '%s' is not %d x %d like A", (*s)->name, n, n);
-        la_same_group(fn, *a, *s);
+        gai_same_group(fn, *a, *s);
     }
     if (la_square(v, g_v, fn, "eigenvectors V") != n)
         gai_error(fn, "V '%s' is not %d x %d like A", (*v)->name, n, n);
-    la_same_group(fn, *a, *v);
+    gai_same_group(fn, *a, *v);
     if (!eval && n > 0)
         gai_error(fn, "NULL eval");
     return n;

@@ -1018,9 +1018,7 @@ void GA_Median_patch64(int g_a, int64_t *alo, int64_t *ahi, int g_b, int64_t *bl
  * sum across the groups). */
 static void same_group(const patch_t *a, const patch_t *b, const char *fn)
 {
-    if (a->a->pgroup != b->a->pgroup)
-        gai_error(fn, "arrays '%s' and '%s' are on different process groups", a->a->name,
-                  b->a->name);
+    gai_same_group(fn, a->a, b->a);
 }
 
 /* sum a .* op(b) over a's patch (transposed when t_a != t_b) into *out (the type's value). */
