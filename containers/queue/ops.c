@@ -7,9 +7,11 @@
  *             read, FREED or HEAD + capacity; a pop: they must have been written, READY or TAIL),
  *             first with the last value seen of the bound, then with a fresh atomic read;
  *   rollback  when they do not fit: if this is the last reservation (the counter still reads
- *             pos+n) compare-and-swap it back to pos, and the call fails (FULL / EMPTY) having
- *             taken nothing; if a later one exists, wait: either it rolls back first (the last one
- *             always can) or the bound moves and this reservation fits;
+ *             pos+n) compare-and-swap it back to pos; if a later one exists, wait: either it rolls
+ *             back first (the last one always can) or the bound moves and this reservation fits;
+ *   recheck   after a rollback, both counters again: room, reserve again; the last reservation
+ *             does not fit, wait for it to go (or fit); else the call fails (FULL / EMPTY) having
+ *             taken nothing;
  *   move      put (push) or get (pop) of the slots, one transfer or two when they wrap around; a
  *             push to a CIRCULAR or CHECKSUM queue is then completed at the host (rmc_fence); a
  *             CHECKSUM pop checks every slot's checksum and reads again (through the bound check:
@@ -49,8 +51,10 @@ enum {
 };
 
 /* Reservations a push (pop) makes again when, after taking its own back, the counters show room
- * (elements) after all: the one before it was taken back too, e.g. a push that did not fit. */
-#define QAGAIN 3
+ * (elements) after all: the one before it was taken back too, e.g. a push that did not fit. Each
+ * time another operation's reservation that could not fit came first again; only a stream of
+ * such operations exhausts them (then FULL / EMPTY). */
+#define QAGAIN 1000
 
 typedef struct qop {
     struct rmc_queue *q;
@@ -111,6 +115,16 @@ static inline int fits(const qop_t *o)
 {
     int64_t b = o->q->seen[ctr_bound(o)], end = o->pos + (int64_t)o->n;
     return o->push ? end - b <= (int64_t)o->q->cap : end <= b;
+}
+
+/* After taking its own reservation back, with the reservation counter at o->pos: does the last
+ * reservation made not fit (a push: more slots reserved than the ring holds beyond the freed
+ * ones; a pop: more reserved than there are elements)? Its operation takes it back or waits for
+ * room, so this one waits too instead of failing for it. */
+static inline int doomed_ahead(const qop_t *o)
+{
+    int64_t b = o->q->seen[ctr_bound(o)];
+    return o->push ? o->pos - b > (int64_t)o->q->cap : o->pos > b;
 }
 
 /* A waiting round of a blocking operation: RMC's progress goes on (rmc_wait_round yields only
@@ -282,10 +296,19 @@ static rmc_status_t advance(qop_t *o, int *done)
             break;
         case S_RECHECKB:
             saw(q, ctr_bound(o), o->v);
-            if (!fits(o))
+            if (fits(o)) {
+                o->again++; /* room after all: reserve again */
+                o->state = S_RESERVE;
+                break;
+            }
+            if (!doomed_ahead(o)) /* every reservation there fits: really full (empty) */
                 return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
-            o->again++; /* room after all: reserve again */
-            o->state = S_RESERVE;
+            /* the last reservation does not fit: it is taken back (the last one always can) or
+             * the bound moves; then look again (this operation holds nothing meanwhile) */
+            o->state = S_RECHECK;
+            if (o->nb)
+                return RMC_OK;
+            pause_round(&o->spins);
             break;
         case S_MOVE:
             if (o->push && q->kind == RMC_QUEUE_CHECKSUM)

@@ -22,14 +22,13 @@
  * Full and empty. A push that does not fit returns RMC_ERR_FULL and a pop that finds fewer than n
  * elements RMC_ERR_EMPTY; nothing is written or taken then (a vector push or pop is all or
  * nothing). A slot is reused only after the pop that took it has finished reading it. For
- * RMC_QUEUE_CIRCULAR and _CHECKSUM these are exact but for one case: a one-sided push reserves its
- * slots before it knows whether they fit and takes them back when they do not, so while another
- * rank's push that does not fit holds its reservation, a push that fits may see it and fail with
- * RMC_ERR_FULL too (the same for pops and RMC_ERR_EMPTY; after taking its own back an operation
- * looks again and retries when the counters show room). A caller whose pushes of different sizes
- * meet a nearly full queue retries on RMC_ERR_FULL. rmc_queue_pop_upto is exact: it says
- * RMC_ERR_EMPTY only when no element is there. The RPC path is exact. A FAST queue's push is
- * checked against the pops of earlier phases (none run in a push phase).
+ * RMC_QUEUE_CIRCULAR and _CHECKSUM they say what the queue holds: a one-sided push reserves its
+ * slots before it knows whether they fit and takes them back when they do not; a push that fits
+ * but meets another rank's reservation that does not waits until that one is taken back (or fits)
+ * and tries again, rather than failing for it (the same for pops). Only a stream of such
+ * reservations winning every race, 1000 times in a row, still ends in RMC_ERR_FULL (EMPTY).
+ * rmc_queue_pop_upto says RMC_ERR_EMPTY only when no element is there. The RPC path is exact. A
+ * FAST queue's push is checked against the pops of earlier phases (none run in a push phase).
  *
  * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
  * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize
