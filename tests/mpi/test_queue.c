@@ -823,5 +823,5 @@ MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_circular, test_contention_checksum, test_contention_push_pop_promise,
              test_contention_paths_circular, test_contention_paths_checksum, test_phases,
              test_costs, test_strings, test_nb, test_resize_migrate, test_local_view,
-             test_nb_untested, test_nb_across_collectives, test_upto_phantom, test_push_behind_doomed,
-             test_bad_input)
+             test_nb_untested, test_nb_across_collectives, test_upto_phantom,
+             test_push_behind_doomed, test_bad_input)
