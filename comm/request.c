@@ -87,8 +87,10 @@ static rmc_status_t req_finish(struct rmc_request *q, const char *fn)
 {
     rmc_status_t st = q->early_st;
     if (q->on_complete)
-        st = q->on_complete(q);
-    st = rmci_in(st, fn);
+        st = rmci_in(q->on_complete(q), fn);
+    else if (st != RMC_OK) /* (its own message was recorded then, by rmc_region_free) */
+        st = rmci_fail(st, fn, "the operation failed when rmc_region_free completed it: %s",
+                       rmc_status_string(st));
     rmci_req_release(q);
     return st;
 }

@@ -624,11 +624,11 @@ static rmc_status_t send_checks(int rank, int id, const void *payload, size_t le
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len)
 {
+    if (reply_len)
+        *reply_len = 0;
     if (am_in_handler)
         return in_handler(__func__);
     RMCI_SERIAL();
-    if (reply_len)
-        *reply_len = 0;
     rmc_status_t st = send_checks(rank, id, payload, len, reply, reply_cap, __func__);
     if (st != RMC_OK)
         return st;
@@ -640,14 +640,14 @@ rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, v
 {
     if (req)
         *req = RMC_REQUEST_NULL;
+    if (reply_len)
+        *reply_len = 0;
     if (am_in_handler)
         return in_handler(__func__);
     RMCI_SERIAL();
     if (!req)
         return RMCI.initialized ? rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer")
                                 : rmci_not_init(__func__);
-    if (reply_len)
-        *reply_len = 0;
     rmc_status_t st = send_checks(rank, id, payload, len, reply, reply_cap, __func__);
     if (st != RMC_OK)
         return st;

@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <rmc/progress.h>
 #include "queue_impl.h"
 
@@ -55,6 +56,11 @@ enum {
  * time another operation's reservation that could not fit came first again; only a stream of
  * such operations exhausts them (then FULL / EMPTY). */
 #define QAGAIN 1000
+/* How long an operation waits, in all, for reservations before its own that cannot fit to go
+ * (seconds): their operations normally take them back at once, but an untested non-blocking one
+ * of a rank busy elsewhere (e.g. in a plain MPI collective) may hold one indefinitely; then
+ * FULL / EMPTY, as if that reservation were an element. */
+#define QWAIT_S 0.1
 
 typedef struct qop {
     struct rmc_queue *q;
@@ -74,6 +80,7 @@ typedef struct qop {
     size_t plen, rcap, rlen;
     unsigned tries;   /* RPCs told to retry */
     unsigned again;   /* reservations made again after a rollback (S_RECHECK) */
+    double wait_end;  /* waiting for a reservation that cannot fit: until then (0: not yet) */
     rmc_status_t rst; /* the last RPC's status */
     char rh[QR_REPLY_HDR];
     char mem[]; /* _nb: the operation's own slots (with the RPC's header and reply before them) */
@@ -125,6 +132,23 @@ static inline int doomed_ahead(const qop_t *o)
 {
     int64_t b = o->q->seen[ctr_bound(o)];
     return o->push ? o->pos - b > (int64_t)o->q->cap : o->pos > b;
+}
+
+static double qnow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* May the operation wait (more) for a reservation before its own that cannot fit? (QWAIT_S in
+ * all, from the first such wait.) */
+static int may_wait(double *wait_end)
+{
+    double t = qnow();
+    if (*wait_end == 0)
+        *wait_end = t + QWAIT_S;
+    return t < *wait_end;
 }
 
 /* A waiting round of a blocking operation: RMC's progress goes on (rmc_wait_round yields only
@@ -301,7 +325,8 @@ static rmc_status_t advance(qop_t *o, int *done)
                 o->state = S_RESERVE;
                 break;
             }
-            if (!doomed_ahead(o)) /* every reservation there fits: really full (empty) */
+            /* every reservation there fits: really full (empty); or waited long enough */
+            if (!doomed_ahead(o) || !may_wait(&o->wait_end))
                 return *done = 1, o->push ? RMC_ERR_FULL : RMC_ERR_EMPTY;
             /* the last reservation does not fit: it is taken back (the last one always can) or
              * the bound moves; then look again (this operation holds nothing meanwhile) */
@@ -625,6 +650,7 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
     o.fn = fn;
     o.tries = 0;
     o.again = 0;
+    o.wait_end = 0;
     int direct = q->direct && !rpc;
     char *own = NULL, *buf;
     if (direct) {
@@ -745,6 +771,13 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
             if ((st = rmc_amo_load_i64(ctr_addr(q, bound), &b, q->host)) != RMC_OK)
                 break;
             saw(q, bound, b);
+            if (b < h && may_wait(&o.wait_end)) {
+                /* pops reserved beyond the elements: the last one is taken back (or fits) */
+                pause_round(&o.spins);
+                if ((st = rmc_amo_load_i64(ctr_addr(q, QC_HEAD), &h, q->host)) != RMC_OK)
+                    break;
+                continue;
+            }
             if (b <= h) {
                 st = RMC_ERR_EMPTY;
                 break;

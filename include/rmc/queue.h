@@ -25,10 +25,12 @@
  * RMC_QUEUE_CIRCULAR and _CHECKSUM they say what the queue holds: a one-sided push reserves its
  * slots before it knows whether they fit and takes them back when they do not; a push that fits
  * but meets another rank's reservation that does not waits until that one is taken back (or fits)
- * and tries again, rather than failing for it (the same for pops). Only a stream of such
- * reservations winning every race, 1000 times in a row, still ends in RMC_ERR_FULL (EMPTY).
- * rmc_queue_pop_upto says RMC_ERR_EMPTY only when no element is there. The RPC path is exact. A
- * FAST queue's push is checked against the pops of earlier phases (none run in a push phase).
+ * and tries again, rather than failing for it (the same for pops, and rmc_queue_pop_upto). It
+ * still fails with RMC_ERR_FULL (EMPTY) when such reservations win the race 1000 times in a row,
+ * or when one is held for 0.1 s in all (an untested non-blocking operation of a rank busy
+ * elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves with
+ * compare-and-swap); an RPC also counts the one-sided reservations it meets. A FAST queue's push
+ * is checked against the pops of earlier phases (none run in a push phase).
  *
  * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
  * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize

@@ -65,7 +65,7 @@ void rmc_last_error_clear(void);
 rmc_status_t rmc_error_set(rmc_status_t st, const char *where, const char *fmt, ...) RMC_PRINTF_(3, 4);
 rmc_status_t rmc_error_vset(rmc_status_t st, const char *where, const char *fmt, va_list ap);
 /* Prefixes the recorded message with "<where>: " unless it starts with it (a failure of a nested
- * call reported by an outer function); returns st. */
+ * call reported by an outer function); returns st. With st RMC_OK it changes nothing. */
 rmc_status_t rmc_error_in(rmc_status_t st, const char *where);
 
 /* MPI objects RMC holds right now (local, no init needed): communicators, windows, groups,

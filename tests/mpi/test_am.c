@@ -74,9 +74,10 @@ static rmc_status_t h_nest(int origin, const void *payload, size_t len, void *re
         return RMC_ERR_TOO_BIG;
     char b[4] = {0};
     rmc_request_h q = RMC_REQUEST_NULL;
-    int st[2] = {(int)rmc_am_send(origin, H_BIG, b, 4, NULL, 0, NULL),
-                 (int)rmc_am_send_nb(origin, H_BIG, b, 4, NULL, 0, NULL, &q)};
-    if (q != RMC_REQUEST_NULL)
+    size_t r0 = 99, r1 = 99;
+    int st[2] = {(int)rmc_am_send(origin, H_BIG, b, 4, NULL, 0, &r0),
+                 (int)rmc_am_send_nb(origin, H_BIG, b, 4, NULL, 0, &r1, &q)};
+    if (q != RMC_REQUEST_NULL || r0 != 0 || r1 != 0) /* nothing sent, no reply */
         st[1] = -1000;
     memcpy(reply, st, sizeof st);
     *rlen = sizeof st;

@@ -699,9 +699,10 @@ static void test_push_behind_doomed(void **s)
 {
     (void)s;
     int bad = 0;
-    for (int c = 0; c < 4; c++) { /* CIRCULAR, CHECKSUM; rank 0 pushes 4, then pops 4 */
+    /* CIRCULAR, CHECKSUM; rank 0 pushes 4, then pops 4 (rank 1: pop, then pop_upto) */
+    for (int c = 0; c < 6; c++) {
         rmc_queue_kind_t kind = c % 2 ? RMC_QUEUE_CHECKSUM : RMC_QUEUE_CIRCULAR;
-        int pops = c >= 2;
+        int pops = c >= 2, upto = c >= 4;
         rmc_queue_h q;
         MPI_CHECK_OK(rmc_queue_create(kind, 0, 4, &rmc_type_i64, &q));
         int64_t one = -7;
@@ -727,8 +728,10 @@ static void test_push_behind_doomed(void **s)
                 rmc_status_t st = rmc_queue_push(q, &v, RMC_PATH_RDMA);
                 failed += st != RMC_OK;
                 if (st == RMC_OK) {
-                    st = rmc_queue_pop(q, &out, RMC_PATH_RDMA);
-                    failed += st != RMC_OK;
+                    size_t got = 1;
+                    st = upto ? rmc_queue_pop_upto(q, &out, 1, &got, RMC_PATH_RDMA)
+                              : rmc_queue_pop(q, &out, RMC_PATH_RDMA);
+                    failed += st != RMC_OK || got != 1;
                     wrong += st == RMC_OK && out != prev;
                     prev = v;
                 }
@@ -736,8 +739,8 @@ static void test_push_behind_doomed(void **s)
             int stop = 1;
             MPI_Send(&stop, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
             if (failed)
-                fprintf(stderr, "[rank 1] kind %d, rank 0 %s: %ld of 1000 rounds failed\n",
-                        (int)kind, pops ? "pops" : "pushes", failed);
+                fprintf(stderr, "[rank 1] kind %d, rank 0 %s%s: %ld of 1000 rounds failed\n",
+                        (int)kind, pops ? "pops" : "pushes", upto ? " (pop_upto)" : "", failed);
         }
         MPI_CHECK_OK(rmc_barrier());
         bad += wrong != 0 || failed != 0;
