@@ -56,11 +56,11 @@ enum {
  * time another operation's reservation that could not fit came first again; only a stream of
  * such operations exhausts them (then FULL / EMPTY). */
 #define QAGAIN 1000
-/* How long an operation waits, in all, for reservations before its own that cannot fit to go
- * (seconds): their operations normally take them back at once, but an untested non-blocking one
- * of a rank busy elsewhere (e.g. in a plain MPI collective) may hold one indefinitely; then
- * FULL / EMPTY, as if that reservation were an element. */
-#define QWAIT_S 0.1
+/* How long an operation waits for reservations before its own that cannot fit to go, without
+ * seeing room meanwhile (seconds): their operations normally take them back at once, but an
+ * untested non-blocking one of a rank busy elsewhere (e.g. in a plain MPI collective) may hold one
+ * indefinitely; then FULL / EMPTY, as if that reservation were an element. */
+#define QWAIT_S 0.5
 
 typedef struct qop {
     struct rmc_queue *q;
@@ -80,7 +80,7 @@ typedef struct qop {
     size_t plen, rcap, rlen;
     unsigned tries;   /* RPCs told to retry */
     unsigned again;   /* reservations made again after a rollback (S_RECHECK) */
-    double wait_end;  /* waiting for a reservation that cannot fit: until then (0: not yet) */
+    double wait_end;  /* waiting for reservations that cannot fit: until then (0: not waiting) */
     rmc_status_t rst; /* the last RPC's status */
     char rh[QR_REPLY_HDR];
     char mem[]; /* _nb: the operation's own slots (with the RPC's header and reply before them) */
@@ -141,8 +141,8 @@ static double qnow(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* May the operation wait (more) for a reservation before its own that cannot fit? (QWAIT_S in
- * all, from the first such wait.) */
+/* May the operation wait (more) for a reservation before its own that cannot fit? (QWAIT_S from
+ * the first such wait since it last saw room.) */
 static int may_wait(double *wait_end)
 {
     double t = qnow();
@@ -322,6 +322,7 @@ static rmc_status_t advance(qop_t *o, int *done)
             saw(q, ctr_bound(o), o->v);
             if (fits(o)) {
                 o->again++; /* room after all: reserve again */
+                o->wait_end = 0;
                 o->state = S_RESERVE;
                 break;
             }
@@ -782,6 +783,7 @@ rmc_status_t rmcc_queue_pop_upto(struct rmc_queue *q, void *out, size_t max, siz
                 st = RMC_ERR_EMPTY;
                 break;
             }
+            o.wait_end = 0; /* room seen */
             int64_t k = b - h < (int64_t)max ? b - h : (int64_t)max, v;
             if ((st = rmc_amo_cas_i64(ctr_addr(q, QC_HEAD), h, h + k, &v, q->host)) != RMC_OK)
                 break;

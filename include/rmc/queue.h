@@ -27,8 +27,8 @@
  * but meets another rank's reservation that does not waits until that one is taken back (or fits)
  * and tries again, rather than failing for it (the same for pops, and rmc_queue_pop_upto). It
  * still fails with RMC_ERR_FULL (EMPTY) when such reservations win the race 1000 times in a row,
- * or when one is held for 0.1 s in all (an untested non-blocking operation of a rank busy
- * elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves with
+ * or when one is held for 0.5 s without room in between (an untested non-blocking operation of a
+ * rank busy elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves with
  * compare-and-swap); an RPC also counts the one-sided reservations it meets. A FAST queue's push
  * is checked against the pops of earlier phases (none run in a push phase).
  *
