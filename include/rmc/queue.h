@@ -28,9 +28,9 @@
  * and tries again, rather than failing for it (the same for pops, and rmc_queue_pop_upto). It
  * still fails with RMC_ERR_FULL (EMPTY) when such reservations win the race 1000 times in a row,
  * or when one is held for 0.5 s without room in between (an untested non-blocking operation of a
- * rank busy elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves with
- * compare-and-swap); an RPC also counts the one-sided reservations it meets. A FAST queue's push
- * is checked against the pops of earlier phases (none run in a push phase).
+ * rank busy elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves
+ * with compare-and-swap); an RPC also counts the one-sided reservations it meets. A FAST queue's
+ * push is checked against the pops of earlier phases (none run in a push phase).
  *
  * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
  * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize
