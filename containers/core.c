@@ -73,7 +73,7 @@ rmc_status_t rmcc_bcast(void *buf, size_t bytes, int root, const char *fn)
 
 #define POISON ((int64_t)1 << 48) /* added to the arrival count by a rank that gave up */
 
-static double now(void)
+double rmcc_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -94,12 +94,12 @@ static rmc_status_t arrive(const char *fn)
     if (st != RMC_OK)
         return st;
     v = old + 1;
-    double timeout = atof(rmc_knob_value("RMC_COLL_TIMEOUT")), t0 = now(), warned = 0;
+    double timeout = atof(rmc_knob_value("RMC_COLL_TIMEOUT")), t0 = rmcc_now(), warned = 0;
     unsigned spins = 0;
     while (v < want) {
         if (v >= POISON / 2)
             break;
-        double t = now() - t0;
+        double t = rmcc_now() - t0;
         if (timeout > 0 && t > timeout) {
             rmc_amo_fetch_add_i64(ctr, POISON, &old, 0);
             rmcc.broken = 1;

@@ -136,6 +136,8 @@ rmc_status_t rmcc_type_check(const rmc_type_t *t, const char *fn);
 /* A digest of a type descriptor (name, size, max_bytes, kind) for the creation check. */
 uint64_t rmcc_type_digest(const rmc_type_t *t);
 uint64_t rmcc_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Seconds of a monotonic clock (CLOCK_MONOTONIC). */
+double rmcc_now(void);
 /* A 64-bit finalizer (splitmix64's). */
 static inline uint64_t rmcc_mix64(uint64_t x)
 {

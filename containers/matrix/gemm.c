@@ -53,12 +53,6 @@ __attribute__((constructor)) static void gemm_register(void)
     rmc_knob_register(&knob_update);
 }
 
-double rmcc_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 #define now rmcc_now
 
 const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)

@@ -75,8 +75,6 @@ rmc_gemm_algo_t rmcc_gemm_choose(double bytes_a, double bytes_b, double bytes_c)
 /* Sets OpenBLAS's threads from RMC_BLAS_THREADS. */
 void rmcc_blas_threads(void);
 
-double rmcc_now(void);
-
 /* SpGEMM of one C tile (rows x cols) from n block pairs: *out = alpha sum_q a[q] b[q], row by row
  * through one accumulator of `kind` (spmul.c). Its arrays are RMC's (rmc_csr_free). Flops (2 per
  * multiply-add) added to *flops. */

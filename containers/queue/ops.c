@@ -28,7 +28,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <rmc/progress.h>
 #include "queue_impl.h"
 
@@ -134,18 +133,11 @@ static inline int doomed_ahead(const qop_t *o)
     return o->push ? o->pos - b > (int64_t)o->q->cap : o->pos > b;
 }
 
-static double qnow(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* May the operation wait (more) for a reservation before its own that cannot fit? (QWAIT_S from
  * the first such wait since it last saw room.) */
 static int may_wait(double *wait_end)
 {
-    double t = qnow();
+    double t = rmcc_now();
     if (*wait_end == 0)
         *wait_end = t + QWAIT_S;
     return t < *wait_end;
