@@ -9,9 +9,12 @@
  *   rollback  when they do not fit: if this is the last reservation (the counter still reads
  *             pos+n) compare-and-swap it back to pos; if a later one exists, wait: either it rolls
  *             back first (the last one always can) or the bound moves and this reservation fits;
- *   recheck   after a rollback, both counters again: room, reserve again; the last reservation
- *             does not fit, wait for it to go (or fit); else the call fails (FULL / EMPTY) having
- *             taken nothing;
+ *   recheck   after a rollback, both counters again: room, reserve again, by compare-and-swap
+ *             at the position read (so it never lands behind a reservation that cannot fit); the
+ *             last reservation does not fit, wait for it to go (or fit); else the call fails
+ *             (FULL / EMPTY) having taken nothing. The operation after one that failed starts
+ *             here: a caller retrying a push that cannot fit reads and reserves nothing, instead
+ *             of holding a reservation that makes the others' pushes wait or fail;
  *   move      put (push) or get (pop) of the slots, one transfer or two when they wrap around; a
  *             push to a CIRCULAR or CHECKSUM queue is then completed at the host (rmc_fence); a
  *             CHECKSUM pop checks every slot's checksum and reads again (through the bound check:
@@ -41,6 +44,8 @@ enum {
     S_RECHECK,   /* after a rollback: the reservation counter again, */
     S_RECHECKED, /* then the bound: room now (a reservation before ours was taken back)? */
     S_RECHECKB,
+    S_CASRES, /* reserve [pos, pos+n) if the counter still reads pos */
+    S_CASRESED,
     S_MOVE,
     S_MOVED,
     S_MARK,
@@ -50,10 +55,10 @@ enum {
     S_DONE
 };
 
-/* Reservations a push (pop) makes again when, after taking its own back, the counters show room
- * (elements) after all: the one before it was taken back too, e.g. a push that did not fit. Each
- * time another operation's reservation that could not fit came first again; only a stream of
- * such operations exhausts them (then FULL / EMPTY). */
+/* Reservations a push (pop) tries again when, after taking its own back (or after the failure of
+ * the caller's previous one), the counters show room (elements): by compare-and-swap, each lost
+ * to another operation's reservation. After that many, it reserves by fetch-and-add (which cannot
+ * lose), and if that one does not fit either the call fails (FULL / EMPTY). */
 #define QAGAIN 1000
 /* How long an operation waits for reservations before its own that cannot fit to go, without
  * seeing room meanwhile (seconds): their operations normally take them back at once, but an
@@ -312,10 +317,9 @@ static rmc_status_t advance(qop_t *o, int *done)
             break;
         case S_RECHECKB:
             saw(q, ctr_bound(o), o->v);
-            if (fits(o)) {
-                o->again++; /* room after all: reserve again */
+            if (fits(o)) { /* room: reserve there, unless another reservation came first */
                 o->wait_end = 0;
-                o->state = S_RESERVE;
+                o->state = o->again++ < QAGAIN ? S_CASRES : S_RESERVE;
                 break;
             }
             /* every reservation there fits: really full (empty); or waited long enough */
@@ -327,6 +331,14 @@ static rmc_status_t advance(qop_t *o, int *done)
             if (o->nb)
                 return RMC_OK;
             pause_round(&o->spins);
+            break;
+        case S_CASRES:
+            st = cas(o, ctr_res(o), o->pos, o->pos + (int64_t)o->n);
+            o->state = S_CASRESED;
+            break;
+        case S_CASRESED:
+            /* reserved where it fits; else o->v is where the counter is now: look again */
+            o->state = o->v == o->pos ? S_MOVE : S_RECHECKED;
             break;
         case S_MOVE:
             if (o->push && q->kind == RMC_QUEUE_CHECKSUM)
@@ -451,6 +463,17 @@ static rmc_status_t run(qop_t *o)
     return advance(o, &done);
 }
 
+/* Records how a push (pop) of this rank ended: after FULL (EMPTY) the next one starts at the
+ * recheck (read the counters, reserve by compare-and-swap where it fits); after success, at the
+ * fetch-and-add. */
+static inline void outcome(struct rmc_queue *q, int push, rmc_status_t st)
+{
+    if (st == RMC_OK)
+        q->failed[push] = 0;
+    else if (st == (push ? RMC_ERR_FULL : RMC_ERR_EMPTY))
+        q->failed[push] = 1;
+}
+
 /* Unpacks a finished pop's slots into the caller's elements. */
 static rmc_status_t unpack(qop_t *o, void *out)
 {
@@ -465,6 +488,7 @@ static rmc_status_t nb_step(void *state, int *done)
     rmc_status_t st = advance(o, done);
     if (*done) {
         o->q->obj.pending--; /* (rmcc_quiesce) */
+        outcome(o->q, o->push, st);
         if (st == RMC_OK && !o->push && o->q->direct)
             memcpy(o->out, o->land, o->n * o->q->slot);
         else if (st == RMC_OK && !o->push)
@@ -610,6 +634,8 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
                      .land = o->mem};
         if (rpc)
             rpc_setup(o, o->mem, push ? QR_PUSH : QR_POP);
+        else if (q->failed[push])
+            o->state = S_RECHECK;
         if (push && q->direct)
             memcpy((char *)o->src, in, bytes);
         else if (push &&
@@ -663,7 +689,14 @@ rmc_status_t rmcc_queue_op(struct rmc_queue *q, int push, const void *in, void *
         }
     }
     int done;
-    st = rpc ? advance(&o, &done) : run(&o);
+    if (rpc || q->failed[push]) {
+        if (!rpc)
+            o.state = S_RECHECK;
+        st = advance(&o, &done);
+    } else {
+        st = run(&o);
+    }
+    outcome(q, push, st);
     if (st == RMC_OK && !push && !direct) {
         if (q->direct)
             memcpy(out, o.land, bytes);

@@ -31,6 +31,7 @@ static void place(struct rmc_queue *q)
     q->lctl = l ? l + q->ctl_off : NULL;
     q->ldata = l ? l + q->data_off : NULL;
     memset(q->seen, 0, sizeof(q->seen));
+    q->failed[0] = q->failed[1] = 0;
 }
 
 /* The host allocates the control block and `cap` slots; everyone learns the offsets (and the

@@ -25,12 +25,16 @@
  * RMC_QUEUE_CIRCULAR and _CHECKSUM they say what the queue holds: a one-sided push reserves its
  * slots before it knows whether they fit and takes them back when they do not; a push that fits
  * but meets another rank's reservation that does not waits until that one is taken back (or fits)
- * and tries again, rather than failing for it (the same for pops, and rmc_queue_pop_upto). It
- * still fails with RMC_ERR_FULL (EMPTY) when such reservations win the race 1000 times in a row,
- * or when one is held for 0.5 s without room in between (an untested non-blocking operation of a
- * rank busy elsewhere: as if it were elements). RPCs alone on a queue are exact (the host reserves
- * with compare-and-swap); an RPC also counts the one-sided reservations it meets. A FAST queue's
- * push is checked against the pops of earlier phases (none run in a push phase).
+ * and tries again, rather than failing for it (the same for pops, and rmc_queue_pop_upto). Its
+ * second try, and the first push (pop) of a rank after one that failed, reads the counters and
+ * reserves by compare-and-swap only where it fits: a rank retrying a push that does not fit holds
+ * no reservation (one more A on the try that succeeds). A push still fails with RMC_ERR_FULL
+ * (EMPTY) when other reservations keep coming first 1000 times in a row, or when one that does
+ * not fit is held for 0.5 s without room in between (an untested
+ * non-blocking operation of a rank busy elsewhere: as if it were elements). RPCs alone on a queue
+ * are exact (the host reserves with compare-and-swap); an RPC also counts the one-sided
+ * reservations it meets. A FAST queue's push is checked against the pops of earlier phases (none
+ * run in a push phase).
  *
  * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
  * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize
