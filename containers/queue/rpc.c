@@ -5,22 +5,21 @@
  *
  * The host's side never waits: where the one-sided protocol would wait for another operation (an
  * earlier push not yet marked ready, an earlier pop not yet released, an entry reserved but not yet
- * written), it answers RMC_ERR_RETRY having changed nothing, and the origin sends it again (after
- * RMCC_QRPC_TRIES of them it goes one-sided). A handler reserves with compare-and-swap, never
- * beyond the bound, so it never leaves a reservation that would have to be taken back:
- *   push   TAIL t; (fully atomic CIRCULAR: READY == t, no push in flight); room against FREED
- *          (CIRCULAR, CHECKSUM) or HEAD (FAST), else RMC_ERR_FULL; CAS TAIL t -> t+n; copy the
- *          slots in (CHECKSUM: stamped); CIRCULAR: READY += n.
- *   pop    HEAD h; (fully atomic CIRCULAR / CHECKSUM: FREED == h, no pop in flight); the elements
- *          against READY (CIRCULAR) or TAIL, else RMC_ERR_EMPTY; copy them out (CHECKSUM: every
- *          checksum must hold, else RETRY: reserved, not written yet); CAS HEAD h -> h+n;
- *          CIRCULAR / CHECKSUM: FREED += n.
- * The ready and free marks are fetch-and-adds: with nothing in flight before them they are the
- * one-sided protocol's in-order marks, and under RMC_PROMISE_PUSH / _POP they are what its
- * unordered marks are. Every atomic on the ring is a CPU atomic, which is what every other origin
- * does in thread AMO mode (the only mode with this path), so the two paths mix on one queue.
- * Copying out before the CAS is safe: a slot is rewritten only after FREED passes it, and FREED
- * stays at or below HEAD = h until the CAS. */
+ * written, a one-sided reservation that does not fit and is about to be taken back), it answers
+ * RMC_ERR_RETRY having changed nothing, and the origin sends it again (after RMCC_QRPC_TRIES of
+ * them it goes one-sided, where it waits for such a reservation). A handler reserves with
+ * compare-and-swap, never beyond the bound, so it never leaves a reservation that would have to be
+ * taken back: push   TAIL t; (fully atomic CIRCULAR: READY == t, no push in flight); room against
+ * FREED (CIRCULAR, CHECKSUM) or HEAD (FAST), else RMC_ERR_FULL; CAS TAIL t -> t+n; copy the slots
+ * in (CHECKSUM: stamped); CIRCULAR: READY += n. pop    HEAD h; (fully atomic CIRCULAR / CHECKSUM:
+ * FREED == h, no pop in flight); the elements against READY (CIRCULAR) or TAIL, else RMC_ERR_EMPTY;
+ * copy them out (CHECKSUM: every checksum must hold, else RETRY: reserved, not written yet); CAS
+ * HEAD h -> h+n; CIRCULAR / CHECKSUM: FREED += n. The ready and free marks are fetch-and-adds: with
+ * nothing in flight before them they are the one-sided protocol's in-order marks, and under
+ * RMC_PROMISE_PUSH / _POP they are what its unordered marks are. Every atomic on the ring is a CPU
+ * atomic, which is what every other origin does in thread AMO mode (the only mode with this path),
+ * so the two paths mix on one queue. Copying out before the CAS is safe: a slot is rewritten only
+ * after FREED passes it, and FREED stays at or below HEAD = h until the CAS. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <string.h>
@@ -107,7 +106,10 @@ static int32_t serve_push(const qrpc_t *h, char *ctl, char *data, const char *sl
     int64_t t = ld(ctl, QC_TAIL);
     if (h->kind == RMC_QUEUE_CIRCULAR && !h->marks && ld(ctl, QC_READY) != t)
         return RMC_ERR_RETRY; /* a push in flight: its mark comes first */
-    if (t + (int64_t)n - ld(ctl, bound) > (int64_t)h->cap)
+    int64_t b = ld(ctl, bound);
+    if (t - b > (int64_t)h->cap) /* the last (one-sided) reservation does not fit: it goes */
+        return RMC_ERR_RETRY;
+    if (t + (int64_t)n - b > (int64_t)h->cap)
         return RMC_ERR_FULL;
     if (!__atomic_compare_exchange_n(ctr(ctl, QC_TAIL), &t, t + (int64_t)n, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
@@ -134,7 +136,9 @@ static int32_t serve_pop(const qrpc_t *h, char *ctl, char *data, char *out, size
         return RMC_ERR_RETRY; /* a pop in flight: its release comes first */
     int64_t b = ld(ctl, h->kind == RMC_QUEUE_CIRCULAR ? QC_READY : QC_TAIL);
     int64_t have = b - hd;
-    if (have <= 0 || (h->op == QR_POP && have < (int64_t)n))
+    if (have < 0) /* one-sided pops reserved more than there are: the last one goes */
+        return RMC_ERR_RETRY;
+    if (have == 0 || (h->op == QR_POP && have < (int64_t)n))
         return RMC_ERR_EMPTY;
     if ((int64_t)n > have)
         n = (size_t)have;

@@ -30,11 +30,11 @@
  * reserves by compare-and-swap only where it fits: a rank retrying a push that does not fit holds
  * no reservation (one more A on the try that succeeds). A push still fails with RMC_ERR_FULL
  * (EMPTY) when other reservations keep coming first 1000 times in a row, or when one that does
- * not fit is held for 0.5 s without room in between (an untested
- * non-blocking operation of a rank busy elsewhere: as if it were elements). RPCs alone on a queue
- * are exact (the host reserves with compare-and-swap); an RPC also counts the one-sided
- * reservations it meets. A FAST queue's push is checked against the pops of earlier phases (none
- * run in a push phase).
+ * not fit is held for 0.5 s without room in between (an untested non-blocking operation of a
+ * rank busy elsewhere: as if it were elements). RPCs alone on a queue are exact (the host
+ * reserves with compare-and-swap); an RPC that meets a one-sided reservation that does not fit
+ * is answered "retry" and, after 16, goes one-sided and waits as above. A FAST queue's push is
+ * checked against the pops of earlier phases (none run in a push phase).
  *
  * Elements are of the queue's type (include/rmc/types.h): `elem` points to one element as the
  * caller holds it (`type->size` bytes), `elems` to n of them. Pops of a variable type deserialize

@@ -753,6 +753,66 @@ static void test_costs_after_failure(void **s)
     }
 }
 
+/* An RPC push (pop) that fits does not fail for a one-sided reservation before it that cannot fit
+ * (thread AMO mode: the RPC path): rank 0 starts a non-blocking push of 4 into rank 1's queue of 4
+ * that holds one (then a pop of 4 from a queue holding 1), and computes 100 ms before it tests the
+ * request; rank 1 pushes (pops) one by RPC meanwhile. The host answers "retry" while the last
+ * reservation does not fit; the origin's one-sided attempt then waits for it to be taken back.
+ * Before, the host answered FULL (EMPTY) at once for every queue kind whose RPC does not wait for
+ * the marks (FAST; CIRCULAR and CHECKSUM under the unordered-mark promises; CHECKSUM pushes). */
+static void test_rpc_behind_doomed(void **s)
+{
+    (void)s;
+    if (rmc_amo_mode() != RMC_AMO_MODE_THREAD || np < 2)
+        return;
+    int bad = 0;
+    for (int c = 0; c < 6; c++) {
+        int k = c % 3, pops = c >= 3;
+        unsigned promise = pops ? RMC_PROMISE_POP : RMC_PROMISE_PUSH;
+        rmc_queue_h q;
+        MPI_CHECK_OK(rmc_queue_create(kinds[k], 1, 4, &rmc_type_i64, &q));
+        int64_t v[4] = {1, 2, 3, 4}, one = 9;
+        long wrong = 0;
+        if (me == 1)
+            wrong += rmc_queue_push(q, &one, RMC_PATH_RDMA | promise) != RMC_OK;
+        MPI_CHECK_OK(rmc_barrier());
+        if (me == 0) {
+            rmc_request_h r = RMC_REQUEST_NULL;
+            rmc_status_t st = pops ? rmc_queue_pop_n_nb(q, v, 4, RMC_PATH_RDMA | promise, &r)
+                                   : rmc_queue_push_n_nb(q, v, 4, RMC_PATH_RDMA | promise, &r);
+            wrong += st != RMC_OK;
+            int go = 1;
+            MPI_Send(&go, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+            for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 0.1;) /* no RMC call: held */
+                ;
+            wrong += rmc_wait(&r) != (pops ? RMC_ERR_EMPTY : RMC_ERR_FULL);
+        } else if (me == 1) {
+            int go = 0;
+            size_t n = 0;
+            MPI_Recv(&go, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            /* until rank 0's reservation is in (a push's: 5 slots taken; a pop's cannot be
+             * seen, HEAD beyond TAIL reads as size 0: 50 ms, served meanwhile) */
+            for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < (pops ? 0.05 : 5);) {
+                rmc_progress();
+                if (!pops && rmc_queue_size(q, &n) == RMC_OK && n == 5)
+                    break;
+            }
+            rmc_status_t st = pops ? rmc_queue_pop(q, &one, RMC_PATH_RPC | promise)
+                                   : rmc_queue_push(q, &one, RMC_PATH_RPC | promise);
+            wrong += st != RMC_OK;
+            if (st != RMC_OK)
+                fprintf(stderr,
+                        "[rank 1] %s queue, RPC %s behind a reservation that does not "
+                        "fit: %s\n",
+                        kname[k], pops ? "pop" : "push", rmc_status_string(st));
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        bad += wrong != 0;
+        MPI_CHECK_OK(rmc_queue_destroy(q));
+    }
+    MPI_CHECK_ALL(bad == 0);
+}
+
 /* A push (pop) that fits succeeds though a bigger one that can never fit keeps being tried: rank
  * 0 retries a push of 4 into a queue of 4 that always holds an element (then a pop of 4 from it)
  * without any pause; rank 1 pushes one and pops one, one-sided, and is never told FULL or EMPTY.
@@ -897,4 +957,5 @@ MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
              test_contention_paths_circular, test_contention_paths_checksum, test_phases,
              test_costs, test_strings, test_nb, test_resize_migrate, test_local_view,
              test_nb_untested, test_nb_across_collectives, test_upto_phantom,
-             test_costs_after_failure, test_push_behind_doomed, test_bad_input)
+             test_costs_after_failure, test_rpc_behind_doomed, test_push_behind_doomed,
+             test_bad_input)
