@@ -22,7 +22,14 @@
  * key meet at the first tombstone of its sequence (whoever holds it makes the other wait there).
  * Holding a tombstone while waiting for another bucket could deadlock two inserters of different
  * keys whose sequences cross: an insert that meets a reserved bucket while it holds one gives it
- * back and starts over (after two restarts it inserts without reuse). */
+ * back and starts over (after two restarts it inserts without reuse). Not every inserter of a key
+ * reuses (the promises are per call, and a third restart stops it): one that went past a
+ * tombstone may find the free bucket ending the sequence after another wrote the key into that
+ * tombstone (two entries for the key). So an insert that takes a free bucket after passing a
+ * tombstone holds it and looks at the buckets before it again: the key there, it gives the free
+ * bucket back and replaces that entry's value; a reserved bucket there, it gives it back and
+ * starts over (it never waits holding one); else the free bucket is the key's. A reusing insert
+ * that meets the held bucket starts over, as at any reserved bucket. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <stdatomic.h>
@@ -198,6 +205,11 @@ enum {
     P_UNCAND,  /* insert: give the held tombstone back, then write the value */
     P_RESTART, /* insert: give the held tombstone back, then start over */
     P_WRITE,   /* write key and value, then mark READY */
+    P_VPROBE,  /* insert that took a free bucket after passing a tombstone: look again at the
+                * buckets before it (from the home), holding it */
+    P_VPROBED, /* their status word is in v */
+    P_VKEYED,  /* a READY one's key is in land */
+    P_VGIVE,   /* give the free bucket back: the key is there (vfound), or start over */
     P_WRITEV,  /* write the value, then mark READY */
     P_UREAD,   /* update: the value is in land */
     P_FREAD,   /* find: key and value are in land */
@@ -217,6 +229,11 @@ typedef struct hop {
     uint64_t home;
     size_t i, slot;
     long cand;   /* insert: the tombstone held (a slot), or -1 */
+    long fslot;  /* insert: the free bucket held while the buckets before it are checked, or -1 */
+    size_t vend; /* its index in the probe sequence */
+    int passed;  /* insert: went past a tombstone since its last start from the home */
+    int vfound;  /* the check found the key (P_VGIVE) */
+    void *kobj;  /* _nb insert with an equal function: its own copy of the key, or NULL */
     char *b;     /* owner-space address of the current bucket */
     int64_t v;   /* a fetched status word */
     int64_t exp; /* what a compare-and-swap expected */
@@ -410,7 +427,13 @@ static rmc_status_t advance(hop_t *o, int *done)
             s = o->v & HS_STATE;
             if (o->kind == K_INSERT) {
                 if (o->cand < 0 && o->v == o->exp) { /* the compare-and-swap took a free bucket */
-                    o->state = P_WRITE;
+                    if (o->passed) { /* a tombstone it passed may hold the key by now */
+                        o->fslot = (long)o->slot;
+                        o->vend = o->i;
+                        o->i = 0;
+                        o->state = P_VPROBE;
+                    } else
+                        o->state = P_WRITE;
                     break;
                 }
                 if (s == HS_FREE && o->cand >= 0) { /* the key is absent: use the tombstone */
@@ -434,6 +457,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
                 } else {
                     count(&h->n_collisions);
+                    o->passed |= o->cand < 0;
                     o->i++;
                     o->state = P_PROBE;
                 }
@@ -518,6 +542,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             o->cand = -1;
             if (o->state == P_RESTART) {
                 o->i = 0;
+                o->passed = 0;
                 o->state = P_PROBE;
             } else
                 o->state = P_WRITEV;
@@ -531,6 +556,54 @@ static rmc_status_t advance(hop_t *o, int *done)
             if ((st = op_put(o, 8, h->bsz - 8)) == RMC_OK)
                 st = op_add(o, o->b, HS_READY - HS_RESERVED);
             break;
+        case P_VPROBE:
+            if (o->i >= o->vend) { /* the key is before it nowhere: the free bucket is its */
+                o->slot = (size_t)o->fslot;
+                o->b = bucket(o, o->slot);
+                o->fslot = -1;
+                o->state = P_WRITE;
+                break;
+            }
+            o->slot = probe_slot(h, o->home, o->i);
+            o->b = bucket(o, o->slot);
+            o->state = P_VPROBED;
+            st = op_load(o);
+            break;
+        case P_VPROBED:
+            s = o->v & HS_STATE;
+            if (s == HS_READY) {
+                o->state = P_VKEYED;
+                st = op_get(o, 8, h->kslot);
+            } else if (s == HS_DELETED) {
+                o->i++;
+                o->state = P_VPROBE;
+            } else { /* reserved (or changed): never wait holding a bucket */
+                o->vfound = 0;
+                o->state = P_VGIVE;
+            }
+            break;
+        case P_VKEYED:
+            if (key_eq(h->kt, o->land + 8, o->pk, o->key)) {
+                o->vfound = 1;
+                o->state = P_VGIVE;
+            } else {
+                o->i++;
+                o->state = P_VPROBE;
+            }
+            break;
+        case P_VGIVE: {
+            char *f = bucket(o, (size_t)o->fslot);
+            o->fslot = -1;
+            if (o->vfound) {
+                o->state = P_KEYED; /* the key and its bucket are in land and b: replace */
+            } else {
+                o->i = 0; /* start over (the bucket it met is busy: wait there) */
+                o->passed = 0;
+                o->state = P_PROBE;
+            }
+            st = op_add(o, f, HS_FREE - HS_RESERVED);
+            break;
+        }
         case P_WRITEV:
             o->result = RMC_OK;
             o->state = P_FINISH;
@@ -600,6 +673,24 @@ static rmc_status_t advance(hop_t *o, int *done)
 
 /* ------------------------------------------------------------------- the owner alone --- */
 
+/* Packs value object v into a bucket's value slot at dst: a serialized value through a
+ * temporary, so that one that does not fit (RMC_ERR_TOO_BIG) leaves the slot as it was; a
+ * byte-copied one in place (a copy, which cannot fail). */
+static rmc_status_t pack_value(const struct rmc_hashmap *h, const void *v, char *dst,
+                               const char *fn)
+{
+    if (!h->vt->max_bytes)
+        return rmcc_pack(h->vt, v, dst, fn);
+    char *tmp = malloc(h->vslot);
+    if (!tmp)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a packed value", h->vslot);
+    rmc_status_t st = rmcc_pack(h->vt, v, tmp, fn);
+    if (st == RMC_OK)
+        memcpy(dst, tmp, h->vslot);
+    free(tmp);
+    return st;
+}
+
 /* RMC_PROMISE_LOCAL: the caller owns the key and nothing runs concurrently: plain loads and
  * stores on its own table. */
 static rmc_status_t local_op(hop_t *o)
@@ -654,7 +745,7 @@ static rmc_status_t local_op(hop_t *o)
             if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK)
                 rmcc_fail(st, o->fn, "the update function returned %s", rmc_status_string(st));
             else
-                st = rmcc_pack(h->vt, o->uobj, b + h->voff, o->fn);
+                st = pack_value(h, o->uobj, b + h->voff, o->fn);
             rmc_type_release(h->vt, o->uobj);
             return st;
         }
@@ -672,6 +763,28 @@ static rmc_status_t local_op(hop_t *o)
 
 /* ------------------------------------------------------------------ the owner's RPCs --- */
 
+/* An RPC insert that took the free bucket at index `end` of the probe sequence of hash x after
+ * passing a tombstone: the buckets before it again. RMC_OK: the key is in none of them;
+ * RMC_ERR_EXISTS: it is in the one at index *at; RMC_ERR_RETRY: one of them is reserved (an
+ * insert writing, perhaps this key into a tombstone). */
+static int32_t verify_before(const struct rmc_hashmap *h, char *t, uint64_t x, size_t end,
+                             const char *e, const void *key, size_t *at)
+{
+    for (size_t j = 0; j < end; j++) {
+        char *b = t + probe_slot(h, x & h->mask, j) * h->bsz;
+        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE) & HS_STATE;
+        if (s == HS_DELETED)
+            continue;
+        if (s != HS_READY)
+            return RMC_ERR_RETRY;
+        if (key_eq(h->kt, b + 8, e, key)) {
+            *at = j;
+            return RMC_ERR_EXISTS;
+        }
+    }
+    return RMC_OK;
+}
+
 /* One operation sent by another rank (or this one), executed by the owner on its table with CPU
  * atomics: the same protocol as the one-sided path (thread AMO mode: every atomic on this memory is
  * a CPU atomic, so the two paths mix), but a handler never waits: where the one-sided path would
@@ -686,6 +799,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
     long cand = -1;
     int ins = kind == K_INSERT || kind == K_INSERT_NEW;
     int reuse = ins && promise && !(promise & RMC_PROMISE_ERASE);
+    int passed = 0; /* went past a tombstone without taking it */
     int32_t out;
     for (size_t i = 0; i < h->per;) {
         size_t slot = probe_slot(h, x & h->mask, i);
@@ -705,8 +819,21 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                 b = t + (size_t)cand * h->bsz;
                 sw = (int64_t *)(void *)b;
             } else if (!__atomic_compare_exchange_n(sw, &w, w | HS_RESERVED, 0, __ATOMIC_ACQ_REL,
-                                                    __ATOMIC_ACQUIRE))
+                                                    __ATOMIC_ACQUIRE)) {
                 continue; /* changed meanwhile: look again */
+            } else if (passed) { /* a tombstone passed may hold the key by now (see the top) */
+                size_t j = 0;
+                int32_t seen = verify_before(h, t, x, i, e, key, &j);
+                if (seen != RMC_OK) {
+                    __atomic_fetch_add(sw, HS_FREE - HS_RESERVED, __ATOMIC_RELEASE);
+                    if (seen == RMC_ERR_RETRY) {
+                        out = RMC_ERR_RETRY;
+                        goto give_back;
+                    }
+                    i = j; /* the key's bucket: replace there */
+                    continue;
+                }
+            }
             memcpy(b + 8, e, h->bsz - 8);
             __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
             count(&h->n_inserts);
@@ -718,7 +845,8 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                                                  0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                     continue;
                 cand = (long)slot;
-            }
+            } else
+                passed = 1;
             if (ins)
                 count(&h->n_collisions);
             i++;
@@ -903,7 +1031,9 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->kind = kind;
     o->state = P_PROBE;
     o->i = 0;
-    o->cand = -1;
+    o->cand = o->fslot = -1;
+    o->passed = o->vfound = 0;
+    o->kobj = NULL;
     o->restarts = o->spins = 0;
     o->r = RMC_REQUEST_NULL;
     o->result = RMC_OK;
@@ -938,6 +1068,34 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     return RMC_OK;
 }
 
+/* An _nb insert's own copy of its key (the caller may change or free the key once the call
+ * returns): for a type with an equal function, which compares against the key as the caller holds
+ * it; the other types compare the packed key, which the operation holds already. */
+static rmc_status_t own_key(hop_t *o, const char *fn)
+{
+    const rmc_type_t *t = o->h->kt;
+    if (!t->equal)
+        return RMC_OK;
+    void *k = malloc(t->size ? t->size : 1);
+    if (!k)
+        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a copy of the key", t->size);
+    rmc_status_t st = rmcc_unpack(t, o->pk, k, fn);
+    if (st != RMC_OK) {
+        free(k);
+        return st;
+    }
+    o->key = o->kobj = k;
+    return RMC_OK;
+}
+static void drop_key(hop_t *o)
+{
+    if (!o->kobj)
+        return;
+    rmc_type_release(o->h->kt, o->kobj);
+    free(o->kobj);
+    o->kobj = NULL;
+}
+
 static rmc_status_t nb_step(void *state, int *done)
 {
     hop_t *o = state;
@@ -946,6 +1104,7 @@ static rmc_status_t nb_step(void *state, int *done)
         o->h->obj.pending--; /* (rmcc_quiesce) */
         if (o->r) /* after a failure: nothing may stay outstanding */
             rmc_wait(&o->r);
+        drop_key(o);
         free(o);
     }
     return st;
@@ -1047,6 +1206,8 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     int done = 0;
     if (req) {
         o->nb = 1;
+        if (kind == K_INSERT && (st = own_key(o, fn)) != RMC_OK)
+            goto out;
         h->obj.pending++; /* until nb_step's end: destroy and resize wait for it */
         if ((st = rmc_request_custom(nb_step, o, req)) != RMC_OK) {
             h->obj.pending--;
@@ -1057,6 +1218,7 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     o->nb = 0;
     st = advance(o, &done);
 out:
+    drop_key(o);
     if (o != (hop_t *)(void *)small)
         free(o);
     return st;
@@ -1883,11 +2045,20 @@ rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b)
         if (!done)
             pause_round(&spins);
     }
-    if (st == RMC_OK && b->dropped)
-        st = rmcc_fail(RMC_ERR_FULL, fn, "rank %d's table had no room for %llu entries", rmcc.rank,
-                       b->dropped);
-    if (st == RMC_OK || st == RMC_ERR_FULL)
-        b->dropped = 0;
+    /* how many entries did not fit, for every rank's message (the owners alone know) */
+    unsigned long long mine = b->dropped, all = 0;
+    b->dropped = 0;
+    if (MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, rmcc.comm, &rq) !=
+        MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed");
+    rmc_status_t sum = rmc_wait_mpi(&rq);
+    if (st == RMC_OK && sum != RMC_OK)
+        st = sum;
+    if (st == RMC_OK && all)
+        st = rmcc_fail(RMC_ERR_FULL, fn,
+                       "the owners' tables had no room for %llu of the entries inserted (%llu in "
+                       "this rank's table): resize the map and insert again",
+                       all, mine);
     uint64_t arg = buf_check(b, fn) == RMC_OK ? b->id : ~0ull;
     if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
         return st;
@@ -1898,7 +2069,8 @@ rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b)
 {
     RMCC_SERIAL();
     const char *fn = __func__;
-    rmc_status_t st = buf_check(b, fn);
+    /* the buffer alone: its map may have been destroyed first (the queues are the buffer's) */
+    rmc_status_t st = rmcc_obj_check(b ? &b->obj : NULL, RMCC_MAGIC_HMBUF, "hash map buffer", fn);
     uint64_t arg = st == RMC_OK ? b->id : ~0ull;
     if ((st = rmcc_coll_begin(fn, &arg, 1, st)) != RMC_OK)
         return st;

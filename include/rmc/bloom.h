@@ -52,9 +52,10 @@ typedef struct rmc_bloom *rmc_bloom_h;
 typedef enum rmc_bloom_kind { RMC_BLOOM_BLOCKED = 0, RMC_BLOOM_STANDARD = 1 } rmc_bloom_kind_t;
 
 /* Collective. A filter of `kind` for n (>= 1) keys of type `key` with a false-positive rate of at
- * most fp_rate (0 < fp_rate < 1) after n distinct inserts. Every rank passes the same arguments
- * (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG, RMC_ERR_TYPE, RMC_ERR_TOO_BIG (more than 2^40
- * words), RMC_ERR_NOMEM, RMC_ERR_STATE. On error no filter exists on any rank. */
+ * most fp_rate (1e-9 <= fp_rate <= 0.5, else RMC_ERR_ARG) after n distinct inserts. Every rank
+ * passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG, RMC_ERR_TYPE,
+ * RMC_ERR_TOO_BIG (more than 2^40 words), RMC_ERR_NOMEM, RMC_ERR_STATE. On error no filter exists
+ * on any rank. */
 rmc_status_t rmc_bloom_create(rmc_bloom_kind_t kind, size_t n, double fp_rate,
                               const rmc_type_t *key, rmc_bloom_h *b);
 

@@ -162,8 +162,9 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
  * While a buffer is in use (from its first insert to the end of the flush) no other operation may
  * run on its map (an insert phase: RMC_PROMISE_LOCAL rules for the owners). Errors: as the map's
  * operations; RMC_ERR_FULL when an owner's table had no room for some entries (reported by the
- * flush on every rank, with the number of entries dropped in rmc_last_error; resize the map and
- * insert them again). An owner's insert that fails otherwise (a combining function's error, a type
+ * flush on every rank, with the number of entries dropped in all and in this rank's table in
+ * rmc_last_error; which ones is not known: resize the map and insert again, a key inserted again
+ * replaces its value). An owner's insert that fails otherwise (a combining function's error, a type
  * function's) is reported by the call in which the owner inserted it (its flush, or a buffered
  * insert of its own that waited for room in a peer's queue) and by every rank's flush; the other
  * entries are inserted all the same. */
@@ -187,7 +188,8 @@ rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_upda
                                         int only_present);
 /* Collective. Pushes every batch, and returns when every rank's inserts are in the map. */
 rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b);
-/* Collective. Frees the buffer (entries not flushed are dropped); the map stays. */
+/* Collective. Frees the buffer (entries not flushed are dropped); the map stays. A buffer whose
+ * map was destroyed first can still (only) be destroyed. */
 rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b);
 
 #ifdef __cplusplus
