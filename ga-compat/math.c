@@ -839,15 +839,61 @@ void NGA_Randomize(int g_a, void *value)
 
 /* ------------------------------------------------------ operations with operands --- */
 
+/* Collective. Operands in the driver's own array whose patch overlaps the driver's other than
+ * element for element (another region of it, or transposed): each rank writes its blocks while
+ * the others may still read them, so such an operand is read from a snapshot, a temporary copy of
+ * its patch (a duplicate of the array; *snap its handle, 0 when none was needed), as if every
+ * element were read before any is written (GA 5.8.2 computes NGA_Add_patch so, and refuses such a
+ * NGA_Copy_patch). */
+static void unalias(const patch_t *c, int nops, patch_t *ops, int snap[], const char *fn)
+{
+    int nd = c->a->ndim;
+    for (int i = 0; i < nops; i++) {
+        patch_t *o = &ops[i];
+        snap[i] = 0;
+        if (o->a != c->a || o->empty || c->empty)
+            continue;
+        int same = !o->reshape, meet = 1;
+        for (int d = 0; d < nd; d++) {
+            same &= o->l[d] == c->l[d] && o->h[d] == c->h[d] &&
+                    (o->map[d] == d || c->h[d] - c->l[d] == 1);
+            meet &= o->l[d] < c->h[d] && c->l[d] < o->h[d];
+        }
+        if (same || !meet)
+            continue;
+        int g = GA_Duplicate(c->a->handle, "ga-compat snapshot");
+        if (!g)
+            gai_error(fn,
+                      "array '%s': its patches overlap, and the memory limit refuses the "
+                      "temporary copy of it they need",
+                      c->a->name);
+        int64_t hi[GA_MAX_DIM];
+        for (int d = 0; d < nd; d++)
+            hi[d] = o->h[d] - 1;
+        NGA_Copy_patch64('N', c->a->handle, o->l, hi, g, o->l, hi);
+        o->a = gai_array(g, fn);
+        snap[i] = g;
+    }
+}
+static void unalias_end(int nops, const int snap[])
+{
+    for (int i = 0; i < nops; i++)
+        if (snap[i])
+            GA_Destroy(snap[i]);
+}
+
 /* c = op(operands), each rank on its part of c. */
 static void binary(int op, patch_t *c, int nops, patch_t *ops, int trans, const char *fn)
 {
     kctx_t k = {.op = op};
+    int snap[3];
     for (int i = 0; i < nops; i++)
         conform(c, &ops[i], trans, fn);
+    unalias(c, nops, ops, snap, fn);
     sync_of(c, fn);
     walk(&k, c, nops, ops, fn);
     sync_of(c, fn);
+    unalias_end(nops, snap);
 }
 
 /* Collective. c = alpha a + beta b (whole arrays / patches of conforming shapes). */
@@ -859,9 +905,12 @@ static void add_op(void *alpha, patch_t *pa, void *beta, patch_t *pb, patch_t *p
     scal_in(&k.s2, pc->a, beta, "beta", fn);
     conform(pc, &ops[0], 0, fn);
     conform(pc, &ops[1], 0, fn);
+    int snap[2];
+    unalias(pc, 2, ops, snap, fn);
     sync_of(pc, fn);
     walk(&k, pc, 2, ops, fn);
     sync_of(pc, fn);
+    unalias_end(2, snap);
 }
 
 void GA_Add(void *alpha, int g_a, void *beta, int g_b, int g_c)
