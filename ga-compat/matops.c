@@ -990,9 +990,82 @@ static void op_patch(char t, const int64_t lo[2], const int64_t hi[2], int64_t l
     l[1] = lo[!tr], h[1] = hi[!tr] + 1;
 }
 
+/* An operand of NGA_Matmul_patch on an array of other than 2 dimensions: its patch [lo, hi]
+ * (inclusive; for A and B in op(X)'s indices, as for 2-D arrays) has at most two dimensions longer
+ * than 1, which are its matrix (one such dimension: a column, or a row when it is the array's
+ * last; none: 1 x 1). The stored patch is copied into a temporary 2-D array (*g; C's only when
+ * beta needs it) and *l, *h become its whole extent; back (C) and freed by flat_end. */
+typedef struct flat {
+    int g, nd;                              /* the temporary (0: the array is used as it is) */
+    int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM]; /* the stored patch, inclusive */
+} flat_t;
+
+static void flat_begin(flat_t *f, int g_x, char t, const int64_t lo[], const int64_t hi[],
+                       int64_t l[2], int64_t h[2], const char *fn)
+{
+    gai_array_t *x = gai_array(g_x, fn);
+    f->g = 0;
+    f->nd = x->ndim;
+    if (x->ndim == 2) {
+        op_patch(t, lo, hi, l, h);
+        return;
+    }
+    int p[GA_MAX_DIM], np = 0;
+    for (int d = 0; d < x->ndim; d++)
+        if (hi[d] > lo[d])
+            p[np++] = d;
+    if (np > 2)
+        gai_error(fn, "array '%s': the patch has %d dimensions longer than 1 (a matrix has 2)",
+                  x->name, np);
+    if (np == 0) /* 1 x 1: the last two dimensions (or the only one twice) */
+        p[0] = x->ndim >= 2 ? x->ndim - 2 : 0, p[1] = x->ndim - 1, np = 2;
+    int row = np == 1 && p[0] == x->ndim - 1; /* a row vector: rows of extent 1 */
+    int64_t ql[2], qh[2], sl[2], sh[2];
+    if (np == 1) {
+        int k = row ? 1 : 0;
+        ql[k] = lo[p[0]], qh[k] = hi[p[0]];
+        ql[!k] = qh[!k] = 0;
+    } else {
+        ql[0] = lo[p[0]], qh[0] = hi[p[0]], ql[1] = lo[p[1]], qh[1] = hi[p[1]];
+    }
+    op_patch(t, ql, qh, sl, sh); /* the stored matrix, half-open */
+    for (int d = 0; d < x->ndim; d++)
+        f->lo[d] = lo[d], f->hi[d] = hi[d];
+    if (np == 1) {
+        int k = row ? 1 : 0;
+        f->lo[p[0]] = sl[k], f->hi[p[0]] = sh[k] - 1;
+    } else {
+        for (int k = 0; k < 2; k++)
+            f->lo[p[k]] = sl[k], f->hi[p[k]] = sh[k] - 1;
+    }
+    int64_t dims[2] = {sh[0] - sl[0], sh[1] - sl[1]}, zl[2] = {0, 0}, zh[2];
+    zh[0] = dims[0] - 1, zh[1] = dims[1] - 1;
+    f->g = NGA_Create_config64(x->type, 2, dims, "ga-compat matmul operand", NULL, x->pgroup);
+    if (!f->g)
+        gai_error(fn, "array '%s': the memory limit refuses a temporary copy of its patch",
+                  x->name);
+    NGA_Copy_patch64('N', g_x, f->lo, f->hi, f->g, zl, zh);
+    l[0] = l[1] = 0;
+    h[0] = dims[0], h[1] = dims[1];
+}
+
+static void flat_end(flat_t *f, int g_x, int back)
+{
+    if (!f->g)
+        return;
+    if (back) {
+        int64_t zl[2] = {0, 0}, zh[2];
+        gai_array_t *t = gai_array(f->g, "NGA_Matmul_patch");
+        zh[0] = t->dims[0] - 1, zh[1] = t->dims[1] - 1;
+        NGA_Copy_patch64('N', f->g, zl, zh, g_x, f->lo, f->hi);
+    }
+    GA_Destroy(f->g);
+}
+
 /* Collective. C[clo:chi] = alpha op(A)[alo:ahi] op(B)[blo:bhi] + beta C[clo:chi]: the A and B
- * patches are given in op(A)'s and op(B)'s indices (as GA documents: AA = op(A)); 2-D arrays;
- * alpha, beta of the arrays' type. */
+ * patches are given in op(A)'s and op(B)'s indices (as GA documents: AA = op(A)); alpha, beta of
+ * the arrays' type. Arrays of other than 2 dimensions: patches with at most two dimensions longer
+ * than 1 (flat_begin), multiplied through temporary 2-D copies. */
 void NGA_Matmul_patch64(char transa, char transb, void *alpha, void *beta, int g_a, int64_t alo[],
                         int64_t ahi[], int g_b, int64_t blo[], int64_t bhi[], int g_c,
                         int64_t clo[], int64_t chi[])
@@ -1000,20 +1073,32 @@ void NGA_Matmul_patch64(char transa, char transb, void *alpha, void *beta, int g
     const char *fn = "NGA_Matmul_patch";
     if (!alo || !ahi || !blo || !bhi || !clo || !chi)
         gai_error(fn, "NULL patch bounds");
-    int64_t al[2], ah[2], bl[2], bh[2], cl[2] = {clo[0], clo[1]}, ch[2] = {chi[0] + 1, chi[1] + 1};
-    op_patch(transa, alo, ahi, al, ah);
-    op_patch(transb, blo, bhi, bl, bh);
-    matmul(transa, transb, alpha, beta, g_a, al, ah, g_b, bl, bh, g_c, cl, ch, 0, fn);
+    int64_t al[2], ah[2], bl[2], bh[2], cl[2], ch[2];
+    flat_t fa, fb, fc;
+    flat_begin(&fa, g_a, transa, alo, ahi, al, ah, fn);
+    flat_begin(&fb, g_b, transb, blo, bhi, bl, bh, fn);
+    flat_begin(&fc, g_c, 'N', clo, chi, cl, ch, fn);
+    matmul(transa, transb, alpha, beta, fa.g ? fa.g : g_a, al, ah, fb.g ? fb.g : g_b, bl, bh,
+           fc.g ? fc.g : g_c, cl, ch, 0, fn);
+    flat_end(&fa, g_a, 0);
+    flat_end(&fb, g_b, 0);
+    flat_end(&fc, g_c, 1);
 }
 
 void NGA_Matmul_patch(char transa, char transb, void *alpha, void *beta, int g_a, int alo[],
                       int ahi[], int g_b, int blo[], int bhi[], int g_c, int clo[], int chi[])
 {
+    const char *fn = "NGA_Matmul_patch";
     if (!alo || !ahi || !blo || !bhi || !clo || !chi)
-        gai_error("NGA_Matmul_patch", "NULL patch bounds");
-    int64_t al[2] = {alo[0], alo[1]}, ah[2] = {ahi[0], ahi[1]}, bl[2] = {blo[0], blo[1]};
-    int64_t bh[2] = {bhi[0], bhi[1]}, cl[2] = {clo[0], clo[1]}, ch[2] = {chi[0], chi[1]};
-    NGA_Matmul_patch64(transa, transb, alpha, beta, g_a, al, ah, g_b, bl, bh, g_c, cl, ch);
+        gai_error(fn, "NULL patch bounds");
+    int64_t b64[6][GA_MAX_DIM];
+    const int *in[6] = {alo, ahi, blo, bhi, clo, chi};
+    int nd[3] = {gai_array(g_a, fn)->ndim, gai_array(g_b, fn)->ndim, gai_array(g_c, fn)->ndim};
+    for (int x = 0; x < 6; x++)
+        for (int d = 0; d < nd[x / 2]; d++)
+            b64[x][d] = in[x][d];
+    NGA_Matmul_patch64(transa, transb, alpha, beta, g_a, b64[0], b64[1], g_b, b64[2], b64[3], g_c,
+                       b64[4], b64[5]);
 }
 
 /* Collective. GA's 2-D form in Fortran's view: i indexes the columns and j the rows of the arrays

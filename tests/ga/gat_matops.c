@@ -673,6 +673,74 @@ static void matmul_patch(void)
     }
 }
 
+/* NGA_Matmul_patch on 3-D arrays: patches with two dimensions longer than 1 are matrices (as in
+ * GA 5.8.2; ga-compat used to refuse arrays of other than 2 dimensions). A and B are planes of 3-D
+ * arrays, C a 2-D array or a plane of a 3-D one; transposed operands' bounds in op's indices. */
+static void put_plane(int g, int p, int r, int c, void *buf)
+{
+    int lo[3] = {p, 0, 0}, hi[3] = {p, r - 1, c - 1}, ld[2] = {r, c};
+    NGA_Put(g, lo, hi, buf, ld);
+}
+static void get_plane(int g, int p, int r, int c, void *buf)
+{
+    int lo[3] = {p, 0, 0}, hi[3] = {p, r - 1, c - 1}, ld[2] = {r, c};
+    NGA_Get(g, lo, hi, buf, ld);
+}
+static void matmul_nd(void)
+{
+    static const int pt[2] = {C_DBL, C_DCPL};
+    static const char *pn[2] = {"double", "dcpl"};
+    const int R = 9, C = 10;
+    for (int pi = 0; pi < 2; pi++) {
+        int t = pt[pi];
+        size_t es = gat_tsize(t);
+        char *a = malloc(es * R * C), *b = malloc(es * R * C), *c = malloc(es * R * C);
+        char *got = malloc(es * R * C), label[128];
+        fill(t, a, R, C, 4), fill(t, b, R, C, 5);
+        for (int v = 0; v < 3; v++) {
+            char ta = v == 1 ? 'T' : 'N', tb = v == 2 ? 'T' : 'N';
+            int d3[3] = {3, R, C};
+            int ga = NGA_Create(t, 3, d3, "A3", NULL), gb = NGA_Create(t, 3, d3, "B3", NULL);
+            int gc = v == 2 ? NGA_Create(t, 3, d3, "C3", NULL) : mk(t, R, C, 0, "C");
+            fill(t, c, R, C, 6);
+            GA_Zero(ga), GA_Zero(gb), GA_Zero(gc);
+            if (gat_me == 0) {
+                put_plane(ga, 1, R, C, a), put_plane(gb, 2, R, C, b);
+                if (v == 2)
+                    put_plane(gc, 1, R, C, c);
+            }
+            if (v != 2)
+                put2(gc, R, C, c); /* (collective) */
+            GA_Sync();
+            double al[2] = {2, gat_cplx(t) ? 1 : 0}, be[2] = {-1, 0};
+            char alpha[16], beta[16];
+            gat_setc(t, alpha, al[0], al[1]), gat_setc(t, beta, be[0], be[1]);
+            int m = 5, n = 4, kk = 6; /* op(A) m x kk at (1, 2), op(B) kk x n at (3, 1) */
+            int alo[3] = {1, 1, 2}, ahi[3] = {1, 1 + m - 1, 2 + kk - 1};
+            int blo[3] = {2, 3, 1}, bhi[3] = {2, 3 + kk - 1, 1 + n - 1};
+            int clo[3] = {1, 2, 5}, chi[3] = {1, 2 + m - 1, 5 + n - 1};
+            opnd_t A = {a, C, ta, 1, 2}, B = {b, C, tb, 3, 1};
+            refmm(t, m, n, kk, al, A, B, be, c, C, 2, 5);
+            snprintf(label, sizeof label, "NGA_Matmul_patch 3-D %s %c%c %s", pn[pi], ta, tb,
+                     v == 2 ? "into 3-D" : "into 2-D");
+            if (v == 2)
+                NGA_Matmul_patch(ta, tb, alpha, beta, ga, alo, ahi, gb, blo, bhi, gc, clo, chi);
+            else
+                NGA_Matmul_patch(ta, tb, alpha, beta, ga, alo, ahi, gb, blo, bhi, gc, clo + 1,
+                                 chi + 1);
+            if (v == 2)
+                get_plane(gc, 1, R, C, got);
+            else
+                get2(gc, R, C, got);
+            double sum;
+            gat_check(same(t, got, c, R * C, 1e-5, &sum), label);
+            gat_out("%s sum %.6g", label, sum);
+            GA_Destroy(ga), GA_Destroy(gb), GA_Destroy(gc);
+        }
+        free(a), free(b), free(c), free(got);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -682,5 +750,6 @@ int main(int argc, char **argv)
     one_d();
     gemm_tests();
     matmul_patch();
+    matmul_nd();
     return gat_finish();
 }
