@@ -333,6 +333,17 @@ static rmc_status_t take_value(hop_t *o)
     return rmcc_unpack(o->h->vt, o->land + o->h->voff, o->out, o->fn);
 }
 
+/* After a failed remote operation: the buckets an insert holds (a tombstone, a free bucket being
+ * checked) are given back, as far as that still succeeds, so that nobody waits for them forever. */
+static void give_back(hop_t *o)
+{
+    if (o->fslot >= 0)
+        (void)rmc_amo_add_i64(bucket(o, (size_t)o->fslot), HS_FREE - HS_RESERVED, o->owner);
+    if (o->cand >= 0)
+        (void)rmc_amo_add_i64(bucket(o, (size_t)o->cand), HS_DELETED - HS_RESERVED, o->owner);
+    o->fslot = o->cand = -1;
+}
+
 /* Advances o. Blocking operations run to the end; _nb ones return when a request is outstanding
  * or they must wait (*done = 0). Returns the operation's status once *done. */
 static rmc_status_t advance(hop_t *o, int *done)
@@ -357,7 +368,7 @@ static rmc_status_t advance(hop_t *o, int *done)
         } else if (o->nb && o->r) {
             int fin = 0;
             if ((st = rmc_test(&o->r, &fin)) != RMC_OK)
-                return *done = 1, st;
+                return *done = 1, give_back(o), st;
             if (!fin)
                 return RMC_OK;
         }
@@ -666,7 +677,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             return *done = 1, o->result;
         }
         if (st != RMC_OK)
-            return *done = 1, st;
+            return *done = 1, give_back(o), st;
     }
 #undef WAIT_THEN
 }
@@ -772,7 +783,7 @@ static int32_t verify_before(const struct rmc_hashmap *h, char *t, uint64_t x, s
 {
     for (size_t j = 0; j < end; j++) {
         char *b = t + probe_slot(h, x & h->mask, j) * h->bsz;
-        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE) & HS_STATE;
+        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_SEQ_CST) & HS_STATE;
         if (s == HS_DELETED)
             continue;
         if (s != HS_READY)
@@ -805,7 +816,10 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
         size_t slot = probe_slot(h, x & h->mask, i);
         char *b = t + slot * h->bsz;
         int64_t *sw = (int64_t *)(void *)b;
-        int64_t w = __atomic_load_n(sw, __ATOMIC_ACQUIRE), s = w & HS_STATE;
+        /* sequentially consistent, as the compare-and-swaps below: an insert that takes a free
+         * bucket and then reads the buckets before it again, and one that takes a tombstone
+         * there and then reads on to that bucket, must not both miss the other (see the top) */
+        int64_t w = __atomic_load_n(sw, __ATOMIC_SEQ_CST), s = w & HS_STATE;
         if (s == HS_RESERVED) {
             out = RMC_ERR_RETRY;
             goto give_back;
@@ -818,8 +832,8 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             if (cand >= 0) {
                 b = t + (size_t)cand * h->bsz;
                 sw = (int64_t *)(void *)b;
-            } else if (!__atomic_compare_exchange_n(sw, &w, w | HS_RESERVED, 0, __ATOMIC_ACQ_REL,
-                                                    __ATOMIC_ACQUIRE)) {
+            } else if (!__atomic_compare_exchange_n(sw, &w, w | HS_RESERVED, 0, __ATOMIC_SEQ_CST,
+                                                    __ATOMIC_SEQ_CST)) {
                 continue; /* changed meanwhile: look again */
             } else if (passed) { /* a tombstone passed may hold the key by now (see the top) */
                 size_t j = 0;
@@ -841,8 +855,8 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
         }
         if (s == HS_DELETED) {
             if (reuse && cand < 0) {
-                if (!__atomic_compare_exchange_n(sw, &w, (w & ~(int64_t)HS_STATE) | HS_RESERVED,
-                                                 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                if (!__atomic_compare_exchange_n(sw, &w, (w & ~(int64_t)HS_STATE) | HS_RESERVED, 0,
+                                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
                     continue;
                 cand = (long)slot;
             } else
@@ -2046,8 +2060,9 @@ rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b)
             pause_round(&spins);
     }
     /* how many entries did not fit, for every rank's message (the owners alone know) */
-    unsigned long long mine = b->dropped, all = 0;
-    b->dropped = 0;
+    unsigned long long mine = live ? b->dropped : 0, all = 0;
+    if (live)
+        b->dropped = 0;
     if (MPI_Iallreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, rmcc.comm, &rq) !=
         MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed");

@@ -992,9 +992,9 @@ static void op_patch(char t, const int64_t lo[2], const int64_t hi[2], int64_t l
 
 /* An operand of NGA_Matmul_patch on an array of other than 2 dimensions: its patch [lo, hi]
  * (inclusive; for A and B in op(X)'s indices, as for 2-D arrays) has at most two dimensions longer
- * than 1, which are its matrix (one such dimension: a column, or a row when it is the array's
- * last; none: 1 x 1). The stored patch is copied into a temporary 2-D array (*g; C's only when
- * beta needs it) and *l, *h become its whole extent; back (C) and freed by flat_end. */
+ * than 1, which are its matrix (with fewer, the next dimensions: see below). The stored patch is
+ * copied into a temporary 2-D array (f->g; C's too, which beta scales) and *l, *h become its whole
+ * extent; C's is copied back, and each freed, by flat_end. */
 typedef struct flat {
     int g, nd;                              /* the temporary (0: the array is used as it is) */
     int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM]; /* the stored patch, inclusive */
@@ -1010,34 +1010,30 @@ static void flat_begin(flat_t *f, int g_x, char t, const int64_t lo[], const int
         op_patch(t, lo, hi, l, h);
         return;
     }
-    int p[GA_MAX_DIM], np = 0;
+    int p[GA_MAX_DIM] = {0, 0}, np = 0;
     for (int d = 0; d < x->ndim; d++)
         if (hi[d] > lo[d])
             p[np++] = d;
     if (np > 2)
         gai_error(fn, "array '%s': the patch has %d dimensions longer than 1 (a matrix has 2)",
                   x->name, np);
-    if (np == 0) /* 1 x 1: the last two dimensions (or the only one twice) */
-        p[0] = x->ndim >= 2 ? x->ndim - 2 : 0, p[1] = x->ndim - 1, np = 2;
-    int row = np == 1 && p[0] == x->ndim - 1; /* a row vector: rows of extent 1 */
-    int64_t ql[2], qh[2], sl[2], sh[2];
-    if (np == 1) {
-        int k = row ? 1 : 0;
-        ql[k] = lo[p[0]], qh[k] = hi[p[0]];
-        ql[!k] = qh[!k] = 0;
-    } else {
+    /* fewer than two: the matrix's other dimension is the next one (the one before for the
+     * last; the last two for none), as GA 5.8.2 reads such a patch; a transposed operand's
+     * bounds then swap between the two, as for 2-D arrays */
+    if (np == 1 && x->ndim > 1)
+        p[1] = p[0] + 1 < x->ndim ? p[0] + 1 : p[0], p[0] = p[1] > p[0] ? p[0] : p[0] - 1, np = 2;
+    else if (np == 0 && x->ndim > 1)
+        p[0] = x->ndim - 2, p[1] = x->ndim - 1, np = 2;
+    int64_t ql[2] = {0, 0}, qh[2] = {0, 0}, sl[2], sh[2];
+    if (np == 2)
         ql[0] = lo[p[0]], qh[0] = hi[p[0]], ql[1] = lo[p[1]], qh[1] = hi[p[1]];
-    }
+    else /* a 1-D array: a row (its range stays; a transpose turns the temporary only) */
+        ql[1] = lo[0], qh[1] = hi[0];
     op_patch(t, ql, qh, sl, sh); /* the stored matrix, half-open */
     for (int d = 0; d < x->ndim; d++)
         f->lo[d] = lo[d], f->hi[d] = hi[d];
-    if (np == 1) {
-        int k = row ? 1 : 0;
-        f->lo[p[0]] = sl[k], f->hi[p[0]] = sh[k] - 1;
-    } else {
-        for (int k = 0; k < 2; k++)
-            f->lo[p[k]] = sl[k], f->hi[p[k]] = sh[k] - 1;
-    }
+    for (int k = 0; np == 2 && k < 2; k++)
+        f->lo[p[k]] = sl[k], f->hi[p[k]] = sh[k] - 1;
     int64_t dims[2] = {sh[0] - sl[0], sh[1] - sl[1]}, zl[2] = {0, 0}, zh[2];
     zh[0] = dims[0] - 1, zh[1] = dims[1] - 1;
     f->g = NGA_Create_config64(x->type, 2, dims, "ga-compat matmul operand", NULL, x->pgroup);

@@ -31,8 +31,9 @@ struct rmc_queue {
     char *ctl, *data;           /* host-space addresses (what comm's calls take) */
     char *lctl, *ldata;         /* load/store mappings when the host is on this node, else NULL */
     int64_t seen[QC_N];         /* the latest value seen of each counter (they only grow) */
-    unsigned char failed[2];    /* this rank's last one-sided pop [0] / push [1] answered EMPTY /
-                                 * FULL: its next one reserves by compare-and-swap where it fits */
+    unsigned char failed[2];    /* this rank's last pop [0] / push [1] answered EMPTY / FULL
+                                 * (either path): its next one-sided one reserves by
+                                 * compare-and-swap where it fits */
     char *buf;                  /* scratch for packed slots of blocking operations */
     size_t bufcap;
     unsigned path;              /* this rank's default: 0 (chosen), RMC_PATH_RDMA or RMC_PATH_RPC */

@@ -741,6 +741,41 @@ static void matmul_nd(void)
     }
 }
 
+/* NGA_Matmul_patch with a 3-D operand whose patch is a vector (one dimension longer than 1): its
+ * matrix's other dimension is the next one, and a transposed operand's bounds swap between the two,
+ * as GA 5.8.2 reads them (op(A) 4 x 1 times B 1 x 3: C's rows are the elements of A used). */
+static void matmul_vec(void)
+{
+    int d3[3] = {3, 6, 5}, db[2] = {1, 3}, dc[2] = {4, 3};
+    int a = NGA_Create(C_DBL, 3, d3, "Av", NULL), b = NGA_Create(C_DBL, 2, db, "Bv", NULL);
+    int c = NGA_Create(C_DBL, 2, dc, "Cv", NULL);
+    if (gat_me == 0) {
+        double buf[90], one[3] = {1, 1, 1};
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 6; j++)
+                for (int k = 0; k < 5; k++)
+                    buf[(i * 6 + j) * 5 + k] = 100 * i + 10 * j + k;
+        int lo[3] = {0, 0, 0}, hi[3] = {2, 5, 4}, ld[2] = {6, 5};
+        int l2[2] = {0, 0}, h2[2] = {0, 2}, ld2 = 3;
+        NGA_Put(a, lo, hi, buf, ld);
+        NGA_Put(b, l2, h2, one, &ld2);
+    }
+    GA_Sync();
+    for (int tr = 0; tr < 2; tr++) {
+        double al = 1, be = 0, out[12];
+        int alo[3] = {1, 1, 2}, ahi[3] = {1, 4, 2}, blo[2] = {0, 0}, bhi[2] = {0, 2};
+        int clo[2] = {0, 0}, chi[2] = {3, 2}, ld = 3, ok = 1;
+        NGA_Matmul_patch(tr ? 'T' : 'N', 'N', &al, &be, a, alo, ahi, b, blo, bhi, c, clo, chi);
+        NGA_Get(c, clo, chi, out, &ld);
+        for (int i = 0; i < 4; i++) /* N: A[1][1 + i][2]; T: A[1][2][1 + i] */
+            ok &= out[i * 3] == (tr ? 121 + i : 112 + 10 * i) && out[i * 3 + 2] == out[i * 3];
+        gat_check(ok, tr ? "NGA_Matmul_patch 3-D vector T" : "NGA_Matmul_patch 3-D vector N");
+        gat_out("NGA_Matmul_patch 3-D vector %c: %g %g %g %g", tr ? 'T' : 'N', out[0], out[3],
+                out[6], out[9]);
+    }
+    GA_Destroy(a), GA_Destroy(b), GA_Destroy(c);
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -751,5 +786,6 @@ int main(int argc, char **argv)
     gemm_tests();
     matmul_patch();
     matmul_nd();
+    matmul_vec();
     return gat_finish();
 }

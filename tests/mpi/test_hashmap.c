@@ -1028,6 +1028,7 @@ static void test_owned_args(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
     MPI_CHECK_ALL(rmc_hashmap_buffer_destroy(b) == RMC_OK);
     MPI_CHECK_ALL(rmc_hashmap_buffer_destroy(b) == RMC_ERR_HANDLE);
+    MPI_CHECK_ALL(rmc_hashmap_buffer_flush(NULL) == RMC_ERR_HANDLE); /* (it read b->dropped) */
     /* a value type whose serializer writes what fits and returns the whole length */
     static const rmc_type_t vt = {"str8", 64, 8, ser8, des8, NULL, NULL, NULL};
     MPI_CHECK_OK(rmc_hashmap_create(64 * (size_t)np, i64, &vt, &h));
