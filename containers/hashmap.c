@@ -132,15 +132,16 @@ static inline uint64_t plain_hash(const struct rmc_hashmap *h, const void *key)
 }
 
 /* The key in packed slot `pk` as the caller holds it (what a type's own hash or equal function
- * takes), into *objp: built in `small` (KEY_SMALL bytes) when it fits, else malloc'd (*objp NULL
- * and the status when that fails). With fn, a failure is recorded for rmc_last_error under fn's
- * name; without, it is quiet (a comparison or an owner's RPC handler). Release with key_obj_drop.
+ * takes), into *objp: built in `small` (KEY_SMALL bytes) when it fits, else (or with small NULL)
+ * malloc'd (*objp NULL and the status when that fails). With fn, a failure is recorded for
+ * rmc_last_error under fn's name; without, it is quiet (a comparison or an owner's RPC handler).
+ * Release with key_obj_drop.
  */
 #define KEY_SMALL 64
 static rmc_status_t key_obj(const rmc_type_t *t, const char *pk, char *small, const char *fn,
                             void **objp)
 {
-    char *obj = t->size <= KEY_SMALL ? small : malloc(t->size);
+    char *obj = small && t->size <= KEY_SMALL ? small : malloc(t->size ? t->size : 1);
     *objp = NULL;
     if (!obj)
         return fn ? rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a key", t->size) : RMC_ERR_NOMEM;
@@ -1087,26 +1088,16 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
  * it; the other types compare the packed key, which the operation holds already. */
 static rmc_status_t own_key(hop_t *o, const char *fn)
 {
-    const rmc_type_t *t = o->h->kt;
-    if (!t->equal)
+    if (!o->h->kt->equal)
         return RMC_OK;
-    void *k = malloc(t->size ? t->size : 1);
-    if (!k)
-        return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a copy of the key", t->size);
-    rmc_status_t st = rmcc_unpack(t, o->pk, k, fn);
-    if (st != RMC_OK) {
-        free(k);
-        return st;
-    }
-    o->key = o->kobj = k;
-    return RMC_OK;
+    rmc_status_t st = key_obj(o->h->kt, o->pk, NULL, fn, &o->kobj);
+    if (st == RMC_OK)
+        o->key = o->kobj;
+    return st;
 }
 static void drop_key(hop_t *o)
 {
-    if (!o->kobj)
-        return;
-    rmc_type_release(o->h->kt, o->kobj);
-    free(o->kobj);
+    key_obj_drop(o->h->kt, o->kobj, NULL);
     o->kobj = NULL;
 }
 

@@ -953,12 +953,8 @@ static void aliased(int dist)
     for (int i = 0; i < 7; i++)
         for (int j = 0; j < 6; j++)
             X[(5 + i) * C + 4 + j] = A[(2 + i) * C + 1 + j];
-#ifdef GAT_PEER
-    gat_out("# GA bug: GA 5.8.2 refuses NGA_Copy_patch between overlapping patches of one array");
-    load(ga, X, N, 2, dims2);
-#else
-    NGA_Copy_patch('N', ga, alo, ahi, ga, clo, chi);
-#endif
+    RUN_OR_LOAD_IF(1, NGA_Copy_patch('N', ga, alo, ahi, ga, clo, chi), ga, X,
+                   "NGA_Copy_patch between overlapping patches of one array");
     expect(ga, X, ATAG("copy_patch overlapping"));
     /* the reverse direction: the copy reads what it is about to overwrite further on */
     load(ga, A, N, 2, dims2);
@@ -966,11 +962,8 @@ static void aliased(int dist)
     for (int i = 0; i < 7; i++)
         for (int j = 0; j < 6; j++)
             X[(2 + i) * C + 1 + j] = A[(5 + i) * C + 4 + j];
-#ifdef GAT_PEER
-    load(ga, X, N, 2, dims2);
-#else
-    NGA_Copy_patch('N', ga, clo, chi, ga, alo, ahi);
-#endif
+    RUN_OR_LOAD_IF(1, NGA_Copy_patch('N', ga, clo, chi, ga, alo, ahi), ga, X,
+                   "NGA_Copy_patch between overlapping patches of one array");
     expect(ga, X, ATAG("copy_patch overlapping back"));
     /* a square patch transposed onto itself */
     int slo[2] = {1, 2}, shi[2] = {8, 9};
@@ -993,12 +986,8 @@ static void aliased(int dist)
     for (int i = 0; i < 7; i++)
         for (int j = 0; j < 6; j++)
             X[(5 + i) * C + 4 + j] = A[(2 + i) * C + 1 + j] * A[(5 + i) * C + 4 + j];
-#ifdef GAT_PEER
-    gat_out("# GA bug: GA 5.8.2 refuses element-wise operations on overlapping patches");
-    load(ga, X, N, 2, dims2);
-#else
-    GA_Elem_multiply_patch(ga, alo, ahi, ga, clo, chi, ga, clo, chi);
-#endif
+    RUN_OR_LOAD_IF(1, GA_Elem_multiply_patch(ga, alo, ahi, ga, clo, chi, ga, clo, chi), ga, X,
+                   "element-wise operations on overlapping patches");
     expect(ga, X, ATAG("elem_multiply_patch overlapping"));
 #undef ATAG
     GA_Destroy(ga);
