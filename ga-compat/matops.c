@@ -996,7 +996,7 @@ static void op_patch(char t, const int64_t lo[2], const int64_t hi[2], int64_t l
  * copied into a temporary 2-D array (f->g; C's too, which beta scales) and *l, *h become its whole
  * extent; C's is copied back, and each freed, by flat_end. */
 typedef struct flat {
-    int g, nd;                              /* the temporary (0: the array is used as it is) */
+    int g;                                  /* the temporary (0: the array is used as it is) */
     int64_t lo[GA_MAX_DIM], hi[GA_MAX_DIM]; /* the stored patch, inclusive */
 } flat_t;
 
@@ -1005,7 +1005,6 @@ static void flat_begin(flat_t *f, int g_x, char t, const int64_t lo[], const int
 {
     gai_array_t *x = gai_array(g_x, fn);
     f->g = 0;
-    f->nd = x->ndim;
     if (x->ndim == 2) {
         op_patch(t, lo, hi, l, h);
         return;
