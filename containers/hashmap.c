@@ -994,6 +994,8 @@ static rmc_status_t choose_path(const struct rmc_hashmap *h, int kind, unsigned 
         return RMC_OK;
     int can = rmc_amo_mode() == RMC_AMO_MODE_THREAD && kind != K_UPDATE &&
               sizeof(hm_rpc_t) + h->bsz <= rmc_am_max_payload();
+    if (force == RMC_HASHMAP_RPC && !can && !(promise & HM_PATHS))
+        return RMC_OK; /* the map's default: an operation without an RPC goes one-sided */
     if (force == RMC_HASHMAP_RPC) {
         if (!can)
             return rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
@@ -1324,13 +1326,14 @@ rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, voi
 {
     RMCC_SERIAL();
     const char *fn = __func__;
-    rmc_status_t st = arg_check(h, K_FIND, keys, values, promise, fn);
+    /* (n = 0: the arrays are not read and may be NULL, as MPI's buffers of count 0) */
+    rmc_status_t st = arg_check(h, K_FIND, n ? keys : fn, n ? values : fn, promise, fn);
     if (st != RMC_OK)
         return st;
-    if (!status)
-        return rmcc_fail(RMC_ERR_ARG, fn, "NULL status array");
     if (n == 0)
         return RMC_OK;
+    if (!status)
+        return rmcc_fail(RMC_ERR_ARG, fn, "NULL status array");
     size_t w = n < HM_WINDOW ? n : HM_WINDOW, stride = (sizeof(hop_t) + op_bytes(h) + 15) & ~15ul;
     char *ops = malloc(w * stride);
     size_t *which = malloc(w * sizeof(size_t));

@@ -117,7 +117,8 @@ rmc_status_t rmc_hashmap_find_nb(rmc_hashmap_h h, const void *key, void *value, 
 
 /* Finds n keys at once (keys: n elements of the key type, values: n of the value type), their
  * probes overlapped: status[i] is RMC_OK (values[i] set) or RMC_ERR_NOT_FOUND. Returns RMC_OK
- * when every key was looked up (found or not), else the first error. */
+ * when every key was looked up (found or not), else the first error. n = 0: nothing is read (the
+ * arrays may be NULL). Completes before it returns. */
 rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, void *values,
                                 rmc_status_t *status, unsigned promise);
 
@@ -138,8 +139,9 @@ rmc_status_t rmc_hashmap_local_foreach(rmc_hashmap_h h, rmc_hashmap_visit_fn fn,
                                        int *stopped);
 
 /* Local. This rank's default path for h's operations: 0 (chosen per operation), RMC_HASHMAP_RDMA
- * or RMC_HASHMAP_RPC. Errors: RMC_ERR_HANDLE, RMC_ERR_ARG, RMC_ERR_UNSUPPORTED (RPC without
- * RMC_AMO=thread). */
+ * or RMC_HASHMAP_RPC. With RPC as the default, an operation that has no RPC (an update, an entry
+ * larger than an active message) goes one-sided; forced per call it fails RMC_ERR_UNSUPPORTED.
+ * Errors: RMC_ERR_HANDLE, RMC_ERR_ARG, RMC_ERR_UNSUPPORTED (RPC without RMC_AMO=thread). */
 rmc_status_t rmc_hashmap_set_path(rmc_hashmap_h h, unsigned path);
 
 /* Local. The total number of buckets (0 for a bad handle), and the rank owning `key` (-1 and

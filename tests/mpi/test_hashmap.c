@@ -278,6 +278,10 @@ static void test_costs(void **s)
         MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, RMC_HASHMAP_RPC) == RMC_OK);
         MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK); /* the map's default */
         MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, RMC_HASHMAP_RDMA) == RMC_OK && w == v);
+        /* an update has no RPC: with RPC only the map's default it goes one-sided */
+        MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &one, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, 0) == RMC_OK && w == v + one);
+        MPITEST_EXPECT(ok, rmc_hashmap_update(h, &k, add_arg, &one, P) == RMC_ERR_UNSUPPORTED);
         MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
         MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, 0) == RMC_OK);
     } else {
@@ -871,6 +875,7 @@ static void test_bad_input(void **s)
         rmc_hashmap_destroy(bad);
     MPI_CHECK_OK(rmc_hashmap_create(16, i64, i64, &h));
     int64_t k = 1, v = 2;
+    rmc_status_t st1;
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, NULL, &v, 0) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, NULL, 0) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, NULL, 0) == RMC_ERR_ARG);
@@ -878,6 +883,11 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, RMC_PROMISE_PUSH) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_hashmap_insert_nb(h, &k, &v, 0, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 1, &k, &v, NULL, 0) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 1, NULL, &v, &st1, 0) == RMC_ERR_ARG);
+    /* n = 0: nothing is read (NULL arrays are fine, as MPI's with count 0); the handle is checked
+     */
+    MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 0, NULL, NULL, NULL, 0) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_find_n(NULL, 0, NULL, NULL, NULL, 0) == RMC_ERR_HANDLE);
     int64_t fk = 0;
     while (rmc_hashmap_owner(h, &fk) == me && np > 1)
         fk++;
