@@ -2097,20 +2097,13 @@ rmc_status_t rmc_hashmap_buffer_destroy(rmc_hashmap_buffer_h b)
 struct rmc_kv {
     rmcc_obj_t obj;
     uint64_t id;
-    struct rmc_hashmap *h;
-    unsigned path;
+    struct rmc_hashmap *h; /* the store's path is its default (h->path) */
 };
 
 static rmc_status_t kv_check(const struct rmc_kv *kv, const char *fn)
 {
     rmc_status_t st = rmcc_obj_check(kv ? &kv->obj : NULL, RMCC_MAGIC_KV, "key/value store", fn);
     return st == RMC_OK ? check(kv->h, fn) : st;
-}
-
-/* The call's flags with the store's path unless the call forces one. */
-static unsigned kv_flags(const struct rmc_kv *kv, unsigned flags)
-{
-    return flags & HM_PATHS ? flags : flags | kv->path;
 }
 
 rmc_status_t rmc_kv_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
@@ -2142,7 +2135,7 @@ rmc_status_t rmc_kv_create(size_t capacity, const rmc_type_t *key, const rmc_typ
     }
     kv->id = next_id++;
     kv->h = h;
-    kv->path = path;
+    h->path = path; /* as rmc_hashmap_set_path: an operation without an RPC goes one-sided */
     rmcc_obj_add(&kv->obj, RMCC_MAGIC_KV, NULL);
     *kvp = kv;
     return RMC_OK;
@@ -2165,9 +2158,9 @@ rmc_status_t rmc_kv_insert(rmc_kv_h kv, const void *key, const void *value, unsi
 {
     RMCC_SERIAL();
     rmc_status_t st = kv_check(kv, __func__);
-    return st != RMC_OK ? st
-                        : hm_op(kv->h, K_INSERT_NEW, key, value, NULL, NULL, NULL,
-                                kv_flags(kv, flags), NULL, __func__);
+    return st != RMC_OK
+               ? st
+               : hm_op(kv->h, K_INSERT_NEW, key, value, NULL, NULL, NULL, flags, NULL, __func__);
 }
 
 rmc_status_t rmc_kv_read(rmc_kv_h kv, const void *key, void *value, unsigned flags)
@@ -2175,17 +2168,16 @@ rmc_status_t rmc_kv_read(rmc_kv_h kv, const void *key, void *value, unsigned fla
     RMCC_SERIAL();
     rmc_status_t st = kv_check(kv, __func__);
     return st != RMC_OK ? st
-                        : hm_op(kv->h, K_FIND, key, NULL, value, NULL, NULL, kv_flags(kv, flags),
-                                NULL, __func__);
+                        : hm_op(kv->h, K_FIND, key, NULL, value, NULL, NULL, flags, NULL, __func__);
 }
 
 rmc_status_t rmc_kv_update(rmc_kv_h kv, const void *key, const void *value, unsigned flags)
 {
     RMCC_SERIAL();
     rmc_status_t st = kv_check(kv, __func__);
-    return st != RMC_OK ? st
-                        : hm_op(kv->h, K_REPLACE, key, value, NULL, NULL, NULL,
-                                kv_flags(kv, flags), NULL, __func__);
+    return st != RMC_OK
+               ? st
+               : hm_op(kv->h, K_REPLACE, key, value, NULL, NULL, NULL, flags, NULL, __func__);
 }
 
 rmc_status_t rmc_kv_add(rmc_kv_h kv, const void *key, int64_t delta, int64_t *old, unsigned flags)
@@ -2200,7 +2192,7 @@ rmc_status_t rmc_kv_add(rmc_kv_h kv, const void *key, int64_t delta, int64_t *ol
         return rmcc_fail(RMC_ERR_TYPE, fn,
                          "an atomic update needs an 8-byte byte-copied value type (not %s)",
                          vt->name);
-    return hm_op(kv->h, K_ADD, key, &delta, old, NULL, NULL, kv_flags(kv, flags), NULL, fn);
+    return hm_op(kv->h, K_ADD, key, &delta, old, NULL, NULL, flags, NULL, fn);
 }
 
 rmc_status_t rmc_kv_local_foreach(rmc_kv_h kv, rmc_hashmap_visit_fn visit, void *arg,

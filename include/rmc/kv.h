@@ -7,7 +7,8 @@
  * by the owner (RPC: by its progress thread when it runs one), chosen per store at creation or
  * forced per call with RMC_HASHMAP_RDMA / RMC_HASHMAP_RPC in `flags`; 0 lets each operation
  * choose as the hash map does (RPC for a remote owner in thread AMO mode). The RPC path needs
- * RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise).
+ * RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise). With RPC as the store's path, an entry larger
+ * than an active message goes one-sided; forced per call it fails RMC_ERR_UNSUPPORTED.
  *
  * Concurrent inserts of one key from many ranks: exactly one creates the entry and gets RMC_OK,
  * every other gets RMC_ERR_EXISTS and changes nothing (its value is not stored). Atomic updates

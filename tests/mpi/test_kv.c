@@ -125,6 +125,25 @@ static void test_paths_bad(void **s)
     MPITEST_EXPECT(ok, rmc_kv_add(kv, &k, 1, NULL, 0) == RMC_ERR_TYPE);
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_kv_destroy(kv));
+    if (npaths() == 2) { /* RPC as the store's path: entries larger than an active message go
+                          * one-sided; forcing RPC on them fails */
+        static const rmc_type_t big = RMC_TYPE_FIXED("test-kv-big", 70000);
+        int64_t *bv = calloc(70000 / 8, 8), *bw = calloc(70000 / 8, 8), bk = 100 + me;
+        MPI_CHECK_ALL(bv && bw);
+        bv[0] = bk, bv[70000 / 8 - 1] = -bk;
+        MPI_CHECK_OK(rmc_kv_create(16, i64, &big, RMC_HASHMAP_RPC, &kv));
+        MPITEST_EXPECT(ok, rmc_kv_insert(kv, &bk, bv, 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_kv_insert(kv, &bk, bv, RMC_HASHMAP_RPC) == RMC_ERR_UNSUPPORTED);
+        MPI_CHECK_OK(rmc_barrier());
+        int64_t ok_k = 100 + (me + 1) % np;
+        MPITEST_EXPECT(ok, rmc_kv_read(kv, &ok_k, bw, 0) == RMC_OK && bw[0] == ok_k &&
+                               bw[70000 / 8 - 1] == -ok_k);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(rmc_kv_destroy(kv));
+        free(bv);
+        free(bw);
+    }
     MPI_CHECK_ALL(rmc_kv_create(64, i64, i64, 7, &bad) == RMC_ERR_ARG && bad == NULL);
     if (npaths() == 1)
         MPI_CHECK_ALL(rmc_kv_create(64, i64, i64, RMC_HASHMAP_RPC, &bad) == RMC_ERR_UNSUPPORTED);
