@@ -1598,6 +1598,7 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
             st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the partial products' lists");
     }
     st = rmcc_agree(st);
+    int started = st == RMC_OK; /* (agreed) C may change: a sparse C is renewed at the end */
     int64_t left = 0;
     if (st == RMC_OK && g->m > 0 && g->n > 0) {
         if (g->k == 0) {
@@ -1611,6 +1612,7 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
              * finished on every rank */
             updater_t u;
             st = upd_init(g, &u);
+            started = st == RMC_OK; /* (upd_init agrees) */
             if (st == RMC_OK) {
                 scale_mine(g);
                 st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
@@ -1655,7 +1657,8 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
     rmc_status_t bar = rmc_barrier();
     g->st.imbalance = now() - t_end;
     st = rmcc_agree(st != RMC_OK ? st : bar);
-    if (g->cs) { /* publish the tiles set (on failure C is undefined: its tiles may be mixed) */
+    if (g->cs && started) { /* publish the tiles set (on failure during the work C is undefined:
+                             * its tiles may be mixed; refused before it, C is as it was) */
         rmc_status_t r = rmc_spmatrix_renew(g->cs);
         if (st == RMC_OK)
             st = r;

@@ -273,6 +273,14 @@ static void test_bad_input(void **s)
     MPI_CHECK_ALL(rmc_spmatrix_spmm(1, A, B, 0, C, 0, NULL) == RMC_ERR_ARG);
     MPI_CHECK_ALL(rmc_spmatrix_spmm(1, A, F, 0, C, 0, NULL) == RMC_ERR_TYPE);
     MPI_CHECK_ALL(rmc_spmatrix_spmm(1, NULL, B, 0, C, 0, NULL) == RMC_ERR_HANDLE);
+    /* C aliasing B (the same matrix, or an overlay of it) is refused: beta would change B */
+    rmc_matrix_h O;
+    MPI_CHECK_OK(rmc_matrix_create_overlay(C, dc, RMC_ELEM_F64, 0, &O));
+    for (int al = 0; al <= (int)RMC_GEMM_STEAL_LOCAL; al++) {
+        MPI_CHECK_ALL(rmc_spmatrix_spmm(1, A, C, 0, C, (rmc_gemm_algo_t)al, NULL) == RMC_ERR_ARG);
+        MPI_CHECK_ALL(rmc_spmatrix_spmm(1, A, O, 0, C, (rmc_gemm_algo_t)al, NULL) == RMC_ERR_ARG);
+    }
+    MPI_CHECK_OK(rmc_matrix_destroy(O));
     MPI_CHECK_ALL(rmc_spmatrix_spgemm(A, A, A, 0, RMC_SPA_AUTO, NULL) == RMC_ERR_ARG);
     rmc_spmatrix_h D;
     MPI_CHECK_OK(rmc_spmatrix_create(da, 0, &D));
@@ -282,9 +290,33 @@ static void test_bad_input(void **s)
     MPI_CHECK_ALL(rmc_spmatrix_spgemm(A, A, D, 0, (rmc_spa_kind_t)9, NULL) == RMC_ERR_ARG);
     int64_t nnz = -1;
     MPI_CHECK_ALL(rmc_spmatrix_nnz(D, &nnz) == RMC_OK && nnz == 0); /* D unchanged */
-    /* SUMMA where tiles are not one per process */
+    /* SUMMA where tiles are not one per process; refused, it leaves C (and a tile set on it but
+     * not yet renewed) as it was */
+    int64_t t_mine = -1, t_next = -1; /* a tile of this rank's, one of the next rank's */
+    for (int64_t t = 0; t < rmc_dist_ntiles(da); t++) {
+        int64_t lo[2], hi[2];
+        int owner;
+        MPI_CHECK_OK(rmc_dist_tile(da, t, lo, hi, &owner));
+        if (owner == me && t_mine < 0)
+            t_mine = t;
+        if (owner == (me + 1) % np && t_next < 0)
+            t_next = t;
+    }
+    rmc_csr_t one; /* a 5 x 5 tile with one nonzero at (0, 0) */
+    rmc_csr_init(&one, 0);
+    MPI_CHECK_ALL(t_mine >= 0 && t_next >= 0 && rmc_csr_alloc(&one, 5, 5, 1, 0) == RMC_OK);
+    for (int r = 1; r <= 5; r++)
+        ((int32_t *)one.rowptr)[r] = 1;
+    ((int32_t *)one.colind)[0] = 0;
+    one.val[0] = 1;
+    MPI_CHECK_OK(rmc_spmatrix_tile_set(D, t_mine, &one));
+    rmc_csr_free(&one);
     MPI_CHECK_ALL(rmc_spmatrix_spgemm(A, A, D, RMC_GEMM_SUMMA, RMC_SPA_AUTO, NULL) ==
                   RMC_ERR_UNSUPPORTED);
+    /* the next rank's tile_set is not seen here until the renew */
+    MPI_CHECK_ALL(np == 1 || rmc_spmatrix_tile_nnz(D, t_next) == 0);
+    MPI_CHECK_OK(rmc_spmatrix_renew(D));
+    MPI_CHECK_ALL(rmc_spmatrix_tile_nnz(D, t_next) == 1);
     MPI_CHECK_OK(rmc_spmatrix_destroy(D));
     MPI_CHECK_OK(rmc_spmatrix_destroy(A));
     MPI_CHECK_OK(rmc_spmatrix_destroy(A64));
