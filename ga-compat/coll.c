@@ -146,7 +146,9 @@ int GA_Pgroup_create(int *list, int count)
         gai_error(fn, "MPI_Comm_create failed");
     MPI_Group_free(&pg);
     MPI_Group_free(&ng);
-    return group_from_comm(c, d->comm, fn);
+    int h = group_from_comm(c, d->comm, fn);
+    gai.groups[h + 1].size = count; /* non-members too: GA_Pgroup_nnodes is the same everywhere */
+    return h;
 }
 
 int NGA_Pgroup_create(int *list, int count)

@@ -48,6 +48,7 @@ static void groups(void)
     int gc = GA_Pgroup_create(list, cnt);
     int in_gc = gat_me % 2 || gat_me == 0;
     print_ranks("create: nodeid", in_gc ? GA_Pgroup_nodeid(gc) : -9);
+    print_ranks("create: nnodes (non-members too)", GA_Pgroup_nnodes(gc));
     if (in_gc) {
         int n = GA_Pgroup_nnodes(gc), ok = n == cnt;
         for (int i = 0; i < n; i++) /* GA sorts the list: ids in ascending world order */
