@@ -28,6 +28,10 @@ void rmca_wait(MPI_Request *rq, const char *fn)
         if (done)
             return;
         rmc_progress(); /* RMC_ERR_NOT_INIT outside ARMCI_Init / ARMCI_Finalize: nothing to serve */
+        /* a collective holding RMC's lock (ARMCI_Malloc, ARMCI_Free: their waits come before
+         * any shared state changes) lets this rank's other threads in: a member may be waiting
+         * for one of them (an ARMCI mutex it holds) before it joins */
+        rmc_thread_pause();
         if (spins > 64)
             sched_yield(); /* ranks may outnumber cores: let the peer we wait for run */
     }

@@ -40,9 +40,11 @@ _Static_assert(sizeof(int) == sizeof(int32_t) && sizeof(long) == sizeof(int64_t)
 
 /* ------------------------------------------------------------------------ mutexes --- */
 
+/* Collective (one thread of a process at a time, as every ARMCI collective). Neither holds RMC's
+ * thread lock across the RMC collective: a process may be waiting for a mutex that another
+ * thread of this one holds before it joins, and that thread needs the lock to unlock it. */
 int PARMCI_Create_mutexes(int count)
 {
-    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Create_mutexes");
     if (rmca.have_mutexes)
         rmca_error("ARMCI_Create_mutexes: attempted to create ARMCI mutexes multiple times");
@@ -55,7 +57,6 @@ int PARMCI_Create_mutexes(int count)
 
 int PARMCI_Destroy_mutexes(void)
 {
-    RMCA_SERIAL();
     RMCA_REQUIRE_INIT("ARMCI_Destroy_mutexes");
     if (!rmca.have_mutexes)
         rmca_error("ARMCI_Destroy_mutexes: attempted to free unallocated ARMCI mutexes");

@@ -464,7 +464,7 @@ static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_r
     if (st == RMC_OK && (!a.r || !a.r->sizes || !a.r->bases || !a.r->lptr || !a.r->hdr ||
                          !a.r->cs || !a.r->pair || !a.lidx))
         st = rmci_fail(RMC_ERR_NOMEM, fn, "region tables");
-    st = rmci_agree(comm, st);
+    st = rmci_agree_pausing(comm, st); /* (nothing shared has changed yet) */
     if (st == RMC_OK)
         st = region_members(&a, comm);
     if (st == RMC_OK)
@@ -558,7 +558,9 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
     rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win));
-    rmci_keep(&st, rmci_attentive_barrier(r->comm, __func__));
+    /* (pausing: a member may wait for a thread of this rank before it joins; the region is
+     * still whole, and using it in another thread meanwhile is the caller's error) */
+    rmci_keep(&st, rmci_barrier_pausing(r->comm, __func__));
     rmci_layers_region_freed(r);
     rmci_keep(&st, win_free(&r->hot.win));
     rmci_keep(&st, win_free(&r->shm_win));

@@ -250,6 +250,12 @@ static inline rmc_status_t rmci_agree(MPI_Comm comm, rmc_status_t st)
  * has no nonblocking form (window creation, communicator creation), so that no member sits in a
  * blocking collective while another still needs it to serve an active message. */
 rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where);
+/* rmci_agree and rmci_attentive_barrier whose waits also let this rank's other threads in
+ * (rmci_mt_pause: when the caller holds RMC's lock once). For a collective's waits while nothing
+ * shared is mid-change (its first agreement): a member may be waiting for a thread of this rank
+ * (a mutex it holds) before it joins, and that thread needs the lock to let go. */
+rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st);
+rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where);
 
 /* ---------------------------------------------------------------------- regions --- */
 

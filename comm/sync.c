@@ -57,6 +57,17 @@ rmc_status_t rmci_wait_top(MPI_Request *req, const char *where)
     return wait_loop(req, where, rmci_wait_round_top);
 }
 
+/* rmci_wait whose rounds let this rank's other threads in (rmci_agree_pausing). */
+static void wait_round_pausing(unsigned *spins)
+{
+    rmci_wait_round(spins);
+    rmci_mt_pause();
+}
+static rmc_status_t wait_pausing(MPI_Request *req, const char *where)
+{
+    return wait_loop(req, where, wait_round_pausing);
+}
+
 typedef rmc_status_t (*wait_fn)(MPI_Request *req, const char *where);
 
 /* rmci_agree_vals, waiting with `wait` (rmci_wait inside comm, rmci_wait_top for rmc_agree). */
@@ -101,6 +112,16 @@ static rmc_status_t barrier(MPI_Comm comm, wait_fn wait, const char *where)
 rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
 {
     return barrier(comm, rmci_wait, where);
+}
+
+rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st)
+{
+    return agree(comm, st, NULL, 0, wait_pausing, __func__);
+}
+
+rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where)
+{
+    return barrier(comm, wait_pausing, where);
 }
 
 rmc_status_t rmc_agree(rmc_status_t status)

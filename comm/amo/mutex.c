@@ -91,7 +91,7 @@ rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
     }
     if (st == RMC_OK && (!m || !m->count || !m->base || !m->first || !bases))
         st = rmci_fail(RMC_ERR_NOMEM, fn, "mutex tables for %d ranks", n);
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree_pausing(RMCI.comm, st); /* (nothing shared has changed yet) */
     if (st == RMC_OK)
         st = rmc_region_alloc((size_t)count * MUTEX_STRIDE, bases, &m->region); /* agreed */
     if (st != RMC_OK)
@@ -131,7 +131,7 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
         for (size_t i = 0; i < m->first[RMCI.nranks] && st == RMC_OK; i++)
             if (m->holder[i])
                 st = rmci_fail(RMC_ERR_STATE, __func__, "this rank holds a mutex of the set");
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree_pausing(RMCI.comm, st); /* (nothing shared has changed yet) */
     if (st != RMC_OK)
         return st;
     for (struct rmc_mutex **pp = &live; *pp; pp = &(*pp)->next)

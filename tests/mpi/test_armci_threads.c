@@ -217,5 +217,52 @@ static void test_mutex(void **state)
     armcitest_free(b);
 }
 
-ARMCITEST_MAIN("armci_threads", test_rmw, test_put_get, test_acc, test_mutex)
+static volatile int held; /* the holder thread has the mutex */
+static void *holder_body(void *p)
+{
+    ARMCI_Lock(0, 0);
+    __atomic_store_n(&held, 1, __ATOMIC_SEQ_CST);
+    usleep(100000);
+    ARMCI_Unlock(0, 0);
+    return p;
+}
+
+/* ARMCI_Malloc and ARMCI_Free on process 0 while a thread of process 0 holds an ARMCI mutex that
+ * the other processes lock before they join: the collective lets that thread in to unlock (it
+ * waited holding RMC's lock, and every process hung). */
+static void test_collective_while_held(void **state)
+{
+    (void)state;
+    ARMCI_CHECK_OK(ARMCI_Create_mutexes(1));
+    void **pre = armcitest_malloc(64), **b = NULL;
+    for (int c = 0; c < 2; c++) {
+        pthread_t t;
+        held = 0;
+        if (me_ == 0) {
+            ARMCI_CHECK_ALL(pthread_create(&t, NULL, holder_body, NULL) == 0);
+            while (!__atomic_load_n(&held, __ATOMIC_SEQ_CST))
+                usleep(1000);
+        } else {
+            ARMCI_CHECK_ALL(1);
+        }
+        ARMCI_Barrier(); /* process 0's thread holds the mutex */
+        if (me_ != 0) {  /* waits for process 0's thread, then joins */
+            ARMCI_Lock(0, 0);
+            ARMCI_Unlock(0, 0);
+        }
+        if (c == 0)
+            b = armcitest_malloc(64);
+        else
+            armcitest_free(pre);
+        if (me_ == 0)
+            ARMCI_CHECK_ALL(pthread_join(t, NULL) == 0);
+        else
+            ARMCI_CHECK_ALL(1);
+    }
+    armcitest_free(b);
+    ARMCI_CHECK_OK(ARMCI_Destroy_mutexes());
+}
+
+ARMCITEST_MAIN("armci_threads", test_rmw, test_put_get, test_acc, test_mutex,
+               test_collective_while_held)
 #endif

@@ -291,6 +291,68 @@ static void test_wait_for_own_thread(void **state)
     free(b);
 }
 
+static volatile int held; /* the holder thread has the mutex */
+static void *holder_body(void *p)
+{
+    rmc_mutex_h m = p;
+    int ok = rmc_mutex_lock(m, 0, 0) == RMC_OK;
+    __atomic_store_n(&held, 1, __ATOMIC_SEQ_CST);
+    usleep(100000);
+    ok &= rmc_mutex_unlock(m, 0, 0) == RMC_OK;
+    return ok ? p : NULL;
+}
+
+/* A collective of RMC's (region alloc, region free, mutex create) on rank 0 while a thread of rank
+ * 0 holds a mutex the other ranks lock before they join: the collective must let that thread in
+ * to unlock (it waited with RMC's lock held, and every rank hung). */
+static void test_collective_while_held(void **state)
+{
+    (void)state;
+    int me = mpitest_rank_, np = mpitest_nranks_;
+    rmc_mutex_h mx, other = NULL;
+    MPI_CHECK_OK(rmc_mutex_create(1, &mx));
+    for (int c = 0; c < 3; c++) {
+        rmc_region_h r = NULL;
+        void **b = malloc((size_t)np * sizeof(void *));
+        MPI_CHECK_ALL(b != NULL);
+        if (c == 1)
+            MPI_CHECK_OK(rmc_region_alloc(64, b, &r));
+        pthread_t t;
+        held = 0;
+        if (me == 0) {
+            MPI_CHECK_ALL(pthread_create(&t, NULL, holder_body, mx) == 0);
+            while (!__atomic_load_n(&held, __ATOMIC_SEQ_CST))
+                usleep(1000);
+        } else {
+            MPI_CHECK_ALL(1);
+        }
+        MPI_CHECK_OK(rmc_barrier()); /* rank 0's thread holds the mutex */
+        int ok = 1;
+        if (me != 0) { /* waits for rank 0's thread, then joins */
+            ok &= rmc_mutex_lock(mx, 0, 0) == RMC_OK;
+            ok &= rmc_mutex_unlock(mx, 0, 0) == RMC_OK;
+        }
+        if (c == 0)
+            ok &= rmc_region_alloc(64, b, &r) == RMC_OK;
+        else if (c == 1)
+            ok &= rmc_region_free(r) == RMC_OK, r = NULL;
+        else
+            ok &= rmc_mutex_create(2, &other) == RMC_OK;
+        if (me == 0) {
+            void *res = NULL;
+            ok &= pthread_join(t, &res) == 0 && res == mx;
+        }
+        MPI_CHECK_ALL(ok);
+        if (r)
+            MPI_CHECK_OK(rmc_region_free(r));
+        if (other)
+            MPI_CHECK_OK(rmc_mutex_destroy(other));
+        other = NULL;
+        free(b);
+    }
+    MPI_CHECK_OK(rmc_mutex_destroy(mx));
+}
+
 static void *error_body(void *p)
 {
     targ_t *a = p;
@@ -349,4 +411,5 @@ static void test_knob(void **state)
 }
 
 MPITEST_MAIN("threads", mpitest_setup_rmc, mpitest_teardown_rmc, test_switch_and_errors, test_amo,
-             test_put_get, test_acc, test_mutex, test_wait_for_own_thread, test_knob)
+             test_put_get, test_acc, test_mutex, test_wait_for_own_thread,
+             test_collective_while_held, test_knob)
