@@ -434,38 +434,17 @@ static size_t fetch_bytes(const operand_t *o, int64_t i0, int64_t i1, int64_t j0
  * target calls MPI, and a rank in a long BLAS call does not: fetching the next block while
  * multiplying this one left a 64 MiB block waiting 0.7 s at 4096^2 with RMC_NODE_SIZE=1. So the
  * sequence goes in rounds of up to ROUND_BYTES of remote blocks: every rank starts its round's
- * fetches, multiplies the round's products whose blocks are all on this node (in panels, between
- * which the fetches progress: every rank does the same, so targets answer), serves the others'
- * fetches until its own have arrived and every rank's have (a barrier in the background, all the
- * while serving), then multiplies the rest of the round with nothing in flight. The number of
- * rounds is agreed (a rank with fewer joins the others' with nothing to fetch). The first product
- * of each C block applies beta, whichever it is. */
-/* One product of the rounds: C[i, j] += op(A)[i, kk] op(B)[kk, j] (w = {i, j, kk}), beta applied
- * by the C block's first product (touched[] marks them); pend as multiply's. */
-static rmc_status_t round_product(gemm_t *g, const int64_t w[3], const blk_t *a, const blk_t *b,
-                                  unsigned char *touched, rmc_request_h *pend, int np)
-{
-    int64_t i = w[0], j = w[1], kk = w[2], ldc;
-    char *cp = c_block(g, i, j, &ldc);
-    unsigned char *t = &touched[i * g->cj.n + j];
-    const void *beta = *t ? g->one : g->beta;
-    *t = 1;
-    return multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
-                    g->ck.at[kk + 1] - g->ck.at[kk], a, b, cp, ldc, beta, pend, np);
-}
-
+ * fetches, serves the others' until its own have arrived and every rank's have (a barrier in the
+ * background, all the while serving), then multiplies the round with nothing in flight. The
+ * number of rounds is agreed (a rank with fewer joins the others' with nothing to fetch). */
 static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq, rmc_status_t st0)
 {
     size_t *need = malloc((size_t)(nseq + 1) * 3 * sizeof(size_t)); /* total, A's, B's buffer */
     int64_t *first = malloc((size_t)(nseq + 2) * sizeof(int64_t));  /* each round's first step */
     blk_t *A = calloc((size_t)(2 * nseq + 2), sizeof(blk_t)), *B = A + nseq + 1;
-    unsigned char *touched = calloc((size_t)(g->ci.n * g->cj.n + 1), 1); /* C block has beta */
-    rmc_request_h *pend = malloc((size_t)(2 * nseq + 2) * sizeof(*pend));
-    rmc_request_h **from = malloc((size_t)(2 * nseq + 2) * sizeof(*from));
-    rmc_status_t st = st0 != RMC_OK ? st0
-                      : need && first && A && touched && pend && from
-                          ? RMC_OK
-                          : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
+    rmc_status_t st = st0 != RMC_OK        ? st0
+                      : need && first && A ? RMC_OK
+                                           : rmcc_fail(RMC_ERR_NOMEM, g->fn, "the rounds");
     long nr = 0;
     for (int64_t q = 0; st == RMC_OK && q < nseq; q++) {
         int64_t i = w[q][0], j = w[q][1], kk = w[q][2];
@@ -510,20 +489,6 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
                 st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j],
                                  g->cj.at[j + 1], bq + na, &B[q], &g->st.bytes, g->fn);
         }
-        /* the products in place, while the fetches progress between their panels */
-        int np = 0;
-        for (int64_t q = q0; q < q1; q++)
-            for (int x = 0; x < 2; x++)
-                if ((x ? B[q].r : A[q].r) != RMC_REQUEST_NULL) {
-                    from[np] = x ? &B[q].r : &A[q].r;
-                    pend[np] = *from[np];
-                    np++;
-                }
-        for (int64_t q = q0; st == RMC_OK && q < q1; q++)
-            if (need[q] == 0)
-                st = round_product(g, w[q], &A[q], &B[q], touched, pend, np);
-        for (int x = 0; x < np; x++) /* (the tests completed some) */
-            *from[x] = pend[x];
         /* serve and wait: this rank's fetches, then every rank's (a background barrier) */
         double t0 = now();
         MPI_Request ib = MPI_REQUEST_NULL;
@@ -554,9 +519,13 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
         }
         g->st.comm_wait += now() - t0;
         st = rmcc_agree(st);
-        for (int64_t q = q0; st == RMC_OK && q < q1; q++) /* the round's fetched products */
-            if (need[q] != 0)
-                st = round_product(g, w[q], &A[q], &B[q], touched, NULL, 0);
+        for (int64_t q = q0; st == RMC_OK && q < q1; q++) { /* the round's products */
+            int64_t i = w[q][0], j = w[q][1], kk = w[q][2], ldc;
+            char *cp = c_block(g, i, j, &ldc);
+            const void *beta = kk == (i + j) % g->ck.n ? g->beta : g->one;
+            st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
+                          g->ck.at[kk + 1] - g->ck.at[kk], &A[q], &B[q], cp, ldc, beta, NULL, 0);
+        }
         st = rmcc_agree(st); /* a rank that failed stops every rank at this round */
         for (int64_t q = q0; q < q1; q++) {
             for (int x = 0; x < 2; x++) {
@@ -570,9 +539,6 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
     free(need);
     free(first);
     free(A);
-    free(touched);
-    free(pend);
-    free(from);
     return st;
 }
 
