@@ -455,9 +455,23 @@ static rmc_status_t op_deliver(am_op_t *op, void *reply, size_t reply_cap, size_
     return st;
 }
 
+/* comm's own active messages (a transfer to registered memory, an atomic in thread AMO mode)
+ * asked for inside a handler: refused, as rmc_am_send is there. Two ranks whose handlers wait for
+ * each other's replies hung: neither can serve while its handler runs. */
+static rmc_status_t internal_in_handler(void)
+{
+    return rmci_fail(RMC_ERR_STATE, "rmc (inside an active-message handler)",
+                     "a transfer to registered memory or an atomic in thread AMO mode is an "
+                     "active message, which a handler may not send (it could hang): handlers "
+                     "may use regions' memory by one-sided transfers, or answer through their "
+                     "reply buffer");
+}
+
 rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
                           void *reply, size_t reply_cap, size_t *reply_len)
 {
+    if (am_in_handler)
+        return internal_in_handler();
     am_op_t *op;
     rmc_status_t st = op_start(rank, id, p1, n1, p2, n2, reply_cap, &op);
     if (st != RMC_OK)
@@ -583,6 +597,11 @@ rmc_status_t rmci_am_call_nb(int rank, int id, const void *p1, size_t n1, const 
                              size_t reply_cap, rmci_am_finish_t fin, void *ptr, uint64_t data,
                              rmc_request_h *req)
 {
+    if (am_in_handler) {
+        if (req)
+            *req = RMC_REQUEST_NULL;
+        return internal_in_handler();
+    }
     am_delivery_t dl = {.fin = fin, .fin_ptr = ptr, .fin_data = data};
     return start_nb(rank, id, p1, n1, p2, n2, reply_cap, &dl, req);
 }

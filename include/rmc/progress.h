@@ -16,7 +16,9 @@
  * Handlers run on the progress thread (if any) or on the thread calling RMC, one at a time per
  * rank. With a progress thread they run concurrently with the application's main thread: the data
  * they touch must be synchronized by the application (e.g. atomics). A handler must not call RMC
- * communication functions (rmc_am_send / rmc_am_send_nb inside a handler return RMC_ERR_STATE).
+ * communication functions: those that would send an active message return RMC_ERR_STATE inside
+ * a handler (rmc_am_send / rmc_am_send_nb, a transfer to registered memory, an atomic in thread
+ * AMO mode).
  *
  * Progress thread: RMC_PROGRESS_THREAD=1|0|auto (auto: on when MPI_THREAD_MULTIPLE is provided and
  * a processing unit no rank is bound to is free for it). It needs

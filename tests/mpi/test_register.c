@@ -292,6 +292,39 @@ static void atomics(world_t *w)
     free(t);
 }
 
+/* A handler that reads the origin's registered buffer 0 (an active message of comm's own) and its
+ * region: the first is refused (RMC_ERR_STATE: two ranks' handlers waiting for each other hung),
+ * the second works (one-sided). Replies with both statuses. */
+static rmc_status_t h_read_back(int origin, const void *payload, size_t len, void *reply,
+                                size_t cap, size_t *rlen, void *arg)
+{
+    (void)payload, (void)len;
+    world_t *w = arg;
+    if (cap < 2 * sizeof(int))
+        return RMC_ERR_TOO_BIG;
+    unsigned char b[8];
+    int st[2] = {(int)rmc_get(w->theirs[0][origin], b, sizeof b, origin),
+                 (int)rmc_get(w->rbase[origin], b, sizeof b, origin)};
+    memcpy(reply, st, sizeof st);
+    *rlen = sizeof st;
+    return RMC_OK;
+}
+
+static void in_handler(world_t *w)
+{
+    int n = mpitest_nranks_, me = mpitest_rank_, peer = (me + 1) % n;
+    MPI_CHECK_OK(rmc_am_register(7, h_read_back, w));
+    int st[2] = {0, 0};
+    size_t rl = 0;
+    int ok = n == 1 || (rmc_am_send(peer, 7, NULL, 0, st, sizeof st, &rl) == RMC_OK &&
+                        rl == sizeof st && st[0] == RMC_ERR_STATE && st[1] == RMC_OK);
+    if (!ok)
+        fprintf(stderr, "[rank %d] handler's gets: %d %d\n", me, st[0], st[1]);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_am_register(7, NULL, NULL));
+}
+
 static void run(const char *thread, const char *cache_size, const char *payload)
 {
     amotest_fresh();
@@ -307,6 +340,7 @@ static void run(const char *thread, const char *cache_size, const char *payload)
     dereg_race(&w);
     bad_input(&w);
     atomics(&w);
+    in_handler(&w);
     free_world(&w);
     amotest_done();
     unsetenv("RMC_REGION_CACHE");
