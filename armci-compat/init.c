@@ -286,9 +286,29 @@ static void topology_init(void)
     rmca_comm_ready(rmca.node_comm, "ARMCI_Init");
 }
 
+/* An explicit request for MPI_THREAD_MULTIPLE (ARMCI_Init_thread*) also needs RMC's thread safety
+ * (off with RMC_THREAD_SAFE=0, or in an RMC the application initialized so): threads would race
+ * in RMC unseen. ARMCI_Init at the level MPI provides does not ask for it. */
+static void check_threads(int armci_requested)
+{
+    if (armci_requested >= MPI_THREAD_MULTIPLE && !rmc_thread_safe())
+        rmca_error("ARMCI_Init_thread(MPI_THREAD_MULTIPLE): RMC runs without thread safety "
+                   "(RMC_THREAD_SAFE=%s): calls from several threads would race",
+                   rmc_knob_value("RMC_THREAD_SAFE"));
+}
+
+static int init_thread_comm(int armci_requested, MPI_Comm comm, int explicit_level);
+
 int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
 {
+    return init_thread_comm(armci_requested, comm, 1);
+}
+
+static int init_thread_comm(int armci_requested, MPI_Comm comm, int explicit_level)
+{
     if (rmca.init_count > 0) {
+        if (explicit_level)
+            check_threads(armci_requested);
         rmca.init_count++;
         return 0;
     }
@@ -334,6 +354,8 @@ int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm)
     rmca.allocs = NULL;
     rmca.have_mutexes = 0;
     rmca.init_count = 1;
+    if (explicit_level)
+        check_threads(armci_requested);
     return 0;
 }
 
@@ -349,7 +371,7 @@ static int init_provided(MPI_Comm comm, const char *fn)
     RMCA_MPI(fn, MPI_Initialized, (&up));
     if (up)
         RMCA_MPI(fn, MPI_Query_thread, (&provided));
-    return PARMCI_Init_thread_comm(provided, comm);
+    return init_thread_comm(provided, comm, 0);
 }
 
 int PARMCI_Init(void)

@@ -37,7 +37,8 @@ free_not_allocated|real|invalid shared pointer
 gop_bad_op|real|unknown operation '"'"'xor'"'"'
 gop_bitwise_float|real|unknown operation '"'"'band'"'"' for type
 domain_past_end|real rmc|armci_domain_nprocs: domain
-armci_error|real|application says stop'
+armci_error|real|application says stop
+init_thread_unsafe|real rmc|RMC runs without thread safety (RMC_THREAD_SAFE=0)'
 
 for mode in real node1; do
     if [ $mode = node1 ]; then RMC_NODE_SIZE=1; export RMC_NODE_SIZE; else unset RMC_NODE_SIZE; fi

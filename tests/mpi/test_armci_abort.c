@@ -16,12 +16,23 @@ int main(int argc, char **argv)
 #ifdef ARMCITEST_ARMCI_MPI
     setenv("ARMCI_USE_WIN_ALLOCATE", "0", 1);
 #endif
+    const char *c = argc > 1 ? argv[1] : "none";
+    if (!strcmp(c, "init_thread_unsafe")) { /* MPI_THREAD_MULTIPLE asked of an RMC without thread
+                                             * safety: every rank aborts */
+        setenv("RMC_THREAD_SAFE", "0", 1);
+        int provided;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        ARMCI_Init_thread(MPI_THREAD_MULTIPLE);
+        printf("NOT ABORTED (case %s)\n", c);
+        ARMCI_Finalize();
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     ARMCI_Init();
     int me, np;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    const char *c = argc > 1 ? argv[1] : "none";
     void **b = calloc((size_t)np, sizeof(void *)), **z = calloc((size_t)np, sizeof(void *));
     ARMCI_Malloc(b, 64);
     ARMCI_Malloc(z, me == np - 1 ? 0 : 64); /* the last rank gives 0 bytes */
