@@ -110,15 +110,17 @@ rmc_status_t rmc_spmatrix_erdos_renyi(rmc_dist_h d, double p, uint64_t seed, int
  * sums them with the accumulator). */
 
 /* Collective. SpMM: C = alpha A B + beta C, A sparse (m x k), B (k x n) and C (m x n) dense double
- * matrices. stats as rmc_matrix_gemm. */
+ * matrices. stats as rmc_matrix_gemm. C may not be B nor share its memory (an overlay): RMC_ERR_ARG.
+ */
 rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, double beta,
                                rmc_matrix_h c, rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats);
 
-/* Collective. SpGEMM: C = A B, A (m x k), B (k x n), C (m x n) sparse; C's previous contents are
- * replaced (renewed at the end). Local products by Gustavson's algorithm with accumulator `spa`
- * (rmc/csr.h), partial blocks summed with it too. Errors found before any work (arguments,
- * grids) leave C unchanged; a failure during the multiplication (memory, transfers) leaves C
- * undefined on every rank (some tiles may be new). */
+/* Collective. SpGEMM: C = A B, A (m x k), B (k x n), C (m x n) sparse of one index width (else
+ * RMC_ERR_ARG; C may not be A or B either); C's previous contents are replaced (renewed at the
+ * end). Local products by Gustavson's algorithm with accumulator `spa` (rmc/csr.h), partial blocks
+ * summed with it too. Errors found before any work (arguments, grids) leave C unchanged (its
+ * tile_sets not yet renewed stay so); a failure during the multiplication (memory, transfers)
+ * leaves C undefined on every rank (some tiles may be new). */
 rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatrix_h c,
                                  rmc_gemm_algo_t algo, rmc_spa_kind_t spa,
                                  rmc_gemm_stats_t *stats);
