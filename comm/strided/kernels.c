@@ -142,11 +142,13 @@ int rmci_acc_scale_is_one(rmc_acc_type_t t, const void *scale)
         const U *restrict s = src;                                                                 \
         for (size_t i = 0; i < n; i++) {                                                           \
             if (lanes == 1) {                                                                      \
-                d[i] = (U)((ACC ? d[i] : 0) + ar * s[i]);                                          \
-            } else {                                                                               \
+                U p = (U)(ar * s[i]);                                                              \
+                d[i] = ACC ? (U)(d[i] + p) : p;                                                    \
+            } else { /* the product first, then the sum (as MPI's scale-then-add path) */          \
                 U xr = s[lanes * i], xi = s[lanes * i + 1];                                        \
-                d[lanes * i] = (ACC ? d[lanes * i] : 0) + ar * xr - ai * xi;                       \
-                d[lanes * i + 1] = (ACC ? d[lanes * i + 1] : 0) + ar * xi + ai * xr;               \
+                U pr = ar * xr - ai * xi, pi = ar * xi + ai * xr;                                  \
+                d[lanes * i] = ACC ? d[lanes * i] + pr : pr;                                       \
+                d[lanes * i + 1] = ACC ? d[lanes * i + 1] + pi : pi;                               \
             }                                                                                      \
         }                                                                                          \
     }

@@ -409,7 +409,8 @@ static __attribute__((noinline)) rmc_status_t remote_general(int kind, rmc_acc_t
     return remote_strided(&x, req);
 }
 
-/* Node-local target: direct copies, or the locked accumulate. Returns 1 when it served the call. */
+/* Node-local target: direct copies, or the locked accumulate. Returns 1 when it served the call,
+ * -1 when the copy of an overlapping read side could not be allocated (nothing moved). */
 static int local_strided(int kind, rmc_acc_type_t type, const void *scale, const char *src,
                          char *dst, const rmci_sdesc_t *d, const rmci_target_t *t, int proc)
 {
@@ -421,7 +422,9 @@ static int local_strided(int kind, rmc_acc_type_t type, const void *scale, const
     const char *rd = kind == SK_GET ? t->local : src;
     char *wr = kind == SK_GET ? dst : t->local, *tmp = NULL;
     uintptr_t r0 = (uintptr_t)rd, w0 = (uintptr_t)wr;
-    if (r0 < w0 + d->dext && w0 < r0 + d->sext && (tmp = malloc(d->sext))) {
+    if (r0 < w0 + d->dext && w0 < r0 + d->sext) {
+        if (!(tmp = malloc(d->sext)))
+            return -1;
         memcpy(tmp, rd, d->sext);
         rd = tmp;
     }
@@ -459,8 +462,12 @@ static inline __attribute__((always_inline)) rmc_status_t run(int kind, rmc_acc_
     if (st != RMC_OK)
         return rmci_fail(st, fn, "remote patch [%p, +%zu) on rank %d: %s", remote, ext, proc,
                          st == RMC_ERR_BOUNDS ? "crosses the end of its region" : "in no region");
-    if (local_strided(kind, type, scale, src, dst, d, &t, proc))
+    int lr = local_strided(kind, type, scale, src, dst, d, &t, proc);
+    if (lr > 0)
         return RMC_OK;
+    if (lr < 0)
+        return rmci_fail(RMC_ERR_NOMEM, fn,
+                         "%zu bytes to copy a source that overlaps the destination first", d->sext);
     if (d->bytes > (size_t)INT_MAX)
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in one remote patch (limit 2 GiB)",
                          d->bytes); /* MPI counts are int */

@@ -407,5 +407,70 @@ static void test_acc_large(void **s)
     MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD)); /* for the teardown */
 }
 
+/* A complex accumulate with a scale rounds as dst + (scale * src), the product first (as MPI's
+ * path does): dst (1, 0) += (1 + i) (x + i x) with x = 1e8 (float) or 1e17 (double) is (1, 2x).
+ * The node-local kernel added in the order dst + ar xr - ai xi, which lost the 1 to x + 1 - x.
+ * Every form (contiguous, strided, vector), to this rank and to the next. */
+static void test_acc_complex_rounding(void **s)
+{
+    (void)s;
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(3 * 64, bases, &reg));
+    int ok = 1;
+    for (int dbl = 0; dbl < 2; dbl++)
+        for (int tk = 0; tk < 2; tk++) {
+            int tgt = tk ? (me + 1) % np : me, from = tk ? (me + np - 1) % np : me;
+            char *dst = bases[tgt], *mine = bases[me];
+            MPI_CHECK_OK(rmc_barrier());
+            for (int f = 0; f < 3; f++) { /* this rank's slots of 16 bytes at f * 64 */
+                if (dbl) {
+                    double one[2] = {1, 0};
+                    memcpy(mine + f * 64, one, 16);
+                } else {
+                    float one[2] = {1, 0};
+                    memcpy(mine + f * 64, one, 8);
+                }
+            }
+            MPI_CHECK_OK(rmc_barrier());
+            float fs[2] = {1, 1}, fx[2] = {1e8f, 1e8f};
+            double ds[2] = {1, 1}, dx[2] = {1e17, 1e17};
+            rmc_acc_type_t t = dbl ? RMC_ACC_COMPLEX_DOUBLE : RMC_ACC_COMPLEX_FLOAT;
+            const void *sc = dbl ? (const void *)ds : (const void *)fs;
+            void *x = dbl ? (void *)dx : (void *)fx;
+            size_t es = dbl ? 16 : 8;
+            int cnt[1] = {(int)es};
+            void *srcs[1] = {x}, *dsts[1] = {dst + 128};
+            rmc_iov_t iov = {srcs, dsts, 1, es};
+            MPITEST_EXPECT(ok, rmc_acc(t, sc, x, dst, es, tgt) == RMC_OK);
+            MPITEST_EXPECT(ok,
+                           rmc_acc_strided(t, sc, x, NULL, dst + 64, NULL, cnt, 0, tgt) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_acc_vector(t, sc, &iov, 1, tgt) == RMC_OK);
+            MPITEST_EXPECT(ok, rmc_fence_all() == RMC_OK);
+            MPI_CHECK_OK(rmc_barrier());
+            for (int f = 0; f < 3; f++) {
+                double re, im, want = dbl ? 2e17 : 2e8;
+                if (dbl) {
+                    double v[2];
+                    memcpy(v, mine + f * 64, 16);
+                    re = v[0], im = v[1];
+                } else {
+                    float v[2];
+                    memcpy(v, mine + f * 64, 8);
+                    re = v[0], im = v[1];
+                }
+                if (re != 1 || im != want) {
+                    fprintf(stderr, "[rank %d] %s complex acc from rank %d, form %d: (%g, %g)\n",
+                            me, dbl ? "double" : "float", from, f, re, im);
+                    ok = 0;
+                }
+            }
+        }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_region_free(reg));
+}
+
 MPITEST_MAIN("typed accumulate", setup, mpitest_teardown_rmc, test_acc_neighbor, test_acc_self,
-             test_acc_2d_vector, test_acc_mechanism, test_acc_staged, test_acc_large)
+             test_acc_2d_vector, test_acc_mechanism, test_acc_staged, test_acc_large,
+             test_acc_complex_rounding)
