@@ -79,8 +79,10 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
                        "host rank %d outside [0, %d) (RMC_ARRAY_BLOCK: "
                        "distributed)",
                        host, rmcc.nranks);
-    else
-        st = rmcc_type_check(type, fn);
+    else if ((st = rmcc_type_check(type, fn)) == RMC_OK &&
+             n > SIZE_MAX / rmc_type_slot_bytes(type)) /* (every range's bytes fit then) */
+        st = rmcc_fail(RMC_ERR_TOO_BIG, fn, "%zu elements of %zu bytes overflow a size_t", n,
+                       rmc_type_slot_bytes(type));
     uint64_t args[3] = {n, (uint64_t)(int64_t)host, next_id};
     st = rmcc_create_begin(fn, args, 3, type, st);
     if (st != RMC_OK)

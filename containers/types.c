@@ -87,8 +87,9 @@ rmc_status_t rmc_type_check(const rmc_type_t *t)
 
 size_t rmc_type_slot_bytes(const rmc_type_t *t)
 {
+    /* (the rules of rmcc_type_check above, without its messages) */
     if (!t || !t->name || t->size == 0 || t->size > MAX_SERIAL || t->max_bytes > MAX_SERIAL ||
-        (t->max_bytes && (!t->serialize || !t->deserialize)))
+        (t->max_bytes ? !t->serialize || !t->deserialize : t->serialize || t->deserialize))
         return 0;
     return t->max_bytes ? (4 + t->max_bytes + 3) & ~(size_t)3 : t->size;
 }

@@ -161,6 +161,13 @@ static void test_nb(void **s)
 
 /* Bad input: every call answers with a clear status and changes nothing; a copied handle dies
  * with the array (and freeing through one copy does not free twice). */
+/* A serialize function for descriptors that must be refused whatever it does. */
+static size_t ser_stub(const void *obj, void *buf, size_t cap)
+{
+    (void)obj, (void)buf, (void)cap;
+    return 0;
+}
+
 static void test_bad(void **s)
 {
     (void)s;
@@ -176,6 +183,17 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_type_slot_bytes(NULL) == 0 && rmc_type_slot_bytes(&bad_var) == 0 &&
                   rmc_type_slot_bytes(&str20) == 24 && rmc_type_slot_bytes(&rmc_type_u32) == 4);
     MPI_CHECK_ALL(rmc_array_create(0, &rmc_type_i64, 0, &a) == RMC_ERR_ARG && a == NULL);
+    /* 2^44 + 1 elements of 1 MiB: the bytes overflow (they wrapped to one 1 MiB allocation, and
+     * element 1 was written over the next block of the segment) */
+    static const rmc_type_t mib = RMC_TYPE_FIXED("mib", 1 << 20);
+    MPI_CHECK_ALL(rmc_array_create(((size_t)1 << 44) + 1, &mib, 0, &a) == RMC_ERR_TOO_BIG &&
+                  a == NULL);
+    MPI_CHECK_ALL(rmc_array_create(((size_t)1 << 44) + 1, &mib, RMC_ARRAY_BLOCK, &a) ==
+                      RMC_ERR_TOO_BIG &&
+                  a == NULL);
+    /* serialize / deserialize without max_bytes: invalid for both (slot_bytes said 8) */
+    static const rmc_type_t half_ser = {"half-serialized", 8, 0, ser_stub, NULL, NULL, NULL, NULL};
+    MPI_CHECK_ALL(rmc_type_check(&half_ser) == RMC_ERR_TYPE && rmc_type_slot_bytes(&half_ser) == 0);
     MPI_CHECK_ALL(rmc_array_create(4, &rmc_type_i64, np, &a) == RMC_ERR_RANK);
     MPI_CHECK_ALL(rmc_array_create(4, &bad_var, 0, &a) == RMC_ERR_TYPE);
     MPI_CHECK_ALL(rmc_array_create(4, &no_size, 0, &a) == RMC_ERR_TYPE);
