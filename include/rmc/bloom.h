@@ -8,18 +8,17 @@
  *                      insert = 1 remote fetch-or (A), which also tells atomically whether the key
  *                      was (probably) present already: of two concurrent inserts of one key exactly
  *                      one is told "absent". find = 1 remote read (R).
- *  RMC_BLOOM_STANDARD  the classic filter over m bits (k positions by double hashing, anywhere in
- *                      the distributed bit array): insert = k fetch-ors (A, overlapped), find = k
- *                      reads (R, overlapped). Smaller for the same rate, but an insert's "was
- *                      present" is not atomic (two concurrent inserts of one key may both be told
- *                      "absent"). The baseline.
+ *  RMC_BLOOM_STANDARD  the classic filter over m bits (k positions by independent hashes, anywhere
+ * in the distributed bit array): insert = k fetch-ors (A, overlapped), find = k reads (R,
+ * overlapped). Smaller for the same rate, but an insert's "was present" is not atomic (two
+ * concurrent inserts of one key may both be told "absent"). The baseline.
  *
  * Sizing: from n (the keys expected) and the target false-positive rate, the filter takes the
  * smallest size (and its best k) whose expected false-positive rate after n distinct inserts is at
  * most the target. For the blocked kind the expectation is computed exactly for uniform hashing (a
  * binomial number of keys per block, the occupancy of 64 bits by k of their bits each), so the
- * blocked filter needs more bits than the standard one (seed 001: about ln(1/p) times); the standard
- * kind uses the usual (1 - e^{-kn/m})^k. rmc_bloom_info reports both.
+ * blocked filter needs more bits than the standard one (seed 001: about ln(1/p) times); the
+ * standard kind uses the usual (1 - e^{-kn/m})^k. rmc_bloom_info reports both.
  *
  * Promises: RMC_PROMISE_LOCAL (the caller owns the key's block, nothing runs concurrently) makes an
  * operation plain loads and stores; others change nothing (the operations are already one atomic
