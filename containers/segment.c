@@ -25,10 +25,11 @@ static const rmc_knob_t knob_timeout = {
     "seconds a container collective waits for every rank to enter it before failing with "
     "RMC_ERR_STATE (0: wait forever, with a message every 60 s)"};
 
-/* A size with an optional K/M/G/T suffix; 0 when unreadable. */
+/* A size with an optional K/M/G/T suffix; 0 when unreadable, negative (strtoull takes "-1"), or
+ * beyond what a segment can hold. */
 static size_t parse_size(const char *v)
 {
-    if (!v || !*v)
+    if (!v || !*v || strchr(v, '-'))
         return 0;
     char *end;
     unsigned long long x = strtoull(v, &end, 0);
@@ -55,8 +56,8 @@ static size_t parse_size(const char *v)
     }
     if (sh)
         end++;
-    if (*end || (sh && x > (~0ull >> sh)))
-        return 0;
+    if (*end || (sh && x > (~0ull >> sh)) || (x << sh) > ((size_t)1 << 52))
+        return 0; /* (2^52: far above any machine's memory; first + 4095 cannot wrap) */
     return (size_t)(x << sh);
 }
 
