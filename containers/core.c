@@ -49,6 +49,11 @@ void rmcc_obj_kill(rmcc_obj_t *o)
     o->magic = RMCC_MAGIC_DEAD;
 }
 
+/* Handles left at finalize: what they hold is freed, the handles themselves stay (dead) until the
+ * process exits, so a handle kept across rmc_finalize and a new rmc_init is still told apart
+ * (RMC_ERR_HANDLE) instead of being read after a free. */
+static rmcc_obj_t *graveyard;
+
 void rmcc_obj_free_all(void)
 {
     while (rmcc.objs) {
@@ -56,6 +61,18 @@ void rmcc_obj_free_all(void)
         rmcc.objs = o->next;
         if (o->release)
             o->release(o);
+        o->release = NULL;
+        o->magic = RMCC_MAGIC_DEAD;
+        o->next = graveyard;
+        graveyard = o;
+    }
+}
+
+__attribute__((destructor)) static void graveyard_free(void)
+{
+    while (graveyard) {
+        rmcc_obj_t *o = graveyard;
+        graveyard = o->next;
         free(o);
     }
 }

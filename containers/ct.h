@@ -35,7 +35,7 @@ typedef struct rmcc_state {
     pthread_mutex_t lock; /* the heap */
     unsigned long long coll_seq; /* container collectives entered */
     int broken;                  /* a collective was abandoned: no more collectives */
-    rmcc_obj_t *objs;            /* every handle, live or destroyed (freed at finalize) */
+    rmcc_obj_t *objs;            /* every handle, live or destroyed (dead at finalize: core.c) */
     int rpc_id;                  /* the containers' active-message handler (rmc_am_register_layer) */
 } rmcc_state_t;
 

@@ -237,5 +237,22 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_array_size(copy) == 0);
 }
 
+/* A handle kept across rmc_finalize and a new rmc_init is dead (RMC_ERR_HANDLE): it was freed at
+ * finalize and read after the free (ASan: heap-use-after-free in rmcc_obj_check). */
+static void test_handle_across_init(void **s)
+{
+    (void)s;
+    rmc_array_h a, b;
+    int64_t v = 0;
+    MPI_CHECK_OK(rmc_array_create(8, &rmc_type_i64, RMC_ARRAY_BLOCK, &a));
+    MPI_CHECK_OK(rmc_array_create(8, &rmc_type_i64, 0, &b));
+    MPI_CHECK_OK(rmc_array_destroy(b)); /* dead before the finalize too */
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_ALL(rmc_array_get(a, 0, &v) == RMC_ERR_HANDLE &&
+                  rmc_array_get(b, 0, &v) == RMC_ERR_HANDLE);
+    MPI_CHECK_ALL(rmc_array_destroy(a) == RMC_ERR_HANDLE && rmc_array_size(a) == 0);
+}
+
 MPITEST_MAIN("array", cttest_setup, mpitest_teardown_rmc, test_hosted, test_block, test_types,
-             test_nb, test_bad)
+             test_nb, test_bad, test_handle_across_init)
