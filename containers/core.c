@@ -118,7 +118,16 @@ static rmc_status_t arrive(const char *fn)
             break;
         double t = rmcc_now() - t0;
         if (timeout > 0 && t > timeout) {
-            rmc_amo_fetch_add_i64(ctr, POISON, &old, 0);
+            /* poison only a count still short of every rank: the last one may arrive meanwhile
+             * and go on into the agreement, which then must not be left without this rank */
+            int64_t seen = v;
+            while ((st = rmc_amo_cas_i64(ctr, seen, seen + POISON, &old, 0)) == RMC_OK &&
+                   old != seen && old < want && old < POISON / 2)
+                seen = old;
+            if (st == RMC_OK && old != seen) { /* everyone arrived, or another rank poisoned */
+                v = old;
+                continue;
+            }
             rmcc.broken = 1;
             return rmcc_fail(RMC_ERR_STATE, fn,
                              "only %lld of %d ranks entered a container collective within %g s "
@@ -327,9 +336,17 @@ rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off
     MPI_Comm_size(comm, &n);
     uint64_t mine[3] = {(uint64_t)(int64_t)st, off, (uint64_t)me};
     uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)n);
+    /* every rank has its buffer before any enters the allgather (one without would have skipped
+     * it while the others waited in it) */
+    rmc_status_t s2 = rmcc_agree_on(
+        comm, all ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "%d ranks' part offsets", n));
+    if (s2 != RMC_OK) {
+        free(all);
+        return s2;
+    }
     MPI_Request rq;
-    rmc_status_t s2 = RMC_ERR_NOMEM;
-    if (all && MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm, &rq) == MPI_SUCCESS)
+    s2 = RMC_ERR_MPI;
+    if (MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm, &rq) == MPI_SUCCESS)
         s2 = rmc_wait_mpi(&rq);
     s2 = rmcc_agree_on(comm, s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
     for (int i = 0; s2 == RMC_OK && i < n; i++)
