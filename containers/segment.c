@@ -219,6 +219,11 @@ rmc_status_t rmcc_alloc_off(size_t bytes, uint64_t *off, const char *fn)
     pthread_mutex_lock(&rmcc.lock);
     rmc_status_t st = rmcc_heap_alloc(&rmcc.heap, bytes, &o);
     pthread_mutex_unlock(&rmcc.lock);
+    if (st == RMC_ERR_TOO_BIG)
+        return rmcc_fail(st, fn,
+                         "%zu bytes: more than this rank's whole segment can hold (%zu bytes "
+                         "reserved: RMC_SEGMENT_RESERVE)",
+                         bytes, rmcc.heap.limit);
     if (st != RMC_OK)
         return rmcc_fail(st, fn,
                          "%zu bytes: this rank's segment is full (%zu of %zu bytes reserved in use,"

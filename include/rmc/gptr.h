@@ -94,7 +94,8 @@ rmc_status_t rmc_gptr_fetch_or_u64(rmc_gptr_t g, uint64_t value, uint64_t *old);
  * aligned, and returns its global pointer: usable by every rank at once. When the committed part
  * of the segment is used up, more is committed (up to RMC_SEGMENT_RESERVE). Errors:
  * RMC_ERR_NOT_INIT, RMC_ERR_ARG (bytes 0, g NULL), RMC_ERR_NOMEM (the reservation or the machine's
- * shared memory is exhausted: *g is null, nothing changed). */
+ * shared memory is exhausted), RMC_ERR_TOO_BIG (more than the whole reservation): *g is null,
+ * nothing changed. */
 rmc_status_t rmc_alloc(size_t bytes, rmc_gptr_t *g);
 
 /* Local. Frees memory rmc_alloc returned on this rank; afterwards no rank may use it.

@@ -89,6 +89,8 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_free(rmc_gptr_add(g, 16)) == RMC_ERR_ARG); /* not a block's start */
     MPI_CHECK_ALL(rmc_alloc(0, &g) == RMC_ERR_ARG && rmc_gptr_is_null(g));
     MPI_CHECK_ALL(rmc_alloc(16, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_alloc(SIZE_MAX, &g) == RMC_ERR_TOO_BIG && rmc_gptr_is_null(g) &&
+                  strstr(rmc_last_error(), "whole segment") != NULL);
     MPI_CHECK_ALL(rmc_gptr_put(RMC_GPTR_NULL, b, 8) == RMC_ERR_ARG);
     MPI_CHECK_ALL(rmc_gptr_get(b, (rmc_gptr_t){np + 3, 0, 0}, 8) == RMC_ERR_RANK);
     MPI_CHECK_ALL(rmc_gptr_get(b, (rmc_gptr_t){0, 0, (uint64_t)1 << 40}, 8) == RMC_ERR_BOUNDS);
