@@ -55,29 +55,46 @@ void rmc_type_string_destroy(void *obj)
 
 /* ---------------------------------------------------------------------- descriptors --- */
 
+/* Which rule a descriptor breaks (0: none), for rmcc_type_check's message and
+ * rmc_type_slot_bytes's 0. */
+enum { T_OK, T_NULL, T_NAME, T_SIZE, T_MAX, T_NO_FNS, T_FNS };
+static int type_fault(const rmc_type_t *t)
+{
+    return !t                                                   ? T_NULL
+           : !t->name                                           ? T_NAME
+           : t->size == 0 || t->size > MAX_SERIAL               ? T_SIZE
+           : t->max_bytes > MAX_SERIAL                          ? T_MAX
+           : t->max_bytes && (!t->serialize || !t->deserialize) ? T_NO_FNS
+           : !t->max_bytes && (t->serialize || t->deserialize)  ? T_FNS
+                                                                : T_OK;
+}
+
 rmc_status_t rmcc_type_check(const rmc_type_t *t, const char *fn)
 {
-    if (!t)
+    switch (type_fault(t)) {
+    case T_NULL:
         return rmcc_fail(RMC_ERR_TYPE, fn, "NULL type descriptor");
-    if (!t->name)
+    case T_NAME:
         return rmcc_fail(RMC_ERR_TYPE, fn, "type descriptor without a name");
-    if (t->size == 0 || t->size > MAX_SERIAL)
+    case T_SIZE:
         return rmcc_fail(RMC_ERR_TYPE, fn, "type %s: element size %zu (1 .. 2^31)", t->name,
                          t->size);
-    if (t->max_bytes > MAX_SERIAL)
+    case T_MAX:
         return rmcc_fail(RMC_ERR_TYPE, fn, "type %s: max_bytes %zu above 2^31", t->name,
                          t->max_bytes);
-    if (t->max_bytes && (!t->serialize || !t->deserialize))
+    case T_NO_FNS:
         return rmcc_fail(RMC_ERR_TYPE, fn,
                          "type %s: a serialized type (max_bytes %zu) needs serialize and "
                          "deserialize",
                          t->name, t->max_bytes);
-    if (!t->max_bytes && (t->serialize || t->deserialize))
+    case T_FNS:
         return rmcc_fail(RMC_ERR_TYPE, fn,
                          "type %s: serialize / deserialize given but max_bytes is 0 (a byte-copied "
                          "type)",
                          t->name);
-    return RMC_OK;
+    default:
+        return RMC_OK;
+    }
 }
 
 rmc_status_t rmc_type_check(const rmc_type_t *t)
@@ -87,9 +104,7 @@ rmc_status_t rmc_type_check(const rmc_type_t *t)
 
 size_t rmc_type_slot_bytes(const rmc_type_t *t)
 {
-    /* (the rules of rmcc_type_check above, without its messages) */
-    if (!t || !t->name || t->size == 0 || t->size > MAX_SERIAL || t->max_bytes > MAX_SERIAL ||
-        (t->max_bytes ? !t->serialize || !t->deserialize : t->serialize || t->deserialize))
+    if (type_fault(t))
         return 0;
     return t->max_bytes ? (4 + t->max_bytes + 3) & ~(size_t)3 : t->size;
 }
