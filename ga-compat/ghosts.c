@@ -590,8 +590,9 @@ void NGA_Merge_mirrored(int g_a)
  * memory of array g_p (allocated, on the same process group): each process's part of g_a starts
  * where its part of g_p does and must fit in it (else GA_Error). g_a's elements are g_p's bytes as
  * they are; writes through either array change both. g_p must be destroyed after g_a. Returns 1.
- * GA_Assemble_duplicate (an array on memory the caller supplies) cannot be done: RMC's matrices
- * live in its segment. */
+ * GA_Assemble_duplicate is refused: GA 5.8.2 reads the type, size and every process's block
+ * address from a header just before ptr (the layout of GA's own allocations), which no memory
+ * of a ga-compat program has. */
 int GA_Overlay(int g_a, int g_p)
 {
     const char *fn = "GA_Overlay";
@@ -620,9 +621,10 @@ int GA_Assemble_duplicate(int g_a, char *name, void *ptr)
 {
     (void)name;
     (void)ptr;
-    gai_array(g_a, "GA_Assemble_duplicate");
-    gai_error("GA_Assemble_duplicate", "not supported: ga-compat arrays cannot be built on "
-                                       "caller-supplied memory (use GA_Duplicate and a copy)");
+    gai_error("GA_Assemble_duplicate",
+              "array '%s': not supported (GA 5.8.2 reads the layout of its own internal "
+              "allocations before ptr; use GA_Duplicate and GA_Copy)",
+              gai_array(g_a, "GA_Assemble_duplicate")->name);
 }
 
 /* ------------------------------------------------------------------- topology --- */

@@ -85,6 +85,9 @@ int main(int argc, char **argv)
             int gs = NGA_Create(C_DBL, 1, small, "small", NULL), gb = GA_Create_handle();
             GA_Set_data(gb, 2, big, C_DBL);
             GA_Overlay(gb, gs); /* 400 doubles into 4 per process */
+        } else if (!strcmp(c, "assemble_duplicate")) {
+            static double mem[64];
+            GA_Assemble_duplicate(g, "dup", mem); /* GA reads its own header before ptr */
         } else if (!strcmp(c, "fence_not_init")) {
             GA_Init_fence();
             GA_Fence(); /* ends the GA_Init_fence: fine */
