@@ -849,8 +849,35 @@ static int float_type(int t)
     return t == C_FLOAT || t == C_DBL || t == C_SCPL || t == C_DCPL;
 }
 
+/* Collective. An operand patch [lo, hi) of C's own array, copied into a new array of the patch's
+ * shape (a dimension of extent 0 becomes 1, the patch stays empty): the multiplication reads the
+ * copy while it writes C, as if every element were read before any is written (GA 5.8.2 computes
+ * disjoint patches of one array so; overlapping ones, or C = A in GA_Dgemm, come out wrong
+ * there). Returns the copy's handle; lo and hi become its patch. */
+static int operand_copy(gai_array_t *x, int64_t lo[2], int64_t hi[2], const char *fn)
+{
+    int64_t ext[2], last[2], tlo[2] = {0, 0}, thi[2];
+    for (int d = 0; d < 2; d++) {
+        ext[d] = hi[d] - lo[d] > 0 ? hi[d] - lo[d] : 1;
+        last[d] = hi[d] - 1;
+        thi[d] = hi[d] - lo[d] - 1;
+    }
+    int g = NGA_Create_config64(x->type, 2, ext, "ga-compat matmul operand", NULL, x->pgroup);
+    if (!g)
+        gai_error(fn,
+                  "array '%s' is both an operand and the result, and the memory limit refuses "
+                  "the temporary copy of the operand's patch",
+                  x->name);
+    if (hi[0] > lo[0] && hi[1] > lo[1])
+        NGA_Copy_patch64('N', x->handle, lo, last, g, tlo, thi);
+    hi[0] -= lo[0], hi[1] -= lo[1];
+    lo[0] = lo[1] = 0;
+    return g;
+}
+
 /* C[clo, chi) = alpha op(A[alo, ahi)) op(B[blo, bhi)) + beta C[clo, chi), patches of the stored
- * arrays (half-open); whole = the patches are the whole arrays. */
+ * arrays (half-open); whole = the patches are the whole arrays. An operand on C's own array is
+ * read from a copy of its patch (operand_copy). */
 static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_a,
                    const int64_t alo[2], const int64_t ahi[2], int g_b, const int64_t blo[2],
                    const int64_t bhi[2], int g_c, const int64_t clo[2], const int64_t chi[2],
@@ -898,6 +925,20 @@ static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_
         gai_error(fn, "arrays '%s', '%s' and '%s' are on process groups %d, %d and %d: all must be "
                       "on the same group",
                   a->name, b->name, c->name, a->pgroup, b->pgroup, c->pgroup);
+    int copy[2] = {0, 0};
+    int64_t al[2] = {alo[0], alo[1]}, ah[2] = {ahi[0], ahi[1]};
+    int64_t bl[2] = {blo[0], blo[1]}, bh[2] = {bhi[0], bhi[1]};
+    if (m > 0 && n > 0 && (a == c || b == c)) {
+        if (a == c) {
+            copy[0] = operand_copy(a, al, ah, fn);
+            a = gai_array(copy[0], fn);
+        }
+        if (b == c) {
+            copy[1] = operand_copy(b, bl, bh, fn);
+            b = gai_array(copy[1], fn);
+        }
+        whole = 0;
+    }
     gai_sync_group(c->pgroup, fn);
     if (m > 0 && n > 0) {
         rmc_matrix_h ma = gemm_matrix(a, 1, fn), mb = gemm_matrix(b, 1, fn);
@@ -906,14 +947,17 @@ static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_
         if (whole)
             st = rmc_matrix_gemm(ta, tb, alpha, ma, mb, beta, mc, RMC_GEMM_AUTO, NULL);
         else
-            st = rmc_matrix_gemm_patch(ta, tb, alpha, ma, alo, ahi, mb, blo, bhi, beta, mc, clo,
-                                       chi, RMC_GEMM_AUTO, NULL);
+            st = rmc_matrix_gemm_patch(ta, tb, alpha, ma, al, ah, mb, bl, bh, beta, mc, clo, chi,
+                                       RMC_GEMM_AUTO, NULL);
         gai_check(st, fn, "the multiplication");
         gemm_release(a, ma, 0, fn);
         gemm_release(b, mb, 0, fn);
         gemm_release(c, mc, 1, fn);
     }
     gai_sync_group(c->pgroup, fn);
+    for (int x = 0; x < 2; x++)
+        if (copy[x])
+            GA_Destroy(copy[x]);
 }
 
 /* C = alpha op(A) op(B) + beta C on the leading m x k, k x n, m x n parts (GA_Dgemm's

@@ -673,6 +673,74 @@ static void matmul_patch(void)
     }
 }
 
+/* An operand that is a patch of C's own array is read as it was before the call (ga-compat aborted
+ * with "C is also A"). Disjoint patches: GA 5.8.2 computes them so. Overlapping patches and
+ * GA_Dgemm with C = A: GA 5.8.2 reads elements it has already written (named as its bug). */
+static void matmul_alias(void)
+{
+    enum { N = 12 };
+    const int t = C_DBL;
+    double x[N * N], y[N * N], old[N * N], ref[N * N], got[N * N], sum;
+    fill(t, (char *)x, N, N, 7), fill(t, (char *)y, N, N, 8);
+    const double al[2] = {2, 0}, be[2] = {-1, 0};
+    double alpha = 2, beta = -1;
+    static const char *what[6] = {
+        "A", "B", "A and B", "GA_Matmul_patch A", "overlapping A", "GA_Dgemm C = A"};
+    for (int v = 0; v < 6; v++) {
+        int gx = mk(t, N, N, v % 2, "X"), gy = mk(t, N, N, (v + 1) % 2, "Y");
+        put2(gx, N, N, x), put2(gy, N, N, y);
+        memcpy(old, x, sizeof x), memcpy(ref, x, sizeof x);
+        opnd_t ox = {(const char *)old, N, 'N', 0, 0}, oy = {(const char *)y, N, 'N', 0, 0};
+        int l0[2] = {0, 0}, h5[2] = {5, 5};
+        switch (v) {
+        case 0: /* X[6:11, 6:11] = X[0:5, 0:5] Y[0:5, 0:5] */
+            refmm(t, 6, 6, 6, al, ox, oy, be, (char *)ref, N, 6, 6);
+            NGA_Matmul_patch('N', 'N', &alpha, &beta, gx, l0, h5, gy, l0, h5, gx, (int[2]){6, 6},
+                             (int[2]){11, 11});
+            break;
+        case 1: { /* X[6:11, 0:5] = Y[0:5, 0:5]^T X[0:5, 6:11] */
+            opnd_t ot = {(const char *)y, N, 'T', 0, 0}, ob = {(const char *)old, N, 'N', 0, 6};
+            refmm(t, 6, 6, 6, al, ot, ob, be, (char *)ref, N, 6, 0);
+            NGA_Matmul_patch('T', 'N', &alpha, &beta, gy, l0, h5, gx, (int[2]){0, 6},
+                             (int[2]){5, 11}, gx, (int[2]){6, 0}, (int[2]){11, 5});
+            break;
+        }
+        case 2: { /* X[0:5, 6:11] = X[0:5, 0:5] X[6:11, 0:5]^T (bounds of op(B)) */
+            opnd_t ob = {(const char *)old, N, 'T', 0, 6};
+            refmm(t, 6, 6, 6, al, ox, ob, be, (char *)ref, N, 0, 6);
+            NGA_Matmul_patch('N', 'T', &alpha, &beta, gx, l0, h5, gx, (int[2]){0, 6},
+                             (int[2]){5, 11}, gx, (int[2]){0, 6}, (int[2]){5, 11});
+            break;
+        }
+        case 3: /* Fortran view: C_F(6:11, 6:11) = A_F(0:5, 0:5) B_F(0:5, 0:5), A and C in X;
+                 * in C's view X[6:11][6:11] = Y[0:5][0:5] X[0:5][0:5] */
+            refmm(t, 6, 6, 6, al, oy, ox, be, (char *)ref, N, 6, 6);
+            GA_Matmul_patch('N', 'N', &alpha, &beta, gx, 0, 5, 0, 5, gy, 0, 5, 0, 5, gx, 6, 11, 6,
+                            11);
+            break;
+        case 4: /* X[3:8, 3:8] = X[0:5, 0:5] Y[0:5, 0:5] */
+            refmm(t, 6, 6, 6, al, ox, oy, be, (char *)ref, N, 3, 3);
+            NGA_Matmul_patch('N', 'N', &alpha, &beta, gx, l0, h5, gy, l0, h5, gx, (int[2]){3, 3},
+                             (int[2]){8, 8});
+            break;
+        default: /* X = X Y, whole arrays */
+            refmm(t, N, N, N, al, ox, oy, be, (char *)ref, N, 0, 0);
+            GA_Dgemm('N', 'N', N, N, N, alpha, gx, gy, beta, gx);
+        }
+        get2(gx, N, N, got);
+        char label[96];
+        snprintf(label, sizeof label, "matmul alias %s %s", what[v], kname[v % 2]);
+        int ok = same(t, got, ref, N * N, 1e-12, &sum);
+        if (v < 4) {
+            gat_check(ok, label);
+            gat_out("%s sum %.6g", label, sum);
+        } else {
+            gat_check_gabug(ok, label, "an operand in C's own array is read after C is written");
+        }
+        GA_Destroy(gx), GA_Destroy(gy);
+    }
+}
+
 /* NGA_Matmul_patch on 3-D arrays: patches with two dimensions longer than 1 are matrices (as in
  * GA 5.8.2; ga-compat used to refuse arrays of other than 2 dimensions). A and B are planes of 3-D
  * arrays, C a 2-D array or a plane of a 3-D one; transposed operands' bounds in op's indices. */
@@ -787,5 +855,6 @@ int main(int argc, char **argv)
     matmul_patch();
     matmul_nd();
     matmul_vec();
+    matmul_alias();
     return gat_finish();
 }
