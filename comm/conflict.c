@@ -36,9 +36,21 @@ static void clear_pending(struct rmc_region *r, int target)
         r->pair[target]->nw = 0;
 }
 
+static rmci_quiet_fn am_quiet;
+
+void rmci_set_am_quiet(rmci_quiet_fn fn)
+{
+    am_quiet = fn;
+}
+
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
 {
     RMCI_STAT(flushes, 1);
+    if ((r->cs[target] & RMCI_CS_AM) && am_quiet) {
+        rmc_status_t st = am_quiet(target);
+        if (st != RMC_OK)
+            return st; /* still pending: the next fence retries */
+    }
     /* a failed flush leaves the pair pending: the next fence retries and reports it */
     RMCI_MPI(MPI_Win_flush, (rmci_region_mrank(r, target), r->hot.win));
     clear_pending(r, target);
@@ -180,6 +192,15 @@ rmc_status_t rmci_fence(int target)
     }
     rmci.ndirty = o;
     atomic_thread_fence(memory_order_seq_cst); /* node-local stores ordered before what follows */
+    return st;
+}
+
+rmc_status_t rmci_quiet_region(struct rmc_region *r)
+{
+    rmc_status_t st = RMC_OK;
+    for (int t = 0; am_quiet && t < rmci_info_.nranks; t++)
+        if (r->cs[t] & RMCI_CS_AM)
+            rmci_keep(&st, am_quiet(t));
     return st;
 }
 

@@ -117,6 +117,9 @@ static inline rmc_status_t rmci_order_(struct rmc_region *r, int target, unsigne
     return rmci_order_slow(r, target, kind, range);
 }
 void rmci_dirty_forget(struct rmc_region *r);
+/* Completes the unanswered active-message atomics of every pair of r marked RMCI_CS_AM (before a
+ * region free forgets its pairs). */
+rmc_status_t rmci_quiet_region(struct rmc_region *r);
 
 /* Layer registry (layer.c). */
 rmc_status_t rmci_layers_init(void);

@@ -553,11 +553,14 @@ rmc_status_t rmc_region_free(rmc_region_h r)
     rmc_status_t hst = region_check(r, __func__);
     if (hst != RMC_OK)
         return hst;
+    /* atomics the targets execute (thread AMO mode) are answered before the targets forget the
+     * region (in the barrier below) */
+    rmc_status_t st = rmci_quiet_region(r);
     rmci_dirty_forget(r);
     rmci_req_complete_win(r->hot.win); /* its nb requests that would flush the window later */
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
-    rmc_status_t st = RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win));
+    rmci_keep(&st, RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win)));
     /* (pausing: a member may wait for a thread of this rank before it joins; the region is
      * still whole, and using it in another thread meanwhile is the caller's error) */
     rmci_keep(&st, rmci_barrier_pausing(r->comm, __func__));

@@ -319,7 +319,9 @@ enum {
     RMCI_CS_WRITE = 1u, /* put (or swap/CAS/bitwise atomic) not yet complete at the target */
     RMCI_CS_ACC = 2u,   /* accumulate / fetch-and-add not yet complete at the target */
     RMCI_CS_READ = 4u,  /* get not yet complete at the origin (implicit handle) */
-    RMCI_CS_PENDING = 7u
+    RMCI_CS_AM = 8u,    /* with WRITE: an atomic the target executes (an active message) not yet
+                         * answered; completed by the quiet function (rmci_set_am_quiet) */
+    RMCI_CS_PENDING = 15u
 };
 
 /* Byte range [lo, hi) of displacements in the target's part; RMCI_ALL covers all of it. */
@@ -339,8 +341,14 @@ static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
 rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Records that an operation of `kind` on `range` is outstanding on (region, target). */
 rmc_status_t rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
-/* Makes (region, target) clean: MPI_Win_flush, nothing outstanding afterwards. */
+/* Makes (region, target) clean: MPI_Win_flush (and the quiet function when RMCI_CS_AM is set),
+ * nothing outstanding afterwards. */
 rmc_status_t rmci_flush(rmci_region_t *r, int target);
+/* The function that completes this rank's unanswered active-message atomics to `target` (thread
+ * AMO mode sets it; NULL: none). rmci_flush, and so every fence, barrier and region free, calls it
+ * for pairs marked RMCI_CS_AM. */
+typedef rmc_status_t (*rmci_quiet_fn)(int target);
+void rmci_set_am_quiet(rmci_quiet_fn fn);
 /* Completion of a blocking put (or strided put) of `range`, issued after rmci_order: the source is
  * reusable when it returns. The write completes locally and stays outstanding (ordered by later
  * conflicting operations, visible to other ranks after a fence), unless the pair just saw a put to

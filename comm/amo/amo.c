@@ -363,6 +363,10 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
     } else
         q->nmpi = 1;
     *req = q; /* handed out (waitable) also when the fall-back flush fails */
+    /* a node-local word: this origin's later puts and gets of it are loads and stores, which
+     * consult no conflict state, so the atomic completes now (as node-local accumulates do) */
+    if (t->local)
+        return rmci_flush(r, rank);
     return rmci_mark(r, rank, kind, range);
 }
 
@@ -388,14 +392,19 @@ static rmc_status_t thread_remote_amo(int op, int width, const rmci_target_t *t,
                                       uint64_t b, void *fetched, int rank, rmc_request_h *req)
 {
     /* location consistency with outstanding RMA to the word */
-    rmc_status_t st =
-        rmci_order(t->region, rank, RMCI_CS_WRITE, rmci_range(t->disp, (size_t)width));
+    rmci_range_t range = rmci_range(t->disp, (size_t)width);
+    rmc_status_t st = rmci_order(t->region, rank, RMCI_CS_WRITE, range);
     if (st != RMC_OK)
         return st;
     RMCI_STAT(remote_ops, 1);
     amo_wire_t m = {(uint64_t)t->disp, a, b, rmci_region_id(t->region), (uint16_t)op,
                     (uint16_t)width};
-    return wire_call(amo.id_region, &m, fetched, rank, req);
+    st = wire_call(amo.id_region, &m, fetched, rank, req);
+    /* a non-blocking one is outstanding until its reply: this origin's later operations on the
+     * word, fences and the region's free wait for it (rmci_am_quiet) */
+    if (st == RMC_OK && req)
+        st = rmci_mark(t->region, rank, RMCI_CS_WRITE | RMCI_CS_AM, range);
+    return st;
 }
 
 static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint64_t b,
@@ -499,6 +508,7 @@ static void amo_finalize(void *arg)
     if (!amo.up)
         return;
     rmci_mutex_shutdown();
+    rmci_set_am_quiet(NULL);
     rmci_am_remove_internal(amo.id_region);
     rmci_am_remove_internal(amo.id_reg);
     pthread_mutex_destroy(&amo.lock);
@@ -527,6 +537,8 @@ static rmc_status_t amo_init(void *arg)
         lo = (RMCI.node_count == 1 || rmci_progress_thread_everywhere()) ? RMC_AMO_MODE_THREAD
                                                                          : RMC_AMO_MODE_MPI;
     amo.mode = (rmc_amo_mode_t)lo;
+    if (amo.mode == RMC_AMO_MODE_THREAD)
+        rmci_set_am_quiet(rmci_am_quiet);
     pthread_mutex_init(&amo.lock, NULL);
     amo.up = 1;
     static int registered_tag; /* any non-NULL argument marks registered memory */

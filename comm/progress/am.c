@@ -377,6 +377,23 @@ void am_complete_all(void)
     }
 }
 
+rmc_status_t rmci_am_quiet(int rank)
+{
+    rmc_status_t st = RMC_OK;
+    unsigned spins = 0;
+    for (;;) {
+        int open = 0;
+        for (am_op_t *op = am.ops; op; op = op->next)
+            if (op->rank == rank && !am_op_progress(op))
+                open = 1;
+            else if (op->rank == rank && op->mpi_failed)
+                st = RMC_ERR_MPI; /* recorded where it happened */
+        if (!open)
+            return st;
+        rmci_wait_round(&spins);
+    }
+}
+
 static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
                              size_t rcap, am_op_t **out)
 {
@@ -391,6 +408,7 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
     op->sbuf = (char *)op + head;
     op->rbuf = op->sbuf + sroom;
     op->rcap = rcap;
+    op->rank = rank;
     am.seq = (am.seq + 1) % (uint32_t)am.tag_span;
     int tag = AM_TAG_FIRST_REPLY + (int)am.seq;
     am_hdr_t h = {

@@ -34,6 +34,7 @@ typedef struct am_op {
     MPI_Request req[2]; /* 0: request send, 1: reply receive */
     MPI_Request greq;   /* generalized request (non-blocking form) */
     int done, has_greq;
+    int rank;       /* the target */
     int mpi_failed; /* MPI_Testall failed: the result is RMC_ERR_MPI and the op is never freed
                      * (its buffers may still be in use by MPI) */
     char *sbuf, *rbuf;

@@ -45,6 +45,10 @@ rmc_status_t rmci_am_call_nb(int rank, int id, const void *p1, size_t n1, const 
                              size_t reply_cap, rmci_am_finish_t fin, void *ptr, uint64_t data,
                              rmc_request_h *req);
 
+/* Waits until every active message this rank sent to `rank` has its reply (so the target has
+ * executed it); their requests stay with their owners. RMC_ERR_MPI when one failed. */
+rmc_status_t rmci_am_quiet(int rank);
+
 /* Payload limit in force (0 when the layer is not up). */
 size_t rmci_am_max_payload(void);
 

@@ -446,6 +446,76 @@ static void test_mpi_ordering(void **state)
     amotest_done();
 }
 
+/* A non-blocking atomic is ordered before the same origin's later put and get of the word, and is
+ * performed before the region's free lets its target forget the region (in every mode: MPI atomics
+ * to node-local words used to complete after a later node-local store; thread-mode atomics to
+ * remote words, active messages, after a later MPI put, and one still unanswered at
+ * rmc_region_free was refused by the target with RMC_ERR_NOT_REGION). Rank 0 operates on rank 1's
+ * words while rank 1 stays out of RMC for a while (its active messages wait). */
+static void test_nb_then_rma(void **state)
+{
+    (void)state;
+    int me = mpitest_rank_, n = mpitest_nranks_;
+    for (int c = 0; c < 3; c++) {
+        amotest_init(&amotest_cfgs[c]);
+        layout_t l;
+        alloc_region(&l, 4096);
+        int ok = 1;
+        rmc_status_t st = RMC_OK;
+        for (int rep = 0; rep < 4; rep++) {
+            MPI_CHECK_OK(rmc_barrier());
+            if (me == 0) {
+                int64_t *w = w64(&l, 1, 8 * rep), f = -1, g = -1, seven = 7;
+                rmc_request_h q = RMC_REQUEST_NULL;
+                if (st == RMC_OK)
+                    st = rmc_amo_swap_i64_nb(w, 5, &f, 1, &q);
+                if (st == RMC_OK)
+                    st = rmc_put(&seven, w, 8, 1); /* issued after the swap: it wins */
+                if (st == RMC_OK)
+                    st = rmc_wait(&q);
+                if (st == RMC_OK)
+                    st = rmc_get(w, &g, 8, 1);
+                ok &= g == 7 && f == 0;
+                if (st == RMC_OK)
+                    st = rmc_amo_add_i64_nb(w + 1, 3, 1, &q);
+                if (st == RMC_OK)
+                    st = rmc_get(w + 1, &g, 8, 1); /* sees the add */
+                if (st == RMC_OK)
+                    st = rmc_wait(&q);
+                ok &= g == 3;
+            } else if (me == 1) {
+                double t0 = MPI_Wtime();
+                while (MPI_Wtime() - t0 < 0.02)
+                    ;
+            }
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        free_region(&l);
+        /* issued, then the region freed, then waited: performed, fetched */
+        int peer = (me + 1) % n, lost = 0;
+        for (int rd = 0; rd < 10 && st == RMC_OK; rd++) {
+            alloc_region(&l, 64);
+            int64_t *w = w64(&l, peer, 0), f[3] = {-1, -1, -1};
+            rmc_request_h q[4];
+            st = rmc_amo_cas_i64_nb(w, 0, 5, &f[0], peer, &q[0]);
+            if (st == RMC_OK)
+                st = rmc_amo_fetch_add_i64_nb(w + 1, 2, &f[1], peer, &q[1]);
+            if (st == RMC_OK)
+                st = rmc_amo_swap_i64_nb(w + 2, 3, &f[2], peer, &q[2]);
+            if (st == RMC_OK)
+                st = rmc_amo_add_i64_nb(w + 3, 3, peer, &q[3]);
+            MPI_CHECK_OK(rmc_region_free(l.r));
+            free(l.b);
+            for (int i = 0; i < 4 && st == RMC_OK; i++)
+                st = rmc_wait(&q[i]);
+            lost += f[0] != 0 || f[1] != 0 || f[2] != 0;
+        }
+        MPI_CHECK_OK(st);
+        MPI_CHECK_ALL(ok && lost == 0);
+        amotest_done();
+    }
+}
+
 /* Bad input: clear status, nothing changed. */
 static void test_bad_input(void **state)
 {
@@ -520,5 +590,5 @@ static void test_mode_selection(void **state)
 }
 
 MPITEST_MAIN("amo", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
-             test_mpi_thread, test_fresh_region, test_mpi_ordering, test_subgroup_ids,
-             test_bad_input, test_mode_selection)
+             test_mpi_thread, test_fresh_region, test_mpi_ordering, test_nb_then_rma,
+             test_subgroup_ids, test_bad_input, test_mode_selection)
