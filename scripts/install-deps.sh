@@ -7,6 +7,7 @@ PKGS=(
   build-essential autoconf automake libtool pkg-config   # build system
   mpich libmpich-dev                                     # MPI (RMC names MPICH explicitly)
   libhwloc-dev                                           # topology (CPU atomics: GCC builtins)
+  libudev-dev                                            # hwloc's static libs (pkg-config --static)
   libcmocka-dev                                          # tests
   libarmci-mpi-dev                                       # ARMCI-MPI: peer in tests and benchmarks
   libglobalarrays-dev libscalapack-mpich-dev             # Global Arrays: peer (GA links ScaLAPACK);
