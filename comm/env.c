@@ -1,4 +1,7 @@
 /* The RMC_* knob registry: every environment variable RMC reads is listed here. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -102,7 +105,14 @@ rmc_status_t rmc_knob_register(const rmc_knob_t *knob)
 long rmci_env_long(const char *name)
 {
     const char *v = rmc_knob_value(name);
-    return v ? strtol(v, NULL, 0) : 0;
+    if (!v)
+        return 0;
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 0);
+    while (end != v && isspace((unsigned char)*end))
+        end++;
+    return end == v || *end || errno ? LONG_MIN : x;
 }
 
 int rmci_env_tri(const char *name)

@@ -157,7 +157,8 @@ static rmc_status_t topo_setup(void)
     long k = rmci_env_long("RMC_NODE_SIZE");
     rmc_status_t st = RMC_OK;
     if (k < 0 || k > n)
-        st = rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_NODE_SIZE=%ld outside [0, %d]", k, n);
+        st = rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_NODE_SIZE=%s: not an integer in [0, %d]",
+                       rmc_knob_value("RMC_NODE_SIZE"), n);
     rmci.emulated = k > 0 ? (int)k : 0;
     rmci.node_of = rmci_malloc((size_t)n * sizeof(int));
     rmci.local_index = rmci_malloc((size_t)n * sizeof(int));
@@ -283,7 +284,7 @@ rmc_status_t rmc_init(MPI_Comm comm)
     rmci_info_.local_index = rmci.local_index;
     rmci_xlate_init(&rmci_xlate_);
     memset(&rmci_opc_, 0, sizeof(rmci_opc_));
-    rmci_opc_on_ = rmci_env_long("RMC_STATS") != 0;
+    rmci_opc_on_ = rmci_env_long("RMC_STATS") > 0;
     rmci_info_.initialized = 1;
     st = rmci_layers_init(); /* collective, agreed; on failure the layers are finalized */
     if (st == RMC_OK)

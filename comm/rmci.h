@@ -200,6 +200,10 @@ static inline void rmci_serial_leave_(int *held)
 
 /* ---------------------------------------------------------------- environment --- */
 
+/* The knob's integer value (decimal, 0x hex or 0 octal, as strtol reads them); 0 when unset;
+ * LONG_MIN when it is not an integer from its first character to its last ("64K", "10ms", "abc") or
+ * does not fit a long, which every caller's range check refuses: report rmc_knob_value(name), the
+ * text the user set. */
 long rmci_env_long(const char *name);
 /* A switch knob: "1"/"on"/"yes" -> 1, "0"/"off"/"no" -> 0, "auto" (or unset) -> 2, else -1. */
 int rmci_env_tri(const char *name);

@@ -225,7 +225,9 @@ static int handle_msg(am_srv_t *s, int src, const char *buf, int cnt)
         }
         st = RMC_ERR_INTERNAL; /* only the thread defers */
     }
-    if (st != RMC_OK || rlen > cap)
+    if (st == RMC_OK && rlen > cap)
+        st = RMC_ERR_TOO_BIG; /* the handler said it wrote past the reply buffer */
+    if (st != RMC_OK)
         rlen = 0;
     am_rep_t rh = {.status = (int32_t)st, .len = (uint32_t)rlen, .pad = 0};
     memcpy(rep, &rh, sizeof(rh));

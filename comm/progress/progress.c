@@ -34,13 +34,17 @@ static rmc_status_t read_knobs(int *want)
         return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_PROGRESS_THREAD=%s (1, 0 or auto)",
                          rmc_knob_value("RMC_PROGRESS_THREAD"));
     if (maxp < 256 || maxp > (64L << 20))
-        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_AM_MAX_PAYLOAD=%ld outside [256, 64 MiB]",
-                         maxp);
+        return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                         "RMC_AM_MAX_PAYLOAD=%s: not an integer in [256, 64 MiB] (bytes)",
+                         rmc_knob_value("RMC_AM_MAX_PAYLOAD"));
     if (boff < 1 || boff > 1000000)
-        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_PROGRESS_BACKOFF_US=%ld outside [1, 10^6]",
-                         boff);
+        return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                         "RMC_PROGRESS_BACKOFF_US=%s: not an integer in [1, 10^6] (microseconds)",
+                         rmc_knob_value("RMC_PROGRESS_BACKOFF_US"));
     if (cache < 1 || cache > (1L << 20))
-        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_REGION_CACHE=%ld outside [1, 2^20]", cache);
+        return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                         "RMC_REGION_CACHE=%s: not an integer in [1, 2^20]",
+                         rmc_knob_value("RMC_REGION_CACHE"));
     return RMC_OK;
 }
 
@@ -103,6 +107,14 @@ static rmc_status_t progress_init(void *arg)
     if (st == RMC_OK && want == 1 && !multiple)
         st = rmci_fail(RMC_ERR_UNSUPPORTED, "rmc_init",
                        "RMC_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE");
+    /* a request's receive is posted for this rank's limit: a larger one from a peer would be
+     * truncated there, so every rank must have the same limit */
+    long long lim[2] = {(long long)am.max_payload, -(long long)am.max_payload};
+    st = rmci_agree_vals(RMCI.comm, st, lim, 2);
+    if (st == RMC_OK && lim[0] != -lim[1])
+        st = rmci_fail(RMC_ERR_ARG, "rmc_init",
+                       "RMC_AM_MAX_PAYLOAD is not the same on every rank (%lld to %lld bytes)",
+                       lim[0], -lim[1]);
     st = rmci_agree(RMCI.comm, st);
     int spin = 0, pu = -1;
     if (st == RMC_OK)

@@ -59,7 +59,8 @@ extern "C" {
 
 /* A handler: `payload`/`len` is the request, `origin` the sender. It may write up to `reply_cap`
  * bytes into `reply` and set *reply_len (initially 0). Its return status is delivered to the origin
- * as the status of the send (RMC_OK: success). `arg` is the pointer given at registration. */
+ * as the status of the send (RMC_OK: success; a *reply_len above reply_cap is delivered as
+ * RMC_ERR_TOO_BIG with no reply). `arg` is the pointer given at registration. */
 typedef rmc_status_t (*rmc_am_handler_t)(int origin, const void *payload, size_t len, void *reply,
                                          size_t reply_cap, size_t *reply_len, void *arg);
 

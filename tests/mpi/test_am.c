@@ -64,6 +64,16 @@ static rmc_status_t h_big(int origin, const void *payload, size_t len, void *rep
     return RMC_OK;
 }
 
+/* Claims a reply one byte longer than its buffer (a handler's bug): the origin gets
+ * RMC_ERR_TOO_BIG, no reply (it got RMC_OK and an empty reply). */
+static rmc_status_t h_overclaim(int origin, const void *payload, size_t len, void *reply,
+                                size_t cap, size_t *rlen, void *arg)
+{
+    (void)origin, (void)payload, (void)len, (void)reply, (void)arg;
+    *rlen = cap + 1;
+    return RMC_OK;
+}
+
 /* Tries rmc_am_send and rmc_am_send_nb from inside the handler (which would wait for replies the
  * running handler holds up): replies with the two statuses, which must be RMC_ERR_STATE. */
 static rmc_status_t h_nest(int origin, const void *payload, size_t len, void *reply, size_t cap,
@@ -321,7 +331,31 @@ static void test_payload_knob(void **state)
     MPI_CHECK_OK(rmc_finalize());
     setenv("RMC_AM_MAX_PAYLOAD", "100", 1); /* below the minimum: refused */
     MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ARG && !rmc_initialized());
+    /* not an integer to its end: refused, the message quotes the text (was read as 64) */
+    setenv("RMC_AM_MAX_PAYLOAD", "64K", 1);
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ARG && !rmc_initialized() &&
+                  strstr(rmc_last_error(), "RMC_AM_MAX_PAYLOAD=64K"));
+    setenv("RMC_AM_MAX_PAYLOAD", "4096junk", 1); /* was read as 4096 */
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ARG && !rmc_initialized());
+    /* a different limit on one rank: every rank fails (a larger request would be truncated at
+     * the target: MPI aborted the job) */
+    setenv("RMC_AM_MAX_PAYLOAD", mpitest_rank_ == 0 ? "65536" : "256", 1);
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(mpitest_nranks_ == 1 ||
+                  (st == RMC_ERR_ARG && !rmc_initialized() &&
+                   (mpitest_rank_ != 0 || strstr(rmc_last_error(), "not the same on every rank"))));
+    if (st == RMC_OK)
+        MPI_CHECK_OK(rmc_finalize());
     unsetenv("RMC_AM_MAX_PAYLOAD");
+    /* a handler's reply longer than the buffer it was given */
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    MPI_CHECK_OK(rmc_am_register(H_BIG, h_overclaim, NULL));
+    unsigned char rep[16];
+    size_t rlen = 99;
+    st = rmc_am_send(peer, H_BIG, NULL, 0, rep, sizeof rep, &rlen);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(st == RMC_ERR_TOO_BIG && rlen == 0);
+    MPI_CHECK_OK(rmc_finalize());
     MPI_CHECK_ALL(rmc_am_send(0, H_FAIL, buf, 1, NULL, 0, NULL) == RMC_ERR_NOT_INIT);
     MPI_CHECK_ALL(rmc_am_max_payload() == 0);
 }
