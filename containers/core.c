@@ -349,12 +349,13 @@ rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off
     if (MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, comm, &rq) == MPI_SUCCESS)
         s2 = rmc_wait_mpi(&rq);
     s2 = rmcc_agree_on(comm, s2 != RMC_OK ? rmcc_fail(s2, fn, "exchanging the parts' offsets") : s2);
+    if (s2 == RMC_OK && st != RMC_OK)
+        s2 = st; /* this rank's own failure: its message stays */
     for (int i = 0; s2 == RMC_OK && i < n; i++)
         if ((rmc_status_t)(int64_t)all[3 * i] != RMC_OK) {
             s2 = (rmc_status_t)(int64_t)all[3 * i];
-            if ((int)all[3 * i + 2] != me)
-                rmcc_fail(s2, fn, "rank %d could not allocate its part: %s", (int)all[3 * i + 2],
-                          rmc_status_string(s2));
+            rmcc_fail(s2, fn, "rank %d could not set up its part: %s", (int)all[3 * i + 2],
+                      rmc_status_string(s2));
         }
     for (int i = 0; s2 == RMC_OK && i < n; i++)
         offs[all[3 * i + 2]] = all[3 * i + 1];

@@ -1885,6 +1885,11 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
         else if (a == c || b == c)
             st = rmcc_fail(RMC_ERR_ARG, fn, "C is also %s (it would change while it is read)",
                            a == c ? "A" : "B");
+        else if (rmcc_matrix_shares_memory(a, c) || rmcc_matrix_shares_memory(b, c))
+            st = rmcc_fail(RMC_ERR_ARG, fn,
+                           "C shares this rank's memory with %s (an overlay: it would change "
+                           "while it is read)",
+                           rmcc_matrix_shares_memory(a, c) ? "A" : "B");
         else if (!same_ranks(a, c) || !same_ranks(b, c))
             st = rmcc_fail(RMC_ERR_ARG, fn,
                            "%s and C live on different ranks (each of all ranks, or created on "

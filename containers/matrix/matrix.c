@@ -39,7 +39,8 @@ static void m_release(rmcc_obj_t *o)
 }
 
 /* The tile directory: every tile's owner and offset in its owner's block (the same computation on
- * every rank), and this rank's block size. RMC_ERR_TOO_BIG when a tile's bytes overflow. */
+ * every rank), and this rank's block size. RMC_ERR_TOO_BIG when a tile's bytes or a rank's part
+ * overflow. */
 static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
 {
     const struct rmc_dist *d = m->d;
@@ -64,7 +65,15 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
         int o = rmcc_owner(d, tc);
         m->towner[t] = o;
         m->toff[t] = next[o];
-        next[o] += (n + TILE_ALIGN - 1) & ~(uint64_t)(TILE_ALIGN - 1);
+        n = (n + TILE_ALIGN - 1) & ~(uint64_t)(TILE_ALIGN - 1);
+        if (next[o] > (UINT64_MAX >> 8) - n) {
+            free(next);
+            return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                             "rank %d's part overflows (its tiles up to tile %lld add up beyond "
+                             "2^56 bytes)",
+                             o, (long long)t);
+        }
+        next[o] += n;
         for (int k = d->ndim - 1; k >= 0; k--) { /* the next tile's coordinates */
             if (++tc[k] < d->nt[k])
                 break;
@@ -621,8 +630,13 @@ rmc_status_t rmc_matrix_tile_local(rmc_matrix_h m, int64_t t, void **p)
 
 rmc_gptr_t rmc_matrix_tile_gptr(rmc_matrix_h m, int64_t t)
 {
-    if (rmcc_matrix_check(m, __func__) != RMC_OK || t < 0 || t >= m->d->ntiles)
+    if (rmcc_matrix_check(m, __func__) != RMC_OK)
         return RMC_GPTR_NULL;
+    if (t < 0 || t >= m->d->ntiles) {
+        rmcc_fail(RMC_ERR_ARG, __func__, "tile %lld (0 .. %lld)", (long long)t,
+                  (long long)m->d->ntiles - 1);
+        return RMC_GPTR_NULL;
+    }
     rmc_gptr_t g = RMC_GPTR_NULL;
     g.rank = m->towner[t];
     g.off = m->parts.offs[m->towner[t]] + m->toff[t];

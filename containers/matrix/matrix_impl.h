@@ -102,4 +102,12 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
                                void *buf, const int64_t ld[], const void *alpha, rmc_request_h *req,
                                const char *fn);
 
+/* Do x's and y's parts on this rank overlap (one an overlay of the other, or of one parent)? A
+ * multiplication's C must share no memory with its operands. */
+static inline int rmcc_matrix_shares_memory(const struct rmc_matrix *x, const struct rmc_matrix *y)
+{
+    uint64_t a = x->parts.offs[rmcc.rank], b = y->parts.offs[rmcc.rank];
+    return x->own_bytes && y->own_bytes && a < b + y->own_bytes && b < a + x->own_bytes;
+}
+
 #endif

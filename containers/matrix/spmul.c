@@ -112,13 +112,6 @@ static void setup(gemm_t *g, const double *alpha, const double *beta, const char
     memcpy(g->one, &one, 8);
 }
 
-/* Do x's and y's parts on this rank overlap (one an overlay of the other, or of one parent)? */
-static int shares_memory(const struct rmc_matrix *x, const struct rmc_matrix *y)
-{
-    uint64_t a = x->parts.offs[rmcc.rank], b = y->parts.offs[rmcc.rank];
-    return x->own_bytes && y->own_bytes && a < b + y->own_bytes && b < a + x->own_bytes;
-}
-
 rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, double beta,
                                rmc_matrix_h c, rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats)
 {
@@ -136,7 +129,7 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
     else if (b->comm != MPI_COMM_NULL || c->comm != MPI_COMM_NULL)
         st = rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
                        "B or C was created on a subset of the ranks (rmc_matrix_create_comm)");
-    else if (b == c || shares_memory(b, c))
+    else if (b == c || rmcc_matrix_shares_memory(b, c))
         st = rmcc_fail(RMC_ERR_ARG, fn, "C %s B (it would change while it is read)",
                        b == c ? "is also" : "shares this rank's memory with (an overlay)");
     else if ((unsigned)algo > RMC_GEMM_SUMMA)

@@ -299,14 +299,18 @@ typedef struct rmc_gemm_stats {
  * BLAS (one thread per rank unless RMC_BLAS_THREADS says otherwise). Matrices of a subset of the
  * ranks (rmc_matrix_create_comm; all three on congruent communicators, RMC_ERR_ARG otherwise): a
  * collective of that communicator in which each member computes the part of C it owns, fetching
- * the panels of op(A) and op(B) it needs (algo is then ignored; stats say stationary-C). Errors:
- * as above; RMC_ERR_ARG for mismatched dimensions (naming them) or a bad trans character. */
+ * the panels of op(A) and op(B) it needs (algo is then ignored; stats say stationary-C). C is
+ * written while A and B are read, so it must be neither of them nor share memory with them (an
+ * overlay, rmc_matrix_create_overlay): RMC_ERR_ARG. Errors: as above; RMC_ERR_ARG for mismatched
+ * dimensions (naming them), a bad trans character or C aliasing A or B. */
 rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_matrix_h a,
                              rmc_matrix_h b, const void *beta, rmc_matrix_h c,
                              rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats);
 
 /* Collective. The same on patches: C[clo, chi) = alpha * op(A[alo, ahi)) * op(B[blo, bhi)) +
- * beta * C[clo, chi) (GA's matmul_patch); the patches' shapes must agree after op. */
+ * beta * C[clo, chi) (GA's matmul_patch); the patches' shapes must agree after op. C must not be
+ * A or B (nor share memory with them) even when the patches are disjoint: copy such an operand's
+ * patch into a matrix of its own first (ga-compat's *Matmul_patch do). */
 rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, rmc_matrix_h a,
                                    const int64_t alo[2], const int64_t ahi[2], rmc_matrix_h b,
                                    const int64_t blo[2], const int64_t bhi[2], const void *beta,

@@ -484,6 +484,16 @@ static void test_bad_input(void **s)
     int64_t huge[2] = {INT64_MAX / 2, 3};
     MPITEST_EXPECT(ok, rmc_dist_regular(2, huge, NULL, NULL, &x) == RMC_ERR_TOO_BIG);
     MPI_CHECK_ALL(ok);
+    { /* every tile fits, a rank's part of 2^65 bytes does not: refused (its offsets wrapped) */
+        int64_t big[2] = {(int64_t)1 << 31, (int64_t)1 << 31}, tile[2] = {(int64_t)1 << 20, 0};
+        tile[1] = big[1];
+        rmc_dist_h dh;
+        rmc_matrix_h mh = NULL;
+        MPI_CHECK_OK(rmc_dist_regular(2, big, tile, NULL, &dh));
+        rmc_status_t cst = rmc_matrix_create(dh, RMC_ELEM_F64, &mh);
+        MPI_CHECK_ALL(cst == RMC_ERR_TOO_BIG && !mh);
+        rmc_dist_free(dh);
+    }
     MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_RECT, 10, 10, 0, &d));
     int64_t idx[2] = {10, 0}, tt;
     MPITEST_EXPECT(ok, rmc_dist_locate(d, idx, &tt, NULL) == RMC_ERR_BOUNDS);
@@ -524,7 +534,8 @@ static void test_bad_input(void **s)
     MPITEST_EXPECT(ok, rmc_matrix_tile_local(m, rmc_dist_ntiles(d), &lp) == RMC_ERR_BOUNDS &&
                            lp == NULL);
     MPITEST_EXPECT(ok, rmc_matrix_tile_local(m, 0, NULL) == RMC_ERR_ARG);
-    MPITEST_EXPECT(ok, rmc_gptr_is_null(rmc_matrix_tile_gptr(m, -1)));
+    MPITEST_EXPECT(ok, rmc_gptr_is_null(rmc_matrix_tile_gptr(m, -1)) &&
+                           strstr(rmc_last_error(), "rmc_matrix_tile_gptr: tile -1"));
     MPITEST_EXPECT(ok, rmc_matrix_tile_put_nb(m, 0, buf, NULL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_matrix_tile_get_nb(m, -5, buf, &rq) == RMC_ERR_BOUNDS && !rq);
     MPITEST_EXPECT(ok, rmc_matrix_elem_get(m, NULL, buf) == RMC_ERR_ARG);
@@ -650,7 +661,22 @@ static void test_overlay(void **s)
     for (int j = 0; j < 8; j++)
         MPITEST_EXPECT(ok, w[0][j] == o * 100 + j && w[1][j] == -(o * 100 + j));
     MPI_CHECK_ALL(ok);
-    MPI_CHECK_ALL(rmc_matrix_create_overlay(p, dbig, RMC_ELEM_F64, 0, &x) == RMC_ERR_TOO_BIG && !x);
+    /* every rank's part is too big: each names its own sizes (not another rank's failure) */
+    MPI_CHECK_ALL(rmc_matrix_create_overlay(p, dbig, RMC_ELEM_F64, 0, &x) == RMC_ERR_TOO_BIG &&
+                  !x && strstr(rmc_last_error(), "this rank's part needs"));
+    /* C sharing memory with an operand (an overlay of it) is refused like C = A */
+    rmc_matrix_h a2, c2 = NULL;
+    rmc_dist_h dsq;
+    MPI_CHECK_OK(rmc_dist_2d(RMC_BLOCK_ROW, 2 * np, 2 * np, 0, &dsq));
+    MPI_CHECK_OK(rmc_matrix_create(dsq, RMC_ELEM_F64, &a2));
+    MPI_CHECK_OK(rmc_matrix_create_overlay(a2, dsq, RMC_ELEM_F64, 0, &c2));
+    double al = 1, be = 0;
+    MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &al, a2, a2, &be, c2, RMC_GEMM_AUTO, NULL) ==
+                      RMC_ERR_ARG &&
+                  strstr(rmc_last_error(), "shares this rank's memory with A"));
+    MPI_CHECK_OK(rmc_matrix_destroy(c2));
+    MPI_CHECK_OK(rmc_matrix_destroy(a2));
+    rmc_dist_free(dsq);
     MPI_CHECK_OK(rmc_matrix_destroy(c));
     double one = 1.5;
     MPI_CHECK_OK(rmc_matrix_fill(p, &one));
