@@ -14,8 +14,6 @@
  *   RMC <algo>   rmc_matrix_gemm with each algorithm (stationary C, A, B, random and locality-aware
  *                stealing, SUMMA) on RMC_BLOCK_RECT distributions (one tile per rank, a process
  *                grid shaped like the matrix: 2 x 1 at 2 ranks), and "RMC best": the fastest.
- *                Stationary C and the stealing variants also on RMC_BLOCK_OPT (several tiles per
- *                rank) in the "tiles" table.
  *   pdgemm       ScaLAPACK (libscalapack-mpich) on a 1 x p BLACS grid, block 128, column-major
  *                local arrays, the same values.
  *   GA_Dgemm     Global Arrays 5.8.2 (Debian, on ARMCI-MPI with ARMCI_USE_WIN_ALLOCATE=0) on GA's

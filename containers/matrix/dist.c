@@ -271,22 +271,23 @@ rmc_status_t rmc_dist_2d(rmc_block_t kind, int64_t m, int64_t n, int64_t param, 
         return rmc_error_in(rmc_dist_regular(2, dims, tile, g, d), fn);
     case RMC_BLOCK_SQUARE:
     case RMC_BLOCK_OPT: {
-        /* a square-as-possible grid of the ranks, square tiles */
-        int64_t sq[2] = {1, 1};
-        if ((st = rmc_dist_pgrid(2, sq, p, g)) != RMC_OK)
-            return rmc_error_in(st, fn);
+        /* square tiles on a grid of the ranks shaped like the matrix (square-as-possible for a
+         * square one): a square grid on a long thin matrix left half the ranks without tiles */
         if (m < 1 || n < 1)
             break; /* reported below */
-        int64_t side = param;
+        if ((st = rmc_dist_pgrid(2, dims, p, g)) != RMC_OK)
+            return rmc_error_in(st, fn);
+        /* the shorter side of a rank's block: every rank of the grid gets tiles (the longer one
+         * left a 1024^2 matrix at 2 ranks in one tile) */
+        int64_t a = (m + g[0] - 1) / g[0], b = (n + g[1] - 1) / g[1];
+        int64_t side = param, shorter = a < b ? a : b;
         if (kind == RMC_BLOCK_OPT) {
             int64_t cap = param ? param : 2048;
-            int64_t a = (m + g[0] - 1) / g[0], b = (n + g[1] - 1) / g[1];
-            side = a > b ? a : b;
+            side = shorter;
             while (side > cap) /* halve until it fits: several tiles per rank, cyclic */
                 side = (side + 1) / 2;
-        } else if (!side) { /* the shorter block side: every rank of the grid gets tiles */
-            int64_t a = (m + g[0] - 1) / g[0], b = (n + g[1] - 1) / g[1];
-            side = a < b ? a : b;
+        } else if (!side) {
+            side = shorter;
         }
         tile[0] = tile[1] = side;
         return rmc_error_in(rmc_dist_regular(2, dims, tile, g, d), fn);

@@ -633,6 +633,28 @@ static void test_opaque(void **s)
     rmc_dist_free(d);
 }
 
+/* RMC_BLOCK_OPT and RMC_BLOCK_SQUARE (param 0) give every rank tiles, square matrices and long
+ * thin ones alike (a square process grid and the longer block side left half the ranks, or all but
+ * one, without any: 1024^2 at 2 ranks was one tile). */
+static void test_dist_balance(void **s)
+{
+    (void)s;
+    static const int64_t shapes[][2] = {{5000, 40}, {7, 4096}, {8192, 100},  {1024, 1024},
+                                        {1, 17},    {100, 3},  {4096, 4096}, {37, 23}};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (int kind = RMC_BLOCK_SQUARE; kind <= RMC_BLOCK_OPT; kind++) {
+            rmc_dist_h d;
+            MPI_CHECK_OK(rmc_dist_2d((rmc_block_t)kind, shapes[i][0], shapes[i][1], 0, &d));
+            for (int r = 0; r < np; r++) {
+                int64_t k = 0;
+                MPITEST_EXPECT(ok, rmc_dist_owned(d, r, NULL, 0, &k) == RMC_OK && k >= 1);
+            }
+            rmc_dist_free(d);
+        }
+    MPI_CHECK_ALL(ok);
+}
+
 /* An overlay (rmc_matrix_create_overlay): an I32 matrix in an F64 parent's memory; a value put
  * through the overlay is the parent's bytes; a part larger than the parent's is refused on every
  * rank; destroying the overlay leaves the parent working. */
@@ -691,4 +713,4 @@ static void test_overlay(void **s)
 
 MPITEST_MAIN("matrix", cttest_setup, mpitest_teardown_rmc, test_dist_cover, test_patches_f64,
              test_patches_i32, test_patches_c64, test_tiles_elements, test_subset, test_bad_input,
-             test_block_alignment, test_opaque, test_overlay)
+             test_block_alignment, test_opaque, test_overlay, test_dist_balance)
