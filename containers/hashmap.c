@@ -1415,6 +1415,18 @@ static size_t per_rank(size_t capacity)
     return p;
 }
 
+/* Allocates this rank's table of per buckets of bsz bytes at *off; RMC_ERR_TOO_BIG when its size
+ * overflows (it wrapped to a small request, refused as a full segment). */
+static rmc_status_t table_alloc(size_t per, size_t bsz, uint64_t *off, const char *fn)
+{
+    if (bsz && per > SIZE_MAX / bsz)
+        return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                         "%zu buckets of %zu bytes on this rank: the table's "
+                         "size overflows",
+                         per, bsz);
+    return rmcc_alloc_off(per * bsz, off, fn);
+}
+
 rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
                                 rmc_hashmap_h *hp)
 {
@@ -1454,7 +1466,7 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         h->per = per_rank(capacity);
         h->mask = h->per - 1;
         h->plain = !key->max_bytes && !key->hash && !key->equal && !value->max_bytes;
-        mine = rmcc_alloc_off(h->per * h->bsz, &off, fn);
+        mine = table_alloc(h->per, h->bsz, &off, fn);
     }
     st = rmcc_exchange_parts(mine, off, h ? h->pt.offs : NULL, fn);
     next_id++;
@@ -1554,8 +1566,8 @@ rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
         return st;
     size_t old_per = h->per, new_per = per_rank(capacity);
     uint64_t off = 0, *offs = malloc(sizeof(uint64_t) * (size_t)rmcc.nranks);
-    rmc_status_t mine = offs ? rmcc_alloc_off(new_per * h->bsz, &off, fn)
-                             : rmcc_fail(RMC_ERR_NOMEM, fn, "offsets");
+    rmc_status_t mine =
+        offs ? table_alloc(new_per, h->bsz, &off, fn) : rmcc_fail(RMC_ERR_NOMEM, fn, "offsets");
     int have = mine == RMC_OK;
     if (have) {
         h->per = new_per;
