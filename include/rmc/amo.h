@@ -18,7 +18,9 @@
  * visible to every later atomic of any rank on that word. A blocking atomic is performed before the
  * origin's next operation is issued; outstanding non-blocking atomics are not ordered with each
  * other. An atomic is ordered after the origin's earlier puts/gets to the same (region, target), as
- * for rmc_put/rmc_get (location consistency).
+ * for rmc_put/rmc_get (location consistency), and a non-blocking one before the origin's later
+ * puts/gets of its word: they wait for it where it may still be outstanding (so does a fence, a
+ * barrier, a mutex unlock and rmc_region_free, which waits before the region goes).
  *
  * Non-blocking forms (_nb): `*req` receives a request completed by rmc_wait / rmc_test /
  * rmc_wait_all (RMC_REQUEST_NULL when the operation already completed, e.g. node-local in thread
