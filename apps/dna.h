@@ -11,12 +11,15 @@
 #ifndef APPS_DNA_H
 #define APPS_DNA_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <mpi.h>
 #include <rmc.h>
 #include "bench_util.h"
@@ -72,10 +75,19 @@ static inline unsigned char *dna_genome(size_t n)
     return g;
 }
 
+/* a * b, or (bench_fail) a message naming `what` when the product does not fit in a size_t. */
+static inline size_t dna_mul(size_t a, size_t b, const char *what)
+{
+    size_t p;
+    if (__builtin_mul_overflow(a, b, &p))
+        bench_fail("%s: %zu x %zu overflows size_t", what, a, b);
+    return p;
+}
+
 /* Rank me's reads of genome g: c->reads reads of c->len bases back to back (seeded per rank). */
 static inline unsigned char *dna_reads(const dna_cfg_t *c, const unsigned char *g, int me)
 {
-    unsigned char *out = bench_alloc(c->reads * c->len);
+    unsigned char *out = bench_alloc(dna_mul(c->reads, c->len, "the reads' bases"));
     uint64_t rs = 0xabcdef + (uint64_t)me * 1000003u;
     uint64_t thresh = (uint64_t)(c->err * 18446744073709551615.0);
     size_t places = c->circular ? c->genome : c->genome - c->len + 1;
@@ -112,11 +124,80 @@ static inline int dna_ok(const char *app, int me, int *err, rmc_status_t st, con
 
 /* ------------------------------------------------------------------------ options --- */
 
+/* Rank 0 of MPI_COMM_WORLD (every process before MPI_Init or after MPI_Finalize) prints
+ * "prog: bad option or value: <fmt ...>" and a newline on stderr. Returns 1 (a usage error). */
+static inline int dna_bad(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline int dna_bad(const char *prog, const char *fmt, ...)
+{
+    int init = 0, fin = 0, rank = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0)
+        return 1;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: bad option or value: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    return 1;
+}
+
+/* Parses v, the value of option opt, as a whole decimal number (digits only: no sign, space,
+ * suffix or trailing text) in lo..hi into *out. 0; or 1 after dna_bad names opt, v and the range
+ * (followed by the text why: "" or, say, ", and odd"), *out unchanged. */
+static inline int dna_parse_num(const char *prog, const char *opt, const char *v,
+                                unsigned long long lo, unsigned long long hi, const char *why,
+                                unsigned long long *out)
+{
+    char *end = NULL;
+    unsigned long long n = 0;
+    if (*v >= '0' && *v <= '9') {
+        errno = 0;
+        n = strtoull(v, &end, 10);
+    }
+    if (!end || *end || errno == ERANGE || n < lo || n > hi)
+        return dna_bad(prog, "%s %s (need a whole number %llu..%llu%s)", opt, v, lo, hi, why);
+    *out = n;
+    return 0;
+}
+
+/* Parses v, the value of option opt, as a rate 0 <= r < 1 (a decimal number, "0.01", "1e-3", no
+ * sign or trailing text) into *out. 0; or 1 after dna_bad names opt and v, *out unchanged. */
+static inline int dna_parse_rate(const char *prog, const char *opt, const char *v, double *out)
+{
+    char *end = NULL;
+    double r = 0;
+    if ((*v >= '0' && *v <= '9') || *v == '.')
+        r = strtod(v, &end);
+    if (!end || end == v || *end || !(r >= 0 && r < 1))
+        return dna_bad(prog, "%s %s (need a number 0 <= E < 1)", opt, v);
+    *out = r;
+    return 0;
+}
+
+/* The bytes of physical memory of this node (sysconf), SIZE_MAX when unknown: no input that needs
+ * more on one rank can be allocated. */
+static inline size_t dna_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (unsigned long)pages > SIZE_MAX / (unsigned long)page)
+        return SIZE_MAX;
+    return (size_t)pages * (size_t)page;
+}
+
 /* Takes --genome G --reads R --len L --k K --err E out of argv (the rest stays, in order, for the
- * app's own options and bench_parse) into c, and checks c: 1 <= k <= 32 (odd_k: k odd, so at most
- * 31: an even k has k-mers that are their own reverse complement), k <= len, len <= genome (unless
- * circular), reads > 0, 0 <= err < 1. 0, or 1 after a message on stderr. */
-static inline int dna_parse(int *argc, char **argv, const char *prog, dna_cfg_t *c, int odd_k)
+ * app's own options and bench_parse) into c, and checks c: G, R, L whole numbers >= 1; 1 <= k <= 32
+ * (odd_k: k odd, so at most 31: an even k has k-mers that are their own reverse complement),
+ * k <= len, len <= genome (unless circular), 0 <= err < 1; and the input one rank holds,
+ * G * per_base + R * L + R * (L - k + 1) * per_occ bytes (the app's bytes per genome base and per
+ * k-mer occurrence of its reads), must fit in a size_t and in this node's memory (dna_memory).
+ * 0; or 1 after a message on rank 0 (dna_bad) naming the options and their values. */
+static inline int dna_parse(int *argc, char **argv, const char *prog, dna_cfg_t *c, int odd_k,
+                            size_t per_base, size_t per_occ)
 {
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
@@ -127,56 +208,95 @@ static inline int dna_parse(int *argc, char **argv, const char *prog, dna_cfg_t 
             argv[kept++] = argv[i];
             continue;
         }
-        if (i + 1 >= *argc) {
-            fprintf(stderr, "%s: %s needs a value\n", prog, a);
-            return 1;
-        }
+        if (i + 1 >= *argc)
+            return dna_bad(prog, "%s (it needs a value)", a);
         const char *v = argv[++i];
-        if (!strcmp(a, "--genome"))
-            c->genome = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--reads"))
-            c->reads = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--len"))
-            c->len = strtoull(v, NULL, 10);
-        else if (!strcmp(a, "--k"))
-            c->k = atoi(v);
-        else
-            c->err = atof(v);
+        unsigned long long n = 0;
+        if (!strcmp(a, "--err")) {
+            if (dna_parse_rate(prog, a, v, &c->err))
+                return 1;
+        } else if (!strcmp(a, "--k")) {
+            if (dna_parse_num(prog, a, v, 1, odd_k ? 31 : 32,
+                              odd_k ? ", and odd" : "; a k-mer is one 64-bit word", &n))
+                return 1;
+            c->k = (int)n;
+        } else {
+            size_t *to = !strcmp(a, "--genome")  ? &c->genome
+                         : !strcmp(a, "--reads") ? &c->reads
+                                                 : &c->len;
+            if (dna_parse_num(prog, a, v, 1, SIZE_MAX, "", &n))
+                return 1;
+            *to = (size_t)n;
+        }
     }
     *argc = kept;
-    if (c->k < 1 || c->k > 32 || (odd_k && c->k % 2 == 0)) {
-        fprintf(stderr, "%s: k = %d: need %s\n", prog, c->k,
-                odd_k ? "an odd k <= 31 (an even k has k-mers that are their own reverse "
-                        "complement, which have no orientation)"
-                      : "1 <= k <= 32 (a k-mer is one 64-bit word)");
-        return 1;
-    }
-    if (c->len < (size_t)c->k || (c->genome < c->len && !c->circular) || !c->genome || !c->reads ||
-        !(c->err >= 0 && c->err < 1)) {
-        fprintf(stderr,
-                "%s: need k <= len <= genome (len > genome only circular), reads > 0, "
-                "0 <= err < 1\n",
-                prog);
-        return 1;
-    }
+    if (c->k < 1 || c->k > 32 || (odd_k && c->k % 2 == 0))
+        return dna_bad(prog, "--k %d (need %s)", c->k,
+                       odd_k ? "an odd k <= 31 (an even k has k-mers that are their own reverse "
+                               "complement, which have no orientation)"
+                             : "1 <= k <= 32 (a k-mer is one 64-bit word)");
+    if (c->len < (size_t)c->k)
+        return dna_bad(prog, "--k %d --len %zu (need k <= len)", c->k, c->len);
+    if (!c->genome || !c->reads)
+        return dna_bad(prog, "--genome %zu --reads %zu (need both >= 1)", c->genome, c->reads);
+    if (c->genome < c->len && !c->circular)
+        return dna_bad(prog, "--len %zu --genome %zu (need len <= genome)", c->len, c->genome);
+    if (!(c->err >= 0 && c->err < 1))
+        return dna_bad(prog, "--err %g (need 0 <= err < 1)", c->err);
+    size_t g, r, o, need, mem = dna_memory();
+    if (__builtin_mul_overflow(c->genome, per_base, &g) ||
+        __builtin_mul_overflow(c->reads, c->len, &r) ||
+        __builtin_mul_overflow(c->reads, c->len - (size_t)c->k + 1, &o) ||
+        __builtin_mul_overflow(o, per_occ, &o) || __builtin_add_overflow(g, r, &need) ||
+        __builtin_add_overflow(need, o, &need))
+        return dna_bad(prog,
+                       "--genome %zu --reads %zu --len %zu (one rank's input needs more than "
+                       "%zu bytes)",
+                       c->genome, c->reads, c->len, (size_t)SIZE_MAX);
+    if (need > mem)
+        return dna_bad(prog,
+                       "--genome %zu --reads %zu --len %zu (one rank's input needs %zu bytes, "
+                       "more than this node's %zu bytes of memory)",
+                       c->genome, c->reads, c->len, need, mem);
     return 0;
 }
 
-/* The start of a genome app's benchmark, once its own options are out of argv: the common ones
- * (bench_parse; --quick takes a quarter of the reads), MPI (bench_mpi_start) and RMC (rmc_init;
- * a failure aborts). 0 to run; else main returns rc > 0 (after --help, a usage error, or with
- * fewer than 2 ranks). */
+/* An app's own options: takes them out of argv (*argc updated) and then the input's with
+ * dna_parse; 0, or 1 after a usage error reported on rank 0 (dna_bad). */
+typedef int (*dna_own_opts_t)(int *argc, char **argv, void *arg);
+
+/* The start of a genome app's benchmark: MPI first (MPI_Init_thread, MPI_THREAD_MULTIPLE; this
+ * rank and the ranks), so that only rank 0 reports a bad option; then the app's own options and
+ * the input's (own(argc, *argv, arg)), the common ones (bench_parse; --quick takes a quarter of
+ * the reads, never fewer than one), at least 2 ranks, and RMC (rmc_init; a failure aborts).
+ * Returns 0 to run; else every rank has finalized MPI and main returns rc > 0: 0 after --help, 1
+ * after a usage error (message on rank 0) or with fewer than 2 ranks. */
 static inline int dna_bench_start(int *argc, char ***argv, const char *prog, dna_cfg_t *c,
-                                  bench_opts_t *o, int *me, int *np)
+                                  bench_opts_t *o, int *me, int *np, dna_own_opts_t own, void *arg)
 {
-    int rc = bench_parse(*argc, *argv, prog, 8, 8, o);
-    if (rc)
-        return rc;
+    int provided, err = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, me);
+    MPI_Comm_size(MPI_COMM_WORLD, np);
+    int rc = own(argc, *argv, arg);
+    if (!rc)
+        rc = bench_parse(*argc, *argv, prog, 8, 8, o);
+    /* every rank has the same arguments, so the same verdict; agreed all the same, so that no rank
+     * runs alone: a usage error (2) over --help (1) over running (0) */
+    int mine = rc > 0 ? 2 : rc < 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all) {
+        MPI_Finalize();
+        return all == 2 ? 1 : -1;
+    }
     if (o->quick)
-        c->reads /= 4;
-    if (bench_mpi_start(argc, argv, prog, me, np, NULL))
+        c->reads = c->reads / 4 ? c->reads / 4 : 1;
+    if (*np < 2) {
+        if (*me == 0)
+            fprintf(stderr, "%s needs 2 ranks: mpiexec.mpich -n 2 %s\n", prog, (*argv)[0]);
+        MPI_Finalize();
         return 1;
-    int err = 0;
+    }
     if (!dna_ok(prog, *me, &err, rmc_init(MPI_COMM_WORLD), "rmc_init"))
         MPI_Abort(MPI_COMM_WORLD, 1);
     return 0;

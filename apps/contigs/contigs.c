@@ -190,7 +190,7 @@ static void make_input(ctg_t *x, const unsigned char *reads, size_t nreads)
     int k = c->k;
     size_t per = c->len - (size_t)k + 1;
     free(x->occ);
-    x->occ = xalloc(nreads * per * sizeof(occ_t));
+    x->occ = xalloc(dna_mul(dna_mul(nreads, per, "occurrences"), sizeof(occ_t), "occurrences"));
     x->nocc = 0;
     for (size_t r = 0; r < nreads; r++) {
         const unsigned char *read = reads + r * c->len;
@@ -1085,22 +1085,31 @@ static int check_serial(ctg_t *x, const result_t *rr, const result_t *mr, gstats
     return ok;
 }
 
-/* Rank 0: the options refuse k = 33, an even k and reads shorter than k. */
+/* Rank 0: the options refuse k = 33, an even k, reads shorter than k, trailing text, a negative
+ * count and an input whose size overflows; and take good ones out of argv. */
 static int bad_options(void)
 {
     char *a1[] = {"test_contigs", "--k", "33"}, *a2[] = {"test_contigs", "--k", "32"};
     char *a3[] = {"test_contigs", "--len", "20", "--k", "21"};
     char *a4[] = {"test_contigs", "--k", "21", "--reps", "3"};
-    int n1 = 3, n2 = 3, n3 = 5, n4 = 5;
+    char *a5[] = {"test_contigs", "--genome", "20000abc"},
+         *a6[] = {"test_contigs", "--reads", "-1"};
+    char *a7[] = {"test_contigs", "--reads", "2305843009213693952", "--len", "64"};
+    int n1 = 3, n2 = 3, n3 = 5, n4 = 5, n5 = 3, n6 = 3, n7 = 5;
+    size_t pb = 1 + sizeof(gpos_t), po = sizeof(occ_t);
     dna_cfg_t c = {1000, 10, 100, 31, 0.01, 0};
-    fprintf(stderr, "test_contigs: bad options (three messages expected):\n");
-    int ok = dna_parse(&n1, a1, "test_contigs", &c, 1) == 1;
-    ok &= dna_parse(&n2, a2, "test_contigs", &c, 1) == 1;
+    fprintf(stderr, "test_contigs: bad options (six messages expected):\n");
+    int ok = dna_parse(&n1, a1, "test_contigs", &c, 1, pb, po) == 1;
+    ok &= dna_parse(&n2, a2, "test_contigs", &c, 1, pb, po) == 1;
     c.k = 31;
-    ok &= dna_parse(&n3, a3, "test_contigs", &c, 1) == 1;
+    ok &= dna_parse(&n3, a3, "test_contigs", &c, 1, pb, po) == 1;
     c.len = 100;
-    ok &= dna_parse(&n4, a4, "test_contigs", &c, 1) == 0 && c.k == 21 && n4 == 3 &&
+    ok &= dna_parse(&n4, a4, "test_contigs", &c, 1, pb, po) == 0 && c.k == 21 && n4 == 3 &&
           !strcmp(a4[1], "--reps");
+    ok &= dna_parse(&n5, a5, "test_contigs", &c, 1, pb, po) == 1 && c.genome == 1000;
+    ok &= dna_parse(&n6, a6, "test_contigs", &c, 1, pb, po) == 1 && c.reads == 10;
+    c.len = 64;
+    ok &= dna_parse(&n7, a7, "test_contigs", &c, 1, pb, po) == 1;
     if (!ok)
         fprintf(stderr, "test_contigs: the options did not refuse bad input as they should\n");
     return ok;
@@ -1155,10 +1164,18 @@ int main(void)
 #else
 /* ------------------------------------------------------------------------ benchmark --- */
 
-/* Takes --min-count C --min-ext X --batch W and the input's options (dna_parse) out of argv. 0, or
- * 1 after a usage error. */
-static int parse_own(int *argc, char **argv, ctg_t *x)
+/* Takes --min-count C (1..INT_MAX), --min-ext X (1..65535: extension counts stop there), --batch W
+ * (1..INT_MAX walks at once, as many as fit in this node's memory) and the input's options
+ * (dna_parse: k odd; and a genome of at most 2^32 - 1 bases, as genome_stats' positions are 32-bit)
+ * out of argv into the ctg_t arg. 0, or 1 after a usage error (message on rank 0, dna_bad). */
+static int parse_own(int *argc, char **argv, void *arg)
 {
+    ctg_t *x = arg;
+    /* a walk's room in walk_rmc: the walk, its live flag, its two sides' keys, values, statuses
+     * and places */
+    size_t per_walk = sizeof(walk_t) + 1 +
+                      2 * (sizeof(uint64_t) + sizeof(uu_t) + sizeof(rmc_status_t) + sizeof(size_t));
+    size_t walks = dna_memory() / per_walk;
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
@@ -1170,19 +1187,30 @@ static int parse_own(int *argc, char **argv, ctg_t *x)
             argv[kept++] = argv[i];
             continue;
         }
-        if (i + 1 >= *argc) {
-            fprintf(stderr, "bench_contigs: %s needs a value\n", a);
-            return 1;
+        if (i + 1 >= *argc)
+            return dna_bad("bench_contigs", "%s (it needs a value)", a);
+        unsigned long long n = 0, hi = INT_MAX;
+        const char *why = "";
+        if (to == &x->min_ext) {
+            hi = 65535;
+            why = "; extension counts stop at 65535";
+        } else if (to == &x->batch && walks < hi) {
+            hi = walks;
+            why = "; the walks must fit in memory";
         }
-        *to = atoi(argv[++i]);
+        if (dna_parse_num("bench_contigs", a, argv[++i], 1, hi, why, &n))
+            return 1;
+        *to = (int)n;
     }
     *argc = kept;
-    if (x->min_count < 1 || x->min_ext < 1 || x->min_ext > 65535 || x->batch < 1) {
-        fprintf(stderr, "bench_contigs: need --min-count >= 1, 1 <= --min-ext <= 65535, "
-                        "--batch >= 1\n");
+    /* per genome base: its byte and rank 0's genome_stats position; per k-mer occurrence: x->occ */
+    if (dna_parse(argc, argv, "bench_contigs", &x->c, 1, 1 + sizeof(gpos_t), sizeof(occ_t)))
         return 1;
-    }
-    return dna_parse(argc, argv, "bench_contigs", &x->c, 1);
+    if (x->c.genome > UINT32_MAX)
+        return dna_bad("bench_contigs",
+                       "--genome %zu (need at most %" PRIu32 " bases: positions are 32-bit)",
+                       x->c.genome, UINT32_MAX);
+    return 0;
 }
 
 /* A table "<what> (all ranks' / ranks; slowest rank), median of <reps> reps" with the columns RMC
@@ -1206,9 +1234,7 @@ int main(int argc, char **argv)
     x.min_count = x.min_ext = 2;
     x.batch = 256;
     bench_opts_t o;
-    if (parse_own(&argc, argv, &x))
-        return 1;
-    int rc = dna_bench_start(&argc, &argv, "bench_contigs", &x.c, &o, &x.me, &x.np);
+    int rc = dna_bench_start(&argc, &argv, "bench_contigs", &x.c, &o, &x.me, &x.np, parse_own, &x);
     if (rc)
         return rc > 0;
     setup(&x);
@@ -1268,12 +1294,14 @@ int main(int argc, char **argv)
     bench_table_set(tw, rwk, wa, wr);
     bench_table_set(tw, rwk, wb, wm);
     bench_table_plot(tw, 0, 0, "ns per UU k-mer");
+    /* the walks' time: ns per UU k-mer times UU k-mers per rank (no UU k-mers: no contigs, 0) */
     double uu = (double)g[0], per_rank_uu = uu / x.np;
+    double cps_rmc = g[2] ? (double)g[2] / (wr * 1e-9 * per_rank_uu) : 0;
+    double cps_mpi = g[2] ? (double)g[2] / (wm * 1e-9 * per_rank_uu) : 0;
     bench_table_note(tw,
                      "%" PRIu64 " UU k-mers, %.2f lookups per UU k-mer (both walk alike); "
                      "contigs per second: RMC %.0f, MPI %.0f",
-                     g[0], (double)g[1] / (uu ? uu : 1), (double)g[2] / (wr * 1e-9 * per_rank_uu),
-                     (double)g[2] / (wm * 1e-9 * per_rank_uu));
+                     g[0], (double)g[1] / (uu ? uu : 1), cps_rmc, cps_mpi);
     bench_table_note(tw,
                      "contigs: %zu, %zu bases, longest %zu, N50 %zu; %.1f%% of the genome's "
                      "k-mers in a contig, %zu contigs on the genome; genome k-mers repeated: %zu",

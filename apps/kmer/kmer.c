@@ -69,7 +69,7 @@ static void make_input(kmer_t *x)
     const dna_cfg_t *c = &x->c;
     unsigned char *g = dna_genome(c->genome), *reads = dna_reads(c, g, x->me);
     size_t per = c->len - (size_t)c->k + 1;
-    x->mine = bench_alloc(c->reads * per * sizeof(uint64_t));
+    x->mine = bench_alloc(dna_mul(dna_mul(c->reads, per, "k-mers"), sizeof(uint64_t), "k-mers"));
     x->nmine = 0;
     uint64_t mask = dna_mask(c->k);
     for (size_t r = 0; r < c->reads; r++) {
@@ -353,18 +353,21 @@ int main(void)
 #else
 /* ------------------------------------------------------------------------ benchmark --- */
 
-/* Takes --updates and the input's options (dna_parse) out of argv. 0, or 1 after a usage error. */
-static int parse_own(int *argc, char **argv, dna_cfg_t *c, int *updates)
+/* Takes --updates and the input's options (dna_parse; arg: the kmer_t) out of argv. 0, or 1 after
+ * a usage error (message on rank 0). */
+static int parse_own(int *argc, char **argv, void *arg)
 {
+    kmer_t *x = arg;
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
         if (!strcmp(argv[i], "--updates"))
-            *updates = 1;
+            x->updates = 1;
         else
             argv[kept++] = argv[i];
     }
     *argc = kept;
-    return dna_parse(argc, argv, "bench_kmer", c, 0);
+    /* per genome base: its byte; per k-mer occurrence: the k-mer (x->mine) */
+    return dna_parse(argc, argv, "bench_kmer", &x->c, 0, 1, sizeof(uint64_t));
 }
 
 int main(int argc, char **argv)
@@ -372,9 +375,7 @@ int main(int argc, char **argv)
     kmer_t x = {0};
     x.c = (dna_cfg_t){1000000, 40000, 100, 31, 0.01, 0};
     bench_opts_t o;
-    if (parse_own(&argc, argv, &x.c, &x.updates))
-        return 1;
-    int rc = dna_bench_start(&argc, &argv, "bench_kmer", &x.c, &o, &x.me, &x.np);
+    int rc = dna_bench_start(&argc, &argv, "bench_kmer", &x.c, &o, &x.me, &x.np, parse_own, &x);
     if (rc)
         return rc > 0;
     setup(&x);
