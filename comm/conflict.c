@@ -36,11 +36,16 @@ static void clear_pending(struct rmc_region *r, int target)
         r->pair[target]->nw = 0;
 }
 
-static rmci_quiet_fn am_quiet;
+static rmci_quiet_fn am_quiet, am_fence;
 
 void rmci_set_am_quiet(rmci_quiet_fn fn)
 {
     am_quiet = fn;
+}
+
+void rmci_set_am_fence(rmci_quiet_fn fn)
+{
+    am_fence = fn;
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
@@ -68,7 +73,7 @@ rmc_status_t rmci_order_slow(struct rmc_region *r, int target, unsigned kind, rm
     unsigned c = r->cs[target] & rmci_conflicts[kind & RMCI_CS_PENDING];
     if (!c)
         return RMC_OK;
-    if (c & (RMCI_CS_ACC | RMCI_CS_READ))
+    if (c & (RMCI_CS_ACC | RMCI_CS_READ | RMCI_CS_AM))
         return conflict_flush(r, target);
     /* only outstanding writes conflict: flush when the ranges overlap */
     const rmci_pair_t *p = r->pair[target];
@@ -143,7 +148,9 @@ rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_ran
     uint8_t cs = r->cs[target];
     rmci_pair_t *p = (kind & RMCI_CS_WRITE) ? pair_of(r, target) : NULL;
     if ((!(cs & RMCI_CS_LISTED) && list(r, target) != RMC_OK) || ((kind & RMCI_CS_WRITE) && !p)) {
-        /* cannot track it: complete it now instead (correct, just slower) */
+        /* cannot track it: complete it now instead (correct, just slower; the AM bit tells the
+         * flush to wait for the atomic's reply too) */
+        r->cs[target] |= (uint8_t)(kind & RMCI_CS_AM);
         return rmci_flush(r, target);
     }
     if (kind & RMCI_CS_WRITE) {
@@ -172,7 +179,7 @@ rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t ra
 
 rmc_status_t rmci_fence(int target)
 {
-    rmc_status_t st = RMC_OK;
+    rmc_status_t st = am_fence ? am_fence(target) : RMC_OK;
     size_t o = 0;
     for (size_t i = 0; i < rmci.ndirty; i++) {
         rmci_dirty_t d = rmci.dirty[i];

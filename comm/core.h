@@ -102,9 +102,10 @@ extern rmci_state_t rmci;
  * RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions commute. Atomics that do
  * not commute with them (swap, CAS, bitwise) are marked and ordered as RMCI_CS_WRITE. */
 static const unsigned char rmci_conflicts[RMCI_CS_PENDING + 1] = {
-    [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ, /* put after anything */
-    [RMCI_CS_ACC] = RMCI_CS_WRITE | RMCI_CS_READ,                 /* acc after put / get */
-    [RMCI_CS_READ] = RMCI_CS_WRITE | RMCI_CS_ACC,                 /* get after put / acc */
+    [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ | RMCI_CS_AM, /* after anything */
+    [RMCI_CS_ACC] = RMCI_CS_WRITE | RMCI_CS_READ | RMCI_CS_AM, /* acc after put / get / AM */
+    [RMCI_CS_READ] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_AM, /* get after put / acc / AM */
+    [RMCI_CS_AM] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ, /* an AM atomic after MPI ops */
 };
 
 /* Conflict tracking (rma.c / conflict.c). */

@@ -323,8 +323,10 @@ enum {
     RMCI_CS_WRITE = 1u, /* put (or swap/CAS/bitwise atomic) not yet complete at the target */
     RMCI_CS_ACC = 2u,   /* accumulate / fetch-and-add not yet complete at the target */
     RMCI_CS_READ = 4u,  /* get not yet complete at the origin (implicit handle) */
-    RMCI_CS_AM = 8u,    /* with WRITE: an atomic the target executes (an active message) not yet
-                         * answered; completed by the quiet function (rmci_set_am_quiet) */
+    RMCI_CS_AM = 8u,    /* an atomic the target executes (an active message) not yet answered, per
+                         * pair (no ranges); completed by the quiet function (rmci_set_am_quiet).
+                         * MPI operations wait for it; such atomics need not wait for each other
+                         * (a target serves one origin's messages in order) */
     RMCI_CS_PENDING = 15u
 };
 
@@ -353,6 +355,10 @@ rmc_status_t rmci_flush(rmci_region_t *r, int target);
  * for pairs marked RMCI_CS_AM. */
 typedef rmc_status_t (*rmci_quiet_fn)(int target);
 void rmci_set_am_quiet(rmci_quiet_fn fn);
+/* The function every fence (rmci_fence: rmc_fence, rmc_barrier, mutex unlocks) calls first with its
+ * target (-1: all), to complete the atomics it sent as active messages, those on registered memory
+ * too (which no pair records); NULL: none. */
+void rmci_set_am_fence(rmci_quiet_fn fn);
 /* Completion of a blocking put (or strided put) of `range`, issued after rmci_order: the source is
  * reusable when it returns. The write completes locally and stays outstanding (ordered by later
  * conflicting operations, visible to other ranks after a fence), unless the pair just saw a put to

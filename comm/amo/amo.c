@@ -48,6 +48,8 @@ static struct {
     rt_ent_t *v;          /* sorted by id */
     size_t n, cap;
     int id_region, id_reg; /* internal AM ids: atomics on region / registered memory */
+    unsigned char *nb_to;  /* [nranks] non-blocking AM atomics sent there since the last fence */
+    int nb_count;          /* ranks marked in nb_to */
 } amo;
 
 rmc_amo_mode_t rmc_amo_mode(void)
@@ -372,13 +374,43 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
 
 /* ------------------------------------------------------------------------------ front end --- */
 
+/* Targets this rank sent non-blocking atomics to (active messages) since its last fence of them:
+ * a fence waits for their replies (rmci_fence calls amo_fence first). */
+static void nb_sent(int rank)
+{
+    if (amo.nb_to && !amo.nb_to[rank]) {
+        amo.nb_to[rank] = 1;
+        amo.nb_count++;
+    }
+}
+
+static rmc_status_t amo_fence(int target)
+{
+    rmc_status_t st = RMC_OK;
+    int end = target < 0 ? RMCI.nranks : target + 1;
+    for (int t = target < 0 ? 0 : target; amo.nb_count && t < end; t++)
+        if (amo.nb_to[t]) {
+            rmc_status_t q = rmci_am_quiet(t);
+            if (q == RMC_OK) {
+                amo.nb_to[t] = 0;
+                amo.nb_count--;
+            }
+            rmci_keep(&st, q);
+        }
+    return st;
+}
+
 /* Atomic on registered memory of `rank` (address in no region). */
 static rmc_status_t registered_amo(int op, int width, void *dst, uint64_t a, uint64_t b,
                                    void *fetched, int rank, rmc_request_h *req)
 {
     amo_wire_t m = {(uint64_t)(uintptr_t)dst, a, b, 0, (uint16_t)op, (uint16_t)width};
-    if (rank != RMCI.rank)
-        return wire_call(amo.id_reg, &m, fetched, rank, req);
+    if (rank != RMCI.rank) {
+        rmc_status_t st = wire_call(amo.id_reg, &m, fetched, rank, req);
+        if (st == RMC_OK && req)
+            nb_sent(rank); /* no pair records it: fences wait for it (amo_fence) */
+        return st;
+    }
     uint64_t old = 0;
     apply_ctx_t c = {&m, &old};
     rmc_status_t st = rmci_reg_access((uintptr_t)dst, (size_t)width, wire_apply, &c);
@@ -391,19 +423,22 @@ static rmc_status_t registered_amo(int op, int width, void *dst, uint64_t a, uin
 static rmc_status_t thread_remote_amo(int op, int width, const rmci_target_t *t, uint64_t a,
                                       uint64_t b, void *fetched, int rank, rmc_request_h *req)
 {
-    /* location consistency with outstanding RMA to the word */
+    /* location consistency with outstanding RMA to the word (not with this origin's other
+     * atomics: the target serves its messages in order) */
     rmci_range_t range = rmci_range(t->disp, (size_t)width);
-    rmc_status_t st = rmci_order(t->region, rank, RMCI_CS_WRITE, range);
+    rmc_status_t st = rmci_order(t->region, rank, RMCI_CS_AM, range);
     if (st != RMC_OK)
         return st;
     RMCI_STAT(remote_ops, 1);
     amo_wire_t m = {(uint64_t)t->disp, a, b, rmci_region_id(t->region), (uint16_t)op,
                     (uint16_t)width};
     st = wire_call(amo.id_region, &m, fetched, rank, req);
-    /* a non-blocking one is outstanding until its reply: this origin's later operations on the
-     * word, fences and the region's free wait for it (rmci_am_quiet) */
-    if (st == RMC_OK && req)
-        st = rmci_mark(t->region, rank, RMCI_CS_WRITE | RMCI_CS_AM, range);
+    /* a non-blocking one is outstanding until its reply: this origin's later MPI operations on the
+     * pair, fences and the region's free wait for it (rmci_am_quiet) */
+    if (st == RMC_OK && req) {
+        nb_sent(rank);
+        st = rmci_mark(t->region, rank, RMCI_CS_AM, range);
+    }
     return st;
 }
 
@@ -509,6 +544,8 @@ static void amo_finalize(void *arg)
         return;
     rmci_mutex_shutdown();
     rmci_set_am_quiet(NULL);
+    rmci_set_am_fence(NULL);
+    free(amo.nb_to);
     rmci_am_remove_internal(amo.id_region);
     rmci_am_remove_internal(amo.id_reg);
     pthread_mutex_destroy(&amo.lock);
@@ -539,10 +576,15 @@ static rmc_status_t amo_init(void *arg)
     amo.mode = (rmc_amo_mode_t)lo;
     if (amo.mode == RMC_AMO_MODE_THREAD)
         rmci_set_am_quiet(rmci_am_quiet);
+    /* atomics on registered memory are active messages in either mode */
+    amo.nb_to = calloc((size_t)RMCI.nranks, 1);
+    rmci_set_am_fence(amo_fence);
     pthread_mutex_init(&amo.lock, NULL);
     amo.up = 1;
     static int registered_tag; /* any non-NULL argument marks registered memory */
-    st = rmci_am_add_internal(h_amo, NULL, &amo.id_region);
+    st = amo.nb_to
+             ? rmci_am_add_internal(h_amo, NULL, &amo.id_region)
+             : rmci_fail(RMC_ERR_NOMEM, "rmc_init", "the atomics' table of %d ranks", RMCI.nranks);
     if (st == RMC_OK)
         st = rmci_am_add_internal(h_amo, &registered_tag, &amo.id_reg);
     st = rmci_agree(RMCI.comm, st);

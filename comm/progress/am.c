@@ -343,6 +343,17 @@ void am_op_unlink(am_op_t *op)
     op->next = op->prev = NULL;
 }
 
+static void open_unlink(am_op_t *op)
+{
+    if (op->oprev)
+        op->oprev->onext = op->onext;
+    else if (am.open == op)
+        am.open = op->onext;
+    if (op->onext)
+        op->onext->oprev = op->oprev;
+    op->onext = op->oprev = NULL;
+}
+
 int am_op_progress(am_op_t *op)
 {
     if (op->done)
@@ -359,6 +370,7 @@ int am_op_progress(am_op_t *op)
     if (!flag)
         return 0;
     op->done = 1;
+    open_unlink(op);
     if (op->has_greq)
         (void)RMCI_MPI_ST(MPI_Grequest_complete, (op->greq));
     return 1;
@@ -385,11 +397,15 @@ rmc_status_t rmci_am_quiet(int rank)
     unsigned spins = 0;
     for (;;) {
         int open = 0;
-        for (am_op_t *op = am.ops; op; op = op->next)
-            if (op->rank == rank && !am_op_progress(op))
+        for (am_op_t *op = am.open, *next; op; op = next) {
+            next = op->onext; /* a completed op leaves the list */
+            if (op->rank != rank)
+                continue;
+            if (!am_op_progress(op))
                 open = 1;
-            else if (op->rank == rank && op->mpi_failed)
-                st = RMC_ERR_MPI; /* recorded where it happened */
+            else if (op->mpi_failed)
+                st = RMC_ERR_MPI; /* recorded where it happened; reported here once */
+        }
         if (!open)
             return st;
         rmci_wait_round(&spins);
@@ -438,6 +454,10 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
     if (am.ops)
         am.ops->prev = op;
     am.ops = op;
+    op->onext = am.open;
+    if (am.open)
+        am.open->oprev = op;
+    am.open = op;
     RMCI_PSTAT_ADD(am_sent, 1);
     *out = op;
     return RMC_OK;

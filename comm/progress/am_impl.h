@@ -33,6 +33,7 @@ typedef struct am_op {
     struct am_op *next, *prev;
     MPI_Request req[2]; /* 0: request send, 1: reply receive */
     MPI_Request greq;   /* generalized request (non-blocking form) */
+    struct am_op *onext, *oprev; /* am.open while the reply has not arrived */
     int done, has_greq;
     int rank;       /* the target */
     int mpi_failed; /* MPI_Testall failed: the result is RMC_ERR_MPI and the op is never freed
@@ -96,6 +97,7 @@ typedef struct am_state {
     int ndeferred; /* atomic */
     /* origin side */
     am_op_t *ops;             /* outstanding (and non-blocking not yet waited) */
+    am_op_t *open;            /* those of ops whose reply has not arrived (rmci_am_quiet) */
     unsigned long main_polls; /* main-thread polls (written by main only, read by the thread) */
 } am_state_t;
 

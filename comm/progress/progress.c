@@ -160,9 +160,9 @@ static void progress_poll(int full, void *arg)
     if (!am.up || am_is_thread)
         return;
     am_poll_main();
-    if (full)
-        for (am_op_t *op = am.ops, *next; op; op = next) {
-            next = op->next;
+    if (full) /* the ops still waiting for their replies (an answered one leaves the list) */
+        for (am_op_t *op = am.open, *next; op; op = next) {
+            next = op->onext;
             am_op_progress(op);
         }
 }
