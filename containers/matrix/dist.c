@@ -277,10 +277,18 @@ rmc_status_t rmc_dist_2d(rmc_block_t kind, int64_t m, int64_t n, int64_t param, 
             break; /* reported below */
         if ((st = rmc_dist_pgrid(2, dims, p, g)) != RMC_OK)
             return rmc_error_in(st, fn);
-        /* the shorter side of a rank's block: every rank of the grid gets tiles (the longer one
-         * left a 1024^2 matrix at 2 ranks in one tile) */
-        int64_t a = (m + g[0] - 1) / g[0], b = (n + g[1] - 1) / g[1];
-        int64_t side = param, shorter = a < b ? a : b;
+        /* the shorter side of a rank's block (the longer one left a 1024^2 matrix at 2 ranks in
+         * one tile), small enough for at least g[k] tiles in each dimension k that has g[k]
+         * elements, so every rank of the grid gets tiles (4 x 4 at 3 ranks: 2 x 2 tiles on a
+         * 3 x 1 grid left one rank without) */
+        int64_t shorter = INT64_MAX;
+        for (int k = 0; k < 2; k++) {
+            int64_t s = (dims[k] + g[k] - 1) / g[k];
+            if (dims[k] >= g[k] && (dims[k] + s - 1) / s < g[k])
+                s = dims[k] / g[k];
+            shorter = s < shorter ? s : shorter;
+        }
+        int64_t side = param;
         if (kind == RMC_BLOCK_OPT) {
             int64_t cap = param ? param : 2048;
             side = shorter;

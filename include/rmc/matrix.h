@@ -101,9 +101,10 @@ rmc_status_t rmc_dist_round_robin(int ndim, const int64_t dims[], const int64_t 
  *                     shaped like the matrix (param unused)
  *   RMC_BLOCK_ROW     each tile spans whole rows: param rows per tile (0: div over the ranks)
  *   RMC_BLOCK_COLUMN  each tile spans whole columns: param columns per tile (0: div)
- *   RMC_BLOCK_SQUARE  square tiles of side param (0: the shorter side of a rank's block, so every
- *                     rank gets tiles), dealt cyclically over a process grid shaped like the
- *                     matrix (square-as-possible for a square matrix)
+ *   RMC_BLOCK_SQUARE  square tiles of side param (0: about the shorter side of a rank's block, so
+ *                     every rank gets tiles where the matrix has as many rows and columns as the
+ *                     grid), dealt cyclically over a process grid shaped like the matrix
+ *                     (square-as-possible for a square matrix)
  *   RMC_BLOCK_OPT     chosen for multiplication: a process grid shaped like the matrix and square
  *                     tiles of at most param (0: 2048) elements a side, each rank's tiles cyclic
  *                     over the grid (more tiles than ranks: room to overlap and balance)

@@ -640,7 +640,8 @@ static void test_dist_balance(void **s)
 {
     (void)s;
     static const int64_t shapes[][2] = {{5000, 40}, {7, 4096}, {8192, 100},  {1024, 1024},
-                                        {1, 17},    {100, 3},  {4096, 4096}, {37, 23}};
+                                        {1, 17},    {100, 3},  {4096, 4096}, {37, 23},
+                                        {4, 4},     {5, 7},    {9, 9},       {6, 64}};
     int ok = 1;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int kind = RMC_BLOCK_SQUARE; kind <= RMC_BLOCK_OPT; kind++) {
