@@ -875,9 +875,18 @@ static int operand_copy(gai_array_t *x, int64_t lo[2], int64_t hi[2], const char
     return g;
 }
 
+/* The array whose memory x lives in (GA_Overlay's chain followed to its end). */
+static gai_array_t *memory_of(gai_array_t *x, const char *fn)
+{
+    while (x->overlay_of)
+        x = gai_array(x->overlay_of, fn);
+    return x;
+}
+
 /* C[clo, chi) = alpha op(A[alo, ahi)) op(B[blo, bhi)) + beta C[clo, chi), patches of the stored
- * arrays (half-open); whole = the patches are the whole arrays. An operand on C's own array is
- * read from a copy of its patch (operand_copy). */
+ * arrays (half-open); whole = the patches are the whole arrays. An operand in C's own memory (the
+ * same array, or one of them overlaid on the other) is read from a copy of its patch
+ * (operand_copy). */
 static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_a,
                    const int64_t alo[2], const int64_t ahi[2], int g_b, const int64_t blo[2],
                    const int64_t bhi[2], int g_c, const int64_t clo[2], const int64_t chi[2],
@@ -928,12 +937,14 @@ static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_
     int copy[2] = {0, 0};
     int64_t al[2] = {alo[0], alo[1]}, ah[2] = {ahi[0], ahi[1]};
     int64_t bl[2] = {blo[0], blo[1]}, bh[2] = {bhi[0], bhi[1]};
-    if (m > 0 && n > 0 && (a == c || b == c)) {
-        if (a == c) {
+    gai_array_t *cm = memory_of(c, fn);
+    int a_in_c = memory_of(a, fn) == cm, b_in_c = memory_of(b, fn) == cm;
+    if (m > 0 && n > 0 && (a_in_c || b_in_c)) {
+        if (a_in_c) {
             copy[0] = operand_copy(a, al, ah, fn);
             a = gai_array(copy[0], fn);
         }
-        if (b == c) {
+        if (b_in_c) {
             copy[1] = operand_copy(b, bl, bh, fn);
             b = gai_array(copy[1], fn);
         }

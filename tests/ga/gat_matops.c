@@ -739,6 +739,20 @@ static void matmul_alias(void)
         }
         GA_Destroy(gx), GA_Destroy(gy);
     }
+    /* C overlaid on A (GA_Overlay: the same memory): C = A Y reads A as it was */
+    int gx = mk(t, N, N, 0, "X"), gy = mk(t, N, N, 1, "Y"), gc = GA_Create_handle();
+    GA_Set_data(gc, 2, (int[2]){N, N}, C_DBL);
+    GA_Set_array_name(gc, "C on X");
+    GA_Overlay(gc, gx);
+    put2(gx, N, N, x), put2(gy, N, N, y);
+    memcpy(old, x, sizeof x), memcpy(ref, x, sizeof x);
+    refmm(t, N, N, N, al, (opnd_t){(const char *)old, N, 'N', 0, 0},
+          (opnd_t){(const char *)y, N, 'N', 0, 0}, be, (char *)ref, N, 0, 0);
+    GA_Dgemm('N', 'N', N, N, N, alpha, gx, gy, beta, gc);
+    get2(gc, N, N, got);
+    gat_check_gabug(same(t, got, ref, N * N, 1e-12, &sum), "matmul alias C overlaid on A",
+                    "an operand in C's own memory is read after C is written");
+    GA_Destroy(gc), GA_Destroy(gx), GA_Destroy(gy);
 }
 
 /* NGA_Matmul_patch on 3-D arrays: patches with two dimensions longer than 1 are matrices (as in
