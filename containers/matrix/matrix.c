@@ -66,7 +66,7 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
         m->towner[t] = o;
         m->toff[t] = next[o];
         n = (n + TILE_ALIGN - 1) & ~(uint64_t)(TILE_ALIGN - 1);
-        if (next[o] > (UINT64_MAX >> 8) - n) {
+        if (n > (UINT64_MAX >> 8) || next[o] > (UINT64_MAX >> 8) - n) {
             free(next);
             return rmcc_fail(RMC_ERR_TOO_BIG, fn,
                              "rank %d's part overflows (its tiles up to tile %lld add up beyond "

@@ -4,12 +4,13 @@
 # not name builds here and fails from the tarball (tests/cmocka_main.h once did). Skipped (77)
 # outside a git checkout.
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
+src=$(cd "$here/../.." && pwd -P)
 build=$(cd "${top_builddir:-.}" && pwd)
-command -v git >/dev/null 2>&1 && git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || {
-    echo "dist-files: $src is not a git checkout: skipped"
+top=$(command -v git >/dev/null 2>&1 && git -C "$src" rev-parse --show-toplevel 2>/dev/null)
+if [ "$top" != "$src" ]; then # not a checkout of its own (or inside another repository)
+    echo "dist-files: $src is not the top of a git checkout: skipped"
     exit 77
-}
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! make -s -C "$build" distdir distdir="$tmp/d" >"$tmp/log" 2>&1; then
