@@ -863,9 +863,9 @@ static void test_bad_input(void **s)
     MPI_CHECK_ALL(rmc_hashmap_create(0, i64, i64, &bad) == RMC_ERR_ARG && bad == NULL);
     MPI_CHECK_ALL(rmc_hashmap_create(16, &zero, i64, &bad) == RMC_ERR_TYPE && bad == NULL);
     MPI_CHECK_ALL(rmc_hashmap_create(16, i64, NULL, &bad) == RMC_ERR_TYPE && bad == NULL);
-    { /* 2^40 buckets of 32 MiB values: the table's size overflows (it wrapped to a small request
+    { /* 2^40 buckets of 1 GiB values: the table's size overflows (it wrapped to a small request
        * refused as "the segment is full") */
-        static const rmc_type_t huge = RMC_TYPE_STRING((size_t)32 << 20);
+        static const rmc_type_t huge = RMC_TYPE_STRING((size_t)1 << 30);
         MPI_CHECK_ALL(rmc_hashmap_create((size_t)1 << 40, i64, &huge, &bad) == RMC_ERR_TOO_BIG &&
                       bad == NULL && strstr(rmc_last_error(), "overflows"));
     }
