@@ -356,8 +356,8 @@ rmc_status_t rmci_flush(rmci_region_t *r, int target);
 typedef rmc_status_t (*rmci_quiet_fn)(int target);
 void rmci_set_am_quiet(rmci_quiet_fn fn);
 /* The function every fence (rmci_fence: rmc_fence, rmc_barrier, mutex unlocks) calls first with its
- * target (-1: all), to complete the atomics it sent as active messages, those on registered memory
- * too (which no pair records); NULL: none. */
+ * target (-1: all), to complete the atomics on registered memory it sent as active messages (no
+ * pair records them; those on regions are their pairs' flushes); NULL: none. */
 void rmci_set_am_fence(rmci_quiet_fn fn);
 /* Completion of a blocking put (or strided put) of `range`, issued after rmci_order: the source is
  * reusable when it returns. The write completes locally and stays outstanding (ordered by later

@@ -48,7 +48,8 @@ static struct {
     rt_ent_t *v;          /* sorted by id */
     size_t n, cap;
     int id_region, id_reg; /* internal AM ids: atomics on region / registered memory */
-    unsigned char *nb_to;  /* [nranks] non-blocking AM atomics sent there since the last fence */
+    unsigned char *nb_to;  /* [nranks] non-blocking atomics on registered memory sent there since
+                            * the last fence */
     int nb_count;          /* ranks marked in nb_to */
 } amo;
 
@@ -374,8 +375,9 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
 
 /* ------------------------------------------------------------------------------ front end --- */
 
-/* Targets this rank sent non-blocking atomics to (active messages) since its last fence of them:
- * a fence waits for their replies (rmci_fence calls amo_fence first). */
+/* Targets this rank sent non-blocking atomics on registered memory to (active messages; no pair
+ * records them, unlike those on regions) since its last fence of them: a fence waits for their
+ * replies (rmci_fence calls amo_fence first). */
 static void nb_sent(int rank)
 {
     if (amo.nb_to && !amo.nb_to[rank]) {
@@ -434,11 +436,10 @@ static rmc_status_t thread_remote_amo(int op, int width, const rmci_target_t *t,
                     (uint16_t)width};
     st = wire_call(amo.id_region, &m, fetched, rank, req);
     /* a non-blocking one is outstanding until its reply: this origin's later MPI operations on the
-     * pair, fences and the region's free wait for it (rmci_am_quiet) */
-    if (st == RMC_OK && req) {
-        nb_sent(rank);
+     * pair, fences (the pair is in the dirty list) and the region's free wait for it
+     * (rmci_am_quiet) */
+    if (st == RMC_OK && req)
         st = rmci_mark(t->region, rank, RMCI_CS_AM, range);
-    }
     return st;
 }
 

@@ -107,15 +107,15 @@ static rmc_status_t progress_init(void *arg)
     if (st == RMC_OK && want == 1 && !multiple)
         st = rmci_fail(RMC_ERR_UNSUPPORTED, "rmc_init",
                        "RMC_PROGRESS_THREAD=1 needs MPI_THREAD_MULTIPLE");
-    /* a request's receive is posted for this rank's limit: a larger one from a peer would be
-     * truncated there, so every rank must have the same limit */
+    /* one agreement on the status and on the payload limit: a request's receive is posted for
+     * this rank's limit, so a larger one from a peer would be truncated there. Every rank sees the
+     * same minimum and maximum, so every rank fails alike when they differ. */
     long long lim[2] = {(long long)am.max_payload, -(long long)am.max_payload};
     st = rmci_agree_vals(RMCI.comm, st, lim, 2);
     if (st == RMC_OK && lim[0] != -lim[1])
         st = rmci_fail(RMC_ERR_ARG, "rmc_init",
                        "RMC_AM_MAX_PAYLOAD is not the same on every rank (%lld to %lld bytes)",
                        lim[0], -lim[1]);
-    st = rmci_agree(RMCI.comm, st);
     int spin = 0, pu = -1;
     if (st == RMC_OK)
         pu = am_choose_pu(&spin, &st); /* collective, agreed */
