@@ -308,5 +308,34 @@ static void test_init_on_dup(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* RMC_VERBOSE and RMC_STATS are integers: any other text refuses rmc_init on every rank, naming
+ * the knob and its value (they were silently off); RMC_STATS=1 counts from rmc_init. */
+static void test_switch_knobs(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"RMC_VERBOSE", "RMC_STATS"};
+    for (int i = 0; i < 2; i++) {
+        setenv(names[i], "yes please", 1);
+        MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_ARG && !rmc_initialized());
+        MPI_CHECK_ALL(strstr(rmc_last_error(), names[i]) != NULL &&
+                      strstr(rmc_last_error(), "yes please") != NULL);
+        unsetenv(names[i]);
+    }
+    setenv("RMC_STATS", "1", 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_STATS");
+    long long x = 0;
+    void **bases = calloc((size_t)rmc_nranks(), sizeof(void *));
+    rmc_region_h r;
+    rmc_op_counts_t c;
+    MPI_CHECK_OK(rmc_region_alloc(sizeof(x), bases, &r));
+    MPI_CHECK_OK(rmc_put(&x, bases[rmc_rank()], sizeof(x), rmc_rank()));
+    MPI_CHECK_OK(rmc_op_counts(&c));
+    MPI_CHECK_ALL(c.writes == 1 && c.write_bytes == sizeof(x));
+    MPI_CHECK_OK(rmc_region_free(r));
+    free(bases);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 MPITEST_MAIN("init", NULL, NULL, test_before_init, test_init_world, test_finalize_cleans_up,
-             test_subcomm_halves, test_subcomm_reversed, test_init_on_dup)
+             test_subcomm_halves, test_subcomm_reversed, test_init_on_dup, test_switch_knobs)
