@@ -316,6 +316,13 @@ gai_array_t *gai_array(int g, const char *fn)
     return a;
 }
 
+gai_array_t *gai_memory_of(gai_array_t *a, const char *fn)
+{
+    while (a->overlay_of)
+        a = gai_array(a->overlay_of, fn);
+    return a;
+}
+
 int gai_new_handle(const char *fn)
 {
     gai_up(fn);

@@ -134,6 +134,9 @@ void gai_same_group(const char *fn, const gai_array_t *a, const gai_array_t *b);
 gai_array_t *gai_handle(int g, const char *fn);
 /* The array of handle g, which must hold data (created, or GA_Allocate'd). */
 gai_array_t *gai_array(int g, const char *fn);
+/* The array whose memory a lives in (GA_Overlay's chain followed to its end; a itself when it
+ * has memory of its own). */
+gai_array_t *gai_memory_of(gai_array_t *a, const char *fn);
 /* 1 when g is a live handle. */
 int gai_valid(int g);
 /* A new handle (not allocated). */

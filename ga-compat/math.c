@@ -839,38 +839,41 @@ void NGA_Randomize(int g_a, void *value)
 
 /* ------------------------------------------------------ operations with operands --- */
 
-/* Collective. Operands in the driver's own array whose patch overlaps the driver's other than
- * element for element (another region of it, or transposed): each rank writes its blocks while
- * the others may still read them, so such an operand is read from a snapshot, a temporary copy of
- * its patch (a duplicate of the array; *snap its handle, 0 when none was needed), as if every
- * element were read before any is written (GA 5.8.2 computes NGA_Add_patch so, and refuses such a
- * NGA_Copy_patch). */
+/* Collective. Operands in the driver's own memory other than element for element: a patch of the
+ * driver's array that overlaps the driver's otherwise (another region of it, or transposed), or an
+ * array overlaid on it (GA_Overlay, either way: its elements sit where other elements of the
+ * driver are). Each rank writes its blocks while the others may still read them, so such an
+ * operand is read from a snapshot, a temporary copy of its patch (a duplicate of its array; *snap
+ * its handle, 0 when none was needed), as if every element were read before any is written
+ * (GA 5.8.2 computes NGA_Add_patch so, and refuses such a NGA_Copy_patch). */
 static void unalias(const patch_t *c, int nops, patch_t *ops, int snap[], const char *fn)
 {
     int nd = c->a->ndim;
     for (int i = 0; i < nops; i++) {
         patch_t *o = &ops[i];
         snap[i] = 0;
-        if (o->a != c->a || o->empty || c->empty)
+        if (o->empty || c->empty || gai_memory_of(o->a, fn) != gai_memory_of(c->a, fn))
             continue;
-        int same = !o->reshape, meet = 1;
-        for (int d = 0; d < nd; d++) {
-            same &= o->l[d] == c->l[d] && o->h[d] == c->h[d] &&
-                    (o->map[d] == d || c->h[d] - c->l[d] == 1);
-            meet &= o->l[d] < c->h[d] && c->l[d] < o->h[d];
+        if (o->a == c->a) {
+            int same = !o->reshape, meet = 1;
+            for (int d = 0; d < nd; d++) {
+                same &= o->l[d] == c->l[d] && o->h[d] == c->h[d] &&
+                        (o->map[d] == d || c->h[d] - c->l[d] == 1);
+                meet &= o->l[d] < c->h[d] && c->l[d] < o->h[d];
+            }
+            if (same || !meet)
+                continue;
         }
-        if (same || !meet)
-            continue;
-        int g = GA_Duplicate(c->a->handle, "ga-compat snapshot");
+        int g = GA_Duplicate(o->a->handle, "ga-compat snapshot");
         if (!g)
             gai_error(fn,
-                      "array '%s': its patches overlap, and the memory limit refuses the "
-                      "temporary copy of it they need",
+                      "array '%s': an operand shares its memory, and the memory limit refuses "
+                      "the temporary copy of the operand it needs",
                       c->a->name);
         int64_t hi[GA_MAX_DIM];
-        for (int d = 0; d < nd; d++)
+        for (int d = 0; d < o->a->ndim; d++)
             hi[d] = o->h[d] - 1;
-        NGA_Copy_patch64('N', c->a->handle, o->l, hi, g, o->l, hi);
+        NGA_Copy_patch64('N', o->a->handle, o->l, hi, g, o->l, hi);
         o->a = gai_array(g, fn);
         snap[i] = g;
     }

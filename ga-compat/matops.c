@@ -359,6 +359,16 @@ void GA_Transpose(int g_a, int g_b)
         gai_error(fn, "'%s' is %lld x %lld: its transpose does not fit '%s' (%lld x %lld)", a->name,
                   (long long)a->dims[0], (long long)a->dims[1], b->name, (long long)b->dims[0],
                   (long long)b->dims[1]);
+    int snap = 0; /* B overlaid on A or A on B: read A from a copy while B is written */
+    if (gai_memory_of(a, fn) == gai_memory_of(b, fn)) {
+        if (!(snap = GA_Duplicate(g_a, "ga-compat transpose operand")))
+            gai_error(fn,
+                      "arrays '%s' and '%s' share memory, and the memory limit refuses the "
+                      "temporary copy of '%s' that needs",
+                      a->name, b->name, a->name);
+        GA_Copy(g_a, snap);
+        a = gai_array(snap, fn);
+    }
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(b, &nt, fn);
@@ -376,6 +386,8 @@ void GA_Transpose(int g_a, int g_b)
     }
     free(tiles);
     gai_sync_group(a->pgroup, fn);
+    if (snap)
+        GA_Destroy(snap);
 }
 
 /* Collective. A = (A + A^T) / 2 for a square floating-point array: every rank fetches A^T's part
@@ -875,14 +887,6 @@ static int operand_copy(gai_array_t *x, int64_t lo[2], int64_t hi[2], const char
     return g;
 }
 
-/* The array whose memory x lives in (GA_Overlay's chain followed to its end). */
-static gai_array_t *memory_of(gai_array_t *x, const char *fn)
-{
-    while (x->overlay_of)
-        x = gai_array(x->overlay_of, fn);
-    return x;
-}
-
 /* C[clo, chi) = alpha op(A[alo, ahi)) op(B[blo, bhi)) + beta C[clo, chi), patches of the stored
  * arrays (half-open); whole = the patches are the whole arrays. An operand in C's own memory (the
  * same array, or one of them overlaid on the other) is read from a copy of its patch
@@ -937,8 +941,8 @@ static void matmul(char ta, char tb, const void *alpha, const void *beta, int g_
     int copy[2] = {0, 0};
     int64_t al[2] = {alo[0], alo[1]}, ah[2] = {ahi[0], ahi[1]};
     int64_t bl[2] = {blo[0], blo[1]}, bh[2] = {bhi[0], bhi[1]};
-    gai_array_t *cm = memory_of(c, fn);
-    int a_in_c = memory_of(a, fn) == cm, b_in_c = memory_of(b, fn) == cm;
+    gai_array_t *cm = gai_memory_of(c, fn);
+    int a_in_c = gai_memory_of(a, fn) == cm, b_in_c = gai_memory_of(b, fn) == cm;
     if (m > 0 && n > 0 && (a_in_c || b_in_c)) {
         if (a_in_c) {
             copy[0] = operand_copy(a, al, ah, fn);
