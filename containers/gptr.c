@@ -16,6 +16,11 @@ static rmc_status_t resolve(rmc_gptr_t g, size_t bytes, void **addr, const char 
     if (RMCC_UNLIKELY(g.off > sz || bytes > sz - g.off))
         return rmcc_fail(RMC_ERR_BOUNDS, fn, "[%llu, +%zu) is beyond rank %d's segment (%zu bytes)",
                          (unsigned long long)g.off, bytes, (int)g.rank, sz);
+    if (RMCC_UNLIKELY(g.off < RMCC_HEAP_START)) /* no allocation is there */
+        return rmcc_fail(RMC_ERR_BOUNDS, fn,
+                         "offset %llu of rank %d is in the layer's control area (the first %d "
+                         "bytes, which hold no allocation): a zero-initialized rmc_gptr_t?",
+                         (unsigned long long)g.off, (int)g.rank, RMCC_HEAP_START);
     *addr = rmcc_addr(g.rank, g.off);
     return RMC_OK;
 }
@@ -31,7 +36,7 @@ rmc_status_t rmc_gptr_addr(rmc_gptr_t g, void **addr)
 void *rmc_gptr_local(rmc_gptr_t g)
 {
     if (!rmcc.up || g.rank < 0 || g.rank >= rmcc.nranks || g.off >= rmcc.sizes[g.rank] ||
-        !rmcc.lbase[g.rank])
+        g.off < RMCC_HEAP_START || !rmcc.lbase[g.rank])
         return NULL;
     return rmcc.lbase[g.rank] + g.off;
 }
@@ -50,8 +55,9 @@ rmc_status_t rmc_gptr_from_local(const void *ptr, rmc_gptr_t *g)
         return rmcc_fail(RMC_ERR_ARG, __func__, "NULL result pointer");
     *g = RMC_GPTR_NULL;
     const char *b = rmcc.lbase[rmcc.rank], *p = ptr;
-    if (!p || p < b || (size_t)(p - b) >= rmcc.sizes[rmcc.rank])
-        return rmcc_fail(RMC_ERR_NOT_REGION, __func__, "%p is not in this rank's segment", ptr);
+    if (!p || p < b + RMCC_HEAP_START || (size_t)(p - b) >= rmcc.sizes[rmcc.rank])
+        return rmcc_fail(RMC_ERR_NOT_REGION, __func__, "%p is not in this rank's segment%s", ptr,
+                         p >= b && p < b + RMCC_HEAP_START ? " (in its control area)" : "");
     *g = (rmc_gptr_t){rmcc.rank, 0, (uint64_t)(p - b)};
     return RMC_OK;
 }

@@ -170,6 +170,8 @@ rmc_status_t rmcc_heap_alloc(rmcc_heap_t *h, size_t bytes, size_t *off)
     size_t need = (bytes + HDR + 15) & ~(size_t)15;
     if (need < MINBLK)
         need = MINBLK;
+    if (need > h->limit - h->start) /* more than an empty heap holds: never fits */
+        return RMC_ERR_TOO_BIG;
     unsigned i = bin_of(need);
     /* a ranged bin (64 and up) holds blocks of several sizes: first fit in it; every block of a
      * higher bin (or of an exact bin at or above i) fits */

@@ -61,12 +61,14 @@ static inline ptrdiff_t rmc_gptr_diff(rmc_gptr_t a, rmc_gptr_t b)
 
 /* Local. *addr = g's address in its owner's address space: what rmc_put / rmc_get / rmc_amo_* take
  * (with rank g.rank). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (null pointer or addr NULL),
- * RMC_ERR_RANK, RMC_ERR_BOUNDS (offset beyond the owner's segment). */
+ * RMC_ERR_RANK, RMC_ERR_BOUNDS (offset beyond the owner's segment, or in the layer's control area
+ * before its first allocation: a zero-initialized rmc_gptr_t is rank 0's offset 0, refused so). */
 rmc_status_t rmc_gptr_addr(rmc_gptr_t g, void **addr);
 
 /* Local. The load/store address of g on this rank when its owner is on this node (self included),
- * else NULL (also for null / invalid pointers): the fast way to touch node-local global memory
- * (plain data; atomics go through rmc_amo_* or rmc_gptr_fetch_add_i64 ...). */
+ * else NULL (also for null / invalid pointers, and the control area): the fast way to touch
+ * node-local global memory (plain data; atomics go through rmc_amo_* or rmc_gptr_fetch_add_i64
+ * ...). */
 void *rmc_gptr_local(rmc_gptr_t g);
 
 /* 1 when g's owner is on this node, 0 when not, negative status for a null / invalid pointer. */

@@ -98,6 +98,22 @@ static void test_bad(void **s)
     MPI_CHECK_ALL(rmc_gptr_local(RMC_GPTR_NULL) == NULL);
     MPI_CHECK_ALL(rmc_gptr_is_local(RMC_GPTR_NULL) < 0);
     MPI_CHECK_ALL(rmc_gptr_from_local(b, &g) == RMC_ERR_NOT_REGION);
+    /* a zero-initialized pointer is rank 0's offset 0, the layer's control area (its collectives'
+     * arrival counter: a put there broke every later container collective): refused */
+    rmc_gptr_t zero;
+    memset(&zero, 0, sizeof zero);
+    int64_t z = 0;
+    MPI_CHECK_ALL(rmc_gptr_put(zero, &z, 8) == RMC_ERR_BOUNDS &&
+                  strstr(rmc_last_error(), "control area") != NULL);
+    MPI_CHECK_ALL(rmc_gptr_get(&z, (rmc_gptr_t){np - 1, 0, 4088}, 8) == RMC_ERR_BOUNDS);
+    MPI_CHECK_ALL(rmc_gptr_local(zero) == NULL && rmc_gptr_addr(zero, &a) == RMC_ERR_BOUNDS);
+    char *base = (char *)rmc_gptr_local(all[me]) - all[me].off;
+    MPI_CHECK_ALL(rmc_gptr_from_local(base + 8, &g) == RMC_ERR_NOT_REGION);
+    /* a request beyond the whole reservation can never fit: TOO_BIG, not "full" */
+    rmc_segment_info_t si;
+    MPI_CHECK_OK(rmc_segment_info(&si));
+    MPI_CHECK_ALL(rmc_alloc(si.reserved - 4096, &g) == RMC_ERR_TOO_BIG &&
+                  strstr(rmc_last_error(), "whole segment") != NULL);
     MPI_CHECK_OK(rmc_free(all[me]));
     MPI_CHECK_ALL(rmc_free(all[me]) == RMC_ERR_STATE); /* double free */
     MPI_CHECK_ALL(strstr(rmc_last_error(), "double free") != NULL);
