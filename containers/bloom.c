@@ -77,9 +77,30 @@ static double fp_blocked(size_t n, size_t blocks, unsigned k)
     return total;
 }
 
+/* Standard: n keys, each setting k of `bits` bits chosen with replacement; a query checks k bits.
+ * Exact for small filters, E[(set bits / bits)^k] over the occupancy distribution of kn throws;
+ * the classic (1 - e^{-kn/bits})^k underestimates those (7.4e-4 for one key in 15 bits, k = 10,
+ * against 2.0e-3 exact and measured), and beyond 2 * 10^7 throw-states it is within a fraction of a
+ * percent and is taken. */
 static double fp_standard(size_t n, size_t bits, unsigned k)
 {
-    return pow(1.0 - exp(-(double)k * (double)n / (double)bits), (double)k);
+    double m = (double)bits, throws = (double)n * (double)k;
+    double *occ = throws * m <= 2e7 ? calloc(bits + 1, sizeof(double)) : NULL;
+    if (!occ)
+        return pow(1.0 - exp(-throws / m), (double)k);
+    occ[0] = 1;
+    for (size_t t = 0, top = 0; t < (size_t)throws; t++) { /* top: most bits set so far */
+        if (top < bits)
+            top++;
+        for (size_t j = top; j > 0; j--) /* occ[j - 1] is still the distribution before */
+            occ[j] = occ[j] * ((double)j / m) + occ[j - 1] * ((m - (double)(j - 1)) / m);
+        occ[0] = 0;
+    }
+    double fp = 0;
+    for (size_t j = 1; j <= bits; j++)
+        fp += occ[j] * pow((double)j / m, (double)k);
+    free(occ);
+    return fp;
 }
 
 double rmc_bloom_fp_theory(rmc_bloom_kind_t kind, size_t n, size_t bits, unsigned k)
