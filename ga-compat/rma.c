@@ -1432,7 +1432,9 @@ void NGA_Access_block_grid(int g_a, int index[], void *ptr, int ld[])
 }
 
 /* All of process proc's data as one segment: its first block's address and the number of
- * elements it holds (this rank's own only). */
+ * elements it holds (this rank's own only; with ghost cells the padded block). A block-cyclic
+ * array's blocks follow each other in the order of their block index (GA 5.8.2 keeps a
+ * ScaLAPACK-style array as one local matrix, rows of the local blocks side by side). */
 void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
 {
     const char *fn = "NGA_Access_block_segment";
@@ -1442,10 +1444,12 @@ void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
     if (proc != GA_Nodeid())
         gai_error(fn, "array '%s': process %d's segment is not this process's (%d)", a->name, proc,
                   GA_Nodeid());
-    if (a->has_ghosts)
-        gai_error(fn, "array '%s' has ghost cells: its blocks are padded, not one segment "
-                      "(NGA_Access_ghosts gives the padded block)",
-                  a->name);
+    if (a->has_ghosts) { /* the block with its ghost cells, as GA gives it */
+        int64_t pd[GA_MAX_DIM], ld[GA_MAX_DIM];
+        NGA_Access_ghosts64(g_a, pd, ptr, ld);
+        *len = *(void **)ptr ? gai_patch_count(a->ndim, (int64_t[GA_MAX_DIM]){0}, pd) : 0;
+        return;
+    }
     int64_t n = 0, t;
     rmc_dist_owned(a->dist, gai.me, &t, 1, &n);
     *(void **)ptr = NULL;

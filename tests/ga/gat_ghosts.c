@@ -108,6 +108,11 @@ static int walk(const arr_t *a, const fillspec_t *f, int reset, double *sum)
         if (d > 0)
             ok &= ld[d - 1] == pd[d];
     }
+    void *seg = NULL; /* the padded block is the segment (ga-compat refused ghost arrays) */
+    int slen = 0;
+    NGA_Access_block_segment(a->g, gat_me, &seg, &slen);
+    ok &= seg == p && slen == n;
+    NGA_Release_block_segment(a->g, gat_me);
     for (int i = 0; i < n; i++) {
         int64_t x[3];
         int z[3], r = i;
