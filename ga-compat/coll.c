@@ -13,7 +13,7 @@
 /* handle -> slot: world (-1) is slot 0, handle h >= 0 is slot h + 1 */
 static int slot_of(int p)
 {
-    return p == GAI_WORLD ? 0 : p + 1;
+    return p == GAI_WORLD || p == GAI_MIRROR ? 0 : p + 1;
 }
 
 gai_group_t *gai_group(int p, const char *fn)
@@ -237,8 +237,8 @@ int NGA_Pgroup_self(void)
 int GA_Pgroup_destroy(int grp)
 {
     const char *fn = "GA_Pgroup_destroy";
-    if (grp == GAI_WORLD)
-        gai_error(fn, "the world group cannot be destroyed");
+    if (grp == GAI_WORLD || grp == GAI_MIRROR)
+        gai_error(fn, "the %s group cannot be destroyed", grp == GAI_WORLD ? "world" : "mirror");
     gai_group_t *g = gai_group(grp, fn);
     for (int i = 0; i < gai.narrays; i++)
         if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->pgroup == grp)
@@ -292,12 +292,13 @@ int NGA_Pgroup_get_world(void)
     return GA_Pgroup_get_world();
 }
 
-/* Mirrored arrays share one copy per node; the mirror group is the world here (one copy per
- * process group is what ga-compat's mirrored arrays keep). */
+/* Mirrored arrays share one copy per node in GA; ga-compat keeps one copy distributed over every
+ * process, so the mirror group has the world's processes. Its own handle: an array created on it
+ * is mirrored (GA_Is_mirrored, NGA_Merge_distr_patch), with the world as its group. */
 int GA_Pgroup_get_mirror(void)
 {
     gai_up("GA_Pgroup_get_mirror");
-    return GAI_WORLD;
+    return GAI_MIRROR;
 }
 
 int NGA_Pgroup_get_mirror(void)

@@ -336,7 +336,8 @@ int gai_new_handle(const char *fn)
         gai_error(fn, "out of memory for an array handle");
     a->live = 1;
     a->handle = i - GAI_OFFSET;
-    a->pgroup = gai.default_group;
+    a->mirrored = gai.default_group == GAI_MIRROR;
+    a->pgroup = a->mirrored ? GAI_WORLD : gai.default_group;
     gai.arrays[i] = a;
     if (i == gai.narrays)
         gai.narrays++;

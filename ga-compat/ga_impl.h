@@ -21,6 +21,9 @@
 #define GAI_MAX_GROUPS 1024
 #define GAI_NAME 256
 #define GAI_WORLD (-1) /* GA's world group handle */
+/* GA_Pgroup_get_mirror(): the world's processes (ga-compat keeps one copy of a mirrored array,
+ * distributed over all of them); an array created on it is mirrored, its group the world */
+#define GAI_MIRROR (-2)
 
 #ifndef GAI_NORETURN
 #define GAI_NORETURN __attribute__((noreturn))
