@@ -23,8 +23,10 @@ static void vreport(const char *fmt, va_list ap, const char *tail)
     int rank = -1, mpi_up = 0, mpi_down = 0;
     MPI_Initialized(&mpi_up);
     MPI_Finalized(&mpi_down);
-    if (mpi_up && !mpi_down)
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (mpi_up && !mpi_down) /* ARMCI's rank once it runs (its world may be a sub-communicator) */
+        rank = ARMCI_GROUP_WORLD.comm != MPI_COMM_NULL && ARMCI_GROUP_WORLD.rank >= 0
+                   ? ARMCI_GROUP_WORLD.rank
+                   : (MPI_Comm_rank(MPI_COMM_WORLD, &rank), rank);
     fprintf(stderr, "[%d] ARMCI Error: %s%s%s\n", rank, msg, tail ? ": " : "", tail ? tail : "");
     fflush(stderr);
 }

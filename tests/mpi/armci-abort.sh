@@ -38,6 +38,7 @@ gop_bad_op|real|unknown operation '"'"'xor'"'"'
 gop_bitwise_float|real|unknown operation '"'"'band'"'"' for type
 domain_past_end|real rmc|armci_domain_nprocs: domain
 armci_error|real|application says stop
+error_rank_subcomm|real|[0] ARMCI Error: error rank check
 init_thread_unsafe|real rmc|RMC runs without thread safety (RMC_THREAD_SAFE=0)'
 
 for mode in real node1; do

@@ -28,6 +28,23 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    if (!strcmp(c, "error_rank_subcomm")) { /* ARMCI's world is MPI's reversed: the message
+                                             * names ARMCI's rank 0, world rank np - 1 */
+        MPI_Init(&argc, &argv);
+        int wme, wnp;
+        MPI_Comm rev;
+        MPI_Comm_rank(MPI_COMM_WORLD, &wme);
+        MPI_Comm_size(MPI_COMM_WORLD, &wnp);
+        MPI_Comm_split(MPI_COMM_WORLD, 0, wnp - wme, &rev);
+        ARMCI_Init_thread_comm(MPI_THREAD_SINGLE, rev);
+        if (wme == wnp - 1)
+            ARMCI_Error("error rank check", 3);
+        ARMCI_Barrier();
+        printf("NOT ABORTED (case %s)\n", c);
+        ARMCI_Finalize();
+        MPI_Finalize();
+        return 0;
+    }
     MPI_Init(&argc, &argv);
     ARMCI_Init();
     int me, np;
