@@ -1254,7 +1254,12 @@ rmc_status_t rmc_spmatrix_read_mm(const char *path, rmc_block_t kind, int idx64,
     if ((st = agree_why(st, fn)) == RMC_OK)
         st = rmcc_agree(rmcc_bcast(dims, sizeof(dims), 0, fn));
     rmc_dist_h d = NULL;
-    if (st == RMC_OK) /* the same on every rank */
+    if (st == RMC_OK && (dims[0] == 0 || dims[1] == 0)) /* the same on every rank */
+        st = rmcc_fail(RMC_ERR_UNSUPPORTED, fn,
+                       "%s: a %lld x %lld matrix: a distributed sparse matrix needs at least one "
+                       "row and one column (rmc_csr_read_mm reads it on one rank)",
+                       path, dims[0], dims[1]);
+    if (st == RMC_OK)
         st = rmc_error_in(rmc_dist_2d(kind, dims[0], dims[1], 0, &d), fn);
     rmc_spmatrix_h s = NULL;
     if (st == RMC_OK)

@@ -48,7 +48,8 @@ rmc_status_t rmc_spmatrix_nnz(rmc_spmatrix_h s, int64_t *nnz);
 /* Local (owner only). Replaces tile t (owned by the caller) by a copy of `tile` (its shape must be
  * the tile's; rmc_csr_check must hold; converted to the matrix's index width). The caller sees it
  * at once, the other ranks after the next rmc_spmatrix_renew; the old block stays readable until
- * then. Errors: RMC_ERR_ARG (not the owner), RMC_ERR_FORMAT, RMC_ERR_TOO_BIG, RMC_ERR_NOMEM. */
+ * then. Errors: RMC_ERR_ARG (not the owner, tile NULL), RMC_ERR_BOUNDS (t not a tile),
+ * RMC_ERR_FORMAT, RMC_ERR_TOO_BIG, RMC_ERR_NOMEM. */
 rmc_status_t rmc_spmatrix_tile_set(rmc_spmatrix_h s, int64_t t, const rmc_csr_t *tile);
 /* Collective. Makes every rank's tile_set visible everywhere (the directory is rebroadcast) and
  * frees the replaced blocks. */
@@ -86,8 +87,9 @@ rmc_status_t rmc_spmatrix_gather(rmc_spmatrix_h s, int root, rmc_csr_t *out);
 
 /* Collective. Matrix Market input (rank 0 reads the file, the matrix is scattered on a distribution
  * made by rmc_dist_2d(kind, m, n, 0)) and output (gathered to rank 0, written there). A file that
- * cannot be read fails on every rank, with the reason (path, line) in rmc_last_error. Every rank
- * passes the same path. */
+ * cannot be read fails on every rank, with the reason (path, line) in rmc_last_error; a file of 0
+ * rows or columns is RMC_ERR_UNSUPPORTED (no distribution has no tiles; rmc_csr_read_mm reads it).
+ * Every rank passes the same path. */
 rmc_status_t rmc_spmatrix_read_mm(const char *path, rmc_block_t kind, int idx64, rmc_spmatrix_h *s);
 rmc_status_t rmc_spmatrix_write_mm(rmc_spmatrix_h s, const char *path);
 

@@ -530,6 +530,20 @@ static void test_matrix_market(void **st)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_CHECK_ALL(rmc_spmatrix_read_mm(path, RMC_BLOCK_RECT, 0, &s) == RMC_ERR_TOO_BIG && !s);
+    /* a valid 0 x 4 file has no distribution: refused naming the file (it was RMC_ERR_ARG from
+     * rmc_dist_regular, 'dims[0] = 0', as if the caller's arguments were wrong) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n0 4 0\n");
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    rmc_last_error_clear();
+    rs = rmc_spmatrix_read_mm(path, RMC_BLOCK_RECT, 0, &s);
+    MPI_CHECK_ALL(rs == RMC_ERR_UNSUPPORTED && !s && strstr(rmc_last_error(), path) &&
+                  strstr(rmc_last_error(), "0 x 4"));
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0)
         remove(path);
