@@ -182,15 +182,16 @@ static rmc_status_t coll_on(MPI_Comm comm, const char *fn, const uint64_t *args,
     uint64_t in[1 + 2 * MAXV], out[1 + 2 * MAXV], vals[MAXV];
     int n = 1 + (nargs < MAXV - 1 ? nargs : MAXV - 1);
     vals[0] = rmcc_hash_bytes(fn, strlen(fn), 0);
-    for (int i = 1; i < n; i++)
-        vals[i] = args[i - 1];
+    for (int i = 1; i < MAXV; i++) /* every rank reduces MAXV values (unused ones 0): ranks in
+                                     * different collectives must not give MPI different counts */
+        vals[i] = i < n ? args[i - 1] : 0;
     in[0] = (uint64_t)((int64_t)st + OFF); /* statuses are small negatives: order kept */
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < MAXV; i++) {
         in[1 + 2 * i] = vals[i];
         in[2 + 2 * i] = ~vals[i];
     }
     MPI_Request rq;
-    int rc = MPI_Iallreduce(in, out, 1 + 2 * n, MPI_UINT64_T, MPI_MIN, comm, &rq);
+    int rc = MPI_Iallreduce(in, out, 1 + 2 * MAXV, MPI_UINT64_T, MPI_MIN, comm, &rq);
     if (rc != MPI_SUCCESS)
         return rmcc_fail(RMC_ERR_MPI, fn, "MPI_Iallreduce failed (%d)", rc);
     rmc_status_t s2 = rmc_wait_mpi(&rq);
