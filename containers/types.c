@@ -89,8 +89,8 @@ rmc_status_t rmcc_type_check(const rmc_type_t *t, const char *fn)
                          t->name, t->max_bytes);
     case T_FNS:
         return rmcc_fail(RMC_ERR_TYPE, fn,
-                         "type %s: serialize / deserialize given but max_bytes is 0 (a byte-copied "
-                         "type)",
+                         "type %s: serialize / deserialize given but max_bytes is 0 (a serialized "
+                         "type needs room for at least 1 byte, e.g. RMC_TYPE_STRING(n >= 1))",
                          t->name);
     default:
         return RMC_OK;
