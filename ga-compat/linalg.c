@@ -165,6 +165,9 @@ static int la_chol(int n, int nrhs, double *a, double *b)
 /* GA_Diag_reuse's kept factor of S (LAPACK's: on the group's first member) and its order. */
 static double *la_reuse_u;
 static int la_reuse_n = -1;
+/* The group whose arrays the kept factor came from (set on every member; INT_MIN: none): a factor
+ * kept on one group is no factor for another of the same order (other members, another grid). */
+static int la_reuse_group = INT_MIN;
 
 /* ------------------------------------------------------------------- ScaLAPACK --- */
 #ifdef HAVE_SCALAPACK
@@ -722,10 +725,17 @@ static void la_diag_call(int reuse, int seq, int g_a, int g_s, int g_v, void *ev
     if (la_reuse_dist) /* ScaLAPACK's: on every member */
         kept = la_reuse_n == n;
 #endif
-    if (reuse > 0 && !kept)
-        gai_error(fn, "reuse > 0 without a kept factor of S of order %d (call with reuse 0 first)",
-                  n);
+    if (reuse > 0 && (!kept || la_reuse_group != a->pgroup))
+        gai_error(fn,
+                  "reuse > 0 without a kept factor of S of order %d on process group %d (call "
+                  "with reuse 0 first%s)",
+                  n, a->pgroup,
+                  la_reuse_group != INT_MIN && la_reuse_group != a->pgroup
+                      ? "; the kept one is of another group's arrays"
+                      : "");
     la_diag(a, s, v, n, eval, reuse, seq, fn);
+    if (reuse == 0) /* (a failure aborted in la_diag) */
+        la_reuse_group = a->pgroup;
     gai_sync_group(a->pgroup, fn);
 }
 
@@ -764,6 +774,7 @@ void gai_linalg_release(void)
     free(la_reuse_u);
     la_reuse_u = NULL;
     la_reuse_n = -1;
+    la_reuse_group = INT_MIN;
 #ifdef HAVE_SCALAPACK
     la_reuse_dist_free(); /* (its BLACS grid too) */
 #endif

@@ -28,6 +28,7 @@ gop_bad_op|GA_Dgop
 mutex_out_of_range|GA_Lock
 gemm_groups|GA_Dgemm
 dot_groups|GA_Ddot
+diag_reuse_group|GA_Diag_reuse
 mutexes_twice|GA_Create_mutexes
 mutexes_none|GA_Destroy_mutexes
 user_type_math|GA_Scale

@@ -23,13 +23,13 @@ int main(int argc, char **argv)
     int g2 = NGA_Create(C_DBL, 2, other, "b", NULL);
     GA_Create_mutexes(2);
     double buf[64] = {0};
-    int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
-                     !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
-                     !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math") ||
-                     !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
-                     !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none");
+    int collective =
+        !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") || !strcmp(c, "bad_type") ||
+        !strcmp(c, "use_after_destroy") || !strcmp(c, "gemm_groups") ||
+        !strcmp(c, "user_type_math") || !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
+        !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") || !strcmp(c, "diag_reuse_group");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
-    if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups")) {
+    if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups") || !strcmp(c, "diag_reuse_group")) {
         int all[64];
         for (int i = 0; i < np && i < 64; i++)
             all[i] = i;
@@ -92,6 +92,22 @@ int main(int argc, char **argv)
             GA_Init_fence();
             GA_Fence(); /* ends the GA_Init_fence: fine */
             GA_Fence(); /* no GA_Init_fence left (GA 5.8.2: "ga_fence: fence not initialized") */
+        } else if (!strcmp(c, "diag_reuse_group")) {
+            /* S's factor kept for world arrays, then reused for another group's (GA 5.8.2 keeps
+             * no group with it either) */
+            int sq[2] = {4, 4}, ga[3], gq[3];
+            double one = 1, two = 2, ev[4];
+            for (int k = 0; k < 3; k++) {
+                ga[k] = NGA_Create(C_DBL, 2, sq, "world", NULL);
+                gq[k] = NGA_Create_config(C_DBL, 2, sq, "group", NULL, GA_Get_pgroup(gp));
+                GA_Zero(ga[k]);
+                GA_Zero(gq[k]);
+            }
+            GA_Shift_diagonal(ga[0], &one);
+            GA_Shift_diagonal(ga[1], &two);
+            GA_Shift_diagonal(gq[0], &one);
+            GA_Diag_reuse(0, ga[0], ga[1], ga[2], ev);
+            GA_Diag_reuse(1, gq[0], gq[1], gq[2], ev);
         } else if (!strcmp(c, "dot_groups"))
             GA_Ddot(g, gp); /* (GA 5.8.2: "Both arrays must be defined on same group") */
         else if (!strcmp(c, "mutexes_twice"))
