@@ -227,6 +227,7 @@ rmc_status_t rmc_barrier(void)
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t st = rmci_fence(-1);
+    rmci_custom_poll(); /* once in any case: a barrier of one rank has no waiting round */
     atomic_thread_fence(memory_order_seq_cst);
     /* the barrier goes on whatever the fence returned: a rank that skipped it would hang the
      * others; the fence's failure is reported afterwards */

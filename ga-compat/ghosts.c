@@ -601,9 +601,9 @@ int GA_Overlay(int g_a, int g_p)
         gai_error(fn, "array %d ('%s') is already allocated", g_a, a->name);
     if (g_a == g_p)
         gai_error(fn, "array %d overlaid on itself", g_a);
-    if (a->pgroup != p->pgroup)
+    if (a->pgroup != p->pgroup || a->mirrored != p->mirrored)
         gai_error(fn, "arrays '%s' and '%s' are on different process groups (%d, %d)", a->name,
-                  p->name, a->pgroup, p->pgroup);
+                  p->name, GA_Get_pgroup(g_a), GA_Get_pgroup(g_p));
     a->overlay_of = g_p;
     if (!gai_allocate(a, fn)) {
         a->overlay_of = 0;

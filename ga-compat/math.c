@@ -840,12 +840,13 @@ void NGA_Randomize(int g_a, void *value)
 /* ------------------------------------------------------ operations with operands --- */
 
 /* Collective. Operands in the driver's own memory other than element for element: a patch of the
- * driver's array that overlaps the driver's otherwise (another region of it, or transposed), or an
- * array overlaid on it (GA_Overlay, either way: its elements sit where other elements of the
- * driver are). Each rank writes its blocks while the others may still read them, so such an
- * operand is read from a snapshot, a temporary copy of its patch (a duplicate of its array; *snap
- * its handle, 0 when none was needed), as if every element were read before any is written
- * (GA 5.8.2 computes NGA_Add_patch so, and refuses such a NGA_Copy_patch). */
+ * driver's array (or of an overlay laid out like it) that overlaps the driver's otherwise (another
+ * region of it, or transposed), or an array overlaid on it with another layout (GA_Overlay, either
+ * way: its elements sit where other elements of the driver are). Each rank writes its blocks while
+ * the others may still read them, so such an operand is read from a snapshot, a temporary copy of
+ * its patch (a duplicate of its array; *snap its handle, 0 when none was needed), as if every
+ * element were read before any is written (GA 5.8.2 computes NGA_Add_patch so, and refuses such a
+ * NGA_Copy_patch). */
 static void unalias(const patch_t *c, int nops, patch_t *ops, int snap[], const char *fn)
 {
     int nd = c->a->ndim;
@@ -854,7 +855,9 @@ static void unalias(const patch_t *c, int nops, patch_t *ops, int snap[], const 
         snap[i] = 0;
         if (o->empty || c->empty || gai_memory_of(o->a, fn) != gai_memory_of(c->a, fn))
             continue;
-        if (o->a == c->a) {
+        /* the same array, or one laid out as it is over the same memory (an overlay of its type's
+         * size and distribution): an element of both patches' index is at one address */
+        if (o->a == c->a || (o->a->esz == c->a->esz && rmc_dist_same(o->a->dist, c->a->dist))) {
             int same = !o->reshape, meet = 1;
             for (int d = 0; d < nd; d++) {
                 same &= o->l[d] == c->l[d] && o->h[d] == c->h[d] &&

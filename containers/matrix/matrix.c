@@ -7,10 +7,12 @@
 #include <string.h>
 #include "matrix_impl.h"
 
-/* Tiles start 64 bytes apart in their owner's block, and the block itself starts on a cache line:
- * rmc_alloc gives 16-byte alignment only, and a block 16 bytes off a line splits every other
- * 32-byte vector access of an accumulate across two lines (measured: NGA_Acc of 256 KiB 1.5x
- * slower than into a line-aligned block). The segment's base is 64-byte aligned (a region's). */
+/* A rank's block starts on a cache line: rmc_alloc gives 16-byte alignment only, and a block 16
+ * bytes off a line splits every other 32-byte vector access of an accumulate across two lines
+ * (measured: NGA_Acc of 256 KiB 1.5x slower than into a line-aligned block). The segment's base
+ * is 64-byte aligned (a region's). Its tiles follow each other without gaps (a GA block-cyclic
+ * array's local data is one segment, NGA_Access_block_segment), so a tile whose predecessors' sizes
+ * are whole cache lines starts on one too. */
 #define TILE_ALIGN 64
 
 static uint64_t next_id; /* equal on every rank: advanced by each creation */
@@ -38,35 +40,12 @@ static void m_release(rmcc_obj_t *o)
     m->d = NULL;
 }
 
-/* The alignment of every tile's start: the largest power of two up to TILE_ALIGN dividing every
- * tile's bytes (esz times its extents: the smallest power of two in each dimension's extents),
- * so tiles are aligned as far as they can all be and a rank's tiles still follow each other
- * without gaps (a block-cyclic array's local data is one segment, GA's
- * NGA_Access_block_segment: 64-byte padding split 2 x 3 blocks of doubles). */
-static uint64_t tile_align(const struct rmc_dist *d, size_t esz)
-{
-    uint64_t a = TILE_ALIGN;
-    while (esz % a)
-        a /= 2;
-    for (int k = 0; k < d->ndim && a > 1; k++) {
-        uint64_t dim_a = TILE_ALIGN; /* the largest power of two dividing every extent */
-        for (int64_t c = 0; c < d->nt[k] && dim_a > 1; c++) {
-            uint64_t ext = (uint64_t)(rmcc_tile_hi(d, k, c) - rmcc_tile_lo(d, k, c));
-            while (ext % dim_a)
-                dim_a /= 2;
-        }
-        a = a * dim_a > TILE_ALIGN ? TILE_ALIGN : a * dim_a;
-    }
-    return a;
-}
-
 /* The tile directory: every tile's owner and offset in its owner's block (the same computation on
  * every rank), and this rank's block size. RMC_ERR_TOO_BIG when a tile's bytes or a rank's part
  * overflow. */
 static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
 {
     const struct rmc_dist *d = m->d;
-    const uint64_t align = tile_align(d, m->esz);
     uint64_t *next = calloc((size_t)d->nranks, sizeof(uint64_t));
     m->toff = malloc((size_t)d->ntiles * sizeof(uint64_t));
     m->towner = malloc((size_t)d->ntiles * sizeof(int));
@@ -88,7 +67,6 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
         int o = rmcc_owner(d, tc);
         m->towner[t] = o;
         m->toff[t] = next[o];
-        n = (n + align - 1) & ~(align - 1);
         if (n > (UINT64_MAX >> 8) || next[o] > (UINT64_MAX >> 8) - n) {
             free(next);
             return rmcc_fail(RMC_ERR_TOO_BIG, fn,

@@ -33,6 +33,7 @@ mutexes_twice|GA_Create_mutexes
 mutexes_none|GA_Destroy_mutexes
 user_type_math|GA_Scale
 overlay_too_big|GA_Overlay
+overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
 fence_not_init|GA_Fence'
 

@@ -23,11 +23,12 @@ int main(int argc, char **argv)
     int g2 = NGA_Create(C_DBL, 2, other, "b", NULL);
     GA_Create_mutexes(2);
     double buf[64] = {0};
-    int collective =
-        !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") || !strcmp(c, "bad_type") ||
-        !strcmp(c, "use_after_destroy") || !strcmp(c, "gemm_groups") ||
-        !strcmp(c, "user_type_math") || !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
-        !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") || !strcmp(c, "diag_reuse_group");
+    int collective = !strcmp(c, "dimension_mismatch") || !strcmp(c, "bad_ndim") ||
+                     !strcmp(c, "bad_type") || !strcmp(c, "use_after_destroy") ||
+                     !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math") ||
+                     !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
+                     !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") ||
+                     !strcmp(c, "diag_reuse_group") || !strcmp(c, "overlay_mirror");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups") || !strcmp(c, "diag_reuse_group")) {
         int all[64];
@@ -85,6 +86,11 @@ int main(int argc, char **argv)
             int gs = NGA_Create(C_DBL, 1, small, "small", NULL), gb = GA_Create_handle();
             GA_Set_data(gb, 2, big, C_DBL);
             GA_Overlay(gb, gs); /* 400 doubles into 4 per process */
+        } else if (!strcmp(c, "overlay_mirror")) { /* a mirrored array in a world array's memory */
+            int gm = GA_Create_handle();
+            GA_Set_data(gm, 2, dims, C_DBL);
+            GA_Set_pgroup(gm, GA_Pgroup_get_mirror());
+            GA_Overlay(gm, g); /* (GA 5.8.2: "must be on same procesor group") */
         } else if (!strcmp(c, "assemble_duplicate")) {
             static double mem[64];
             GA_Assemble_duplicate(g, "dup", mem); /* GA reads its own header before ptr */

@@ -993,29 +993,33 @@ static void aliased(int dist)
     GA_Destroy(ga);
 }
 
-/* Operations whose operand is overlaid (GA_Overlay) on the result's memory with another
- * distribution: the result's rows split over the ranks, the operand's columns, so an operand
- * element lives where another result element is (often on another rank). Every element as if all
- * were read before any is written: the operand is read from a snapshot (ga-compat read elements
- * already overwritten: GA_Copy wrong in 1 of 2 runs; GA 5.8.2's GA_Copy is, every run). */
+/* Operations whose operand is overlaid (GA_Overlay) on the result's memory. ga: laid out in other
+ * blocks (2-row blocks dealt round robin for the result, 2-column ones for ga), so an operand
+ * element lives where another result element is, most often on another rank; gs: laid out as the
+ * result (element for element, read in place: it used to be copied, and a memory limit refused
+ * the copy), transposed onto the result. Every element as if all were read before any is
+ * written: a differently laid out operand is read from a snapshot (ga-compat read elements
+ * already overwritten: GA_Copy and GA_Add wrong in 6 of 6 runs; GA 5.8.2's GA_Copy too). */
 static void overlaid(void)
 {
-    enum { M = 8 };
-    int dims[2] = {M, M}, step = (M + gat_np - 1) / gat_np, nb = (M + step - 1) / step;
-    int mapc[1 + M], mapa[1 + M], blc[2] = {nb, 1}, bla[2] = {1, nb};
-    for (int k = 0; k < nb; k++)
-        mapc[k] = k * step, mapa[1 + k] = k * step;
-    mapc[nb] = 0, mapa[0] = 0;
-    int gc = NGA_Create_irreg(C_DBL, 2, dims, "overlay base", blc, mapc);
-    int ga = GA_Create_handle();
-    GA_Set_data(ga, 2, dims, C_DBL);
-    GA_Set_array_name(ga, "overlaid operand");
-    GA_Set_irreg_distr(ga, mapa, bla);
-    GA_Overlay(ga, gc);
-    static double a0[M * M], x[M * M], got[M * M];
+    enum { M = 64 };
+    int dims[2] = {M, M}, rows[2] = {2, M}, cols[2] = {M, 2};
+    int h[3];
+    for (int k = 0; k < 3; k++) {
+        h[k] = GA_Create_handle();
+        GA_Set_data(h[k], 2, dims, C_DBL);
+        GA_Set_array_name(h[k], k == 0 ? "overlay base" : "overlaid operand");
+        GA_Set_block_cyclic(h[k], k == 1 ? cols : rows);
+        if (k == 0)
+            GA_Allocate(h[k]);
+        else
+            GA_Overlay(h[k], h[0]);
+    }
+    int gc = h[0], ga = h[1], gs = h[2];
+    static double a0[M * M], s0[M * M], x[M * M], got[M * M];
     int lo[2] = {0, 0}, hi[2] = {M - 1, M - 1}, ld = M;
     double one = 1;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         GA_Sync();
         if (gat_me == 0) {
             for (int k = 0; k < M * M; k++)
@@ -1023,7 +1027,8 @@ static void overlaid(void)
             NGA_Put(gc, lo, hi, x, &ld);
         }
         GA_Sync();
-        NGA_Get(ga, lo, hi, a0, &ld); /* the operand as it was */
+        NGA_Get(ga, lo, hi, a0, &ld); /* the operands as they were */
+        NGA_Get(gs, lo, hi, s0, &ld);
         GA_Sync();
         NGA_Get(gc, lo, hi, x, &ld);
         GA_Sync();
@@ -1037,12 +1042,17 @@ static void overlaid(void)
             for (int k = 0; k < M * M; k++)
                 x[k] += a0[k];
             what = "GA_Add with an overlay of the result";
+        } else if (round == 2) {
+            GA_Add(&one, gs, &one, gc, gc);
+            for (int k = 0; k < M * M; k++)
+                x[k] += s0[k];
+            what = "GA_Add with an overlay laid out as the result";
         } else {
-            GA_Transpose(ga, gc);
+            GA_Transpose(gs, gc);
             for (int i = 0; i < M; i++)
                 for (int j = 0; j < M; j++)
-                    x[i * M + j] = a0[j * M + i];
-            what = "GA_Transpose of an overlay of the result";
+                    x[i * M + j] = s0[j * M + i];
+            what = "GA_Transpose of an overlay laid out as the result";
         }
         NGA_Get(gc, lo, hi, got, &ld);
         int ok = 1;
@@ -1050,6 +1060,7 @@ static void overlaid(void)
             ok &= got[k] == x[k];
         gat_check_gabug(ok, what, "reads operand elements another rank already overwrote");
     }
+    GA_Destroy(gs);
     GA_Destroy(ga);
     GA_Destroy(gc);
 }
