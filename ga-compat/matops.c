@@ -207,6 +207,23 @@ static void diag_op(int g_a, int g_v, const void *c, int op, const char *fn)
     }
     if (op == D_SHIFT && !c)
         gai_error(fn, "array '%s': NULL constant", a->name);
+    if (v && gai_memory_of(v, fn) == gai_memory_of(a, fn)) {
+        /* the vector overlays the matrix (GA_Overlay): read it from / write it through a copy of
+         * its own, as if every element were read before any is written */
+        int t = GA_Duplicate(g_v, "ga-compat diagonal vector");
+        if (!t)
+            gai_error(fn,
+                      "arrays '%s' and '%s' share memory, and the memory limit refuses the "
+                      "temporary copy of '%s' that needs",
+                      a->name, v->name, v->name);
+        if (op != D_GET)
+            GA_Copy(g_v, t);
+        diag_op(g_a, t, c, op, fn);
+        if (op == D_GET)
+            GA_Copy(t, g_v);
+        GA_Destroy(t);
+        return;
+    }
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(a, &nt, fn);

@@ -1015,11 +1015,15 @@ static void overlaid(void)
         else
             GA_Overlay(h[k], h[0]);
     }
-    int gc = h[0], ga = h[1], gs = h[2];
-    static double a0[M * M], s0[M * M], x[M * M], got[M * M];
+    int gc = h[0], ga = h[1], gs = h[2], gv = GA_Create_handle(), vd[1] = {M};
+    GA_Set_data(gv, 1, vd, C_DBL); /* a vector in the first elements of each rank's part */
+    GA_Set_array_name(gv, "overlaid vector");
+    GA_Overlay(gv, gc);
+    static double a0[M * M], s0[M * M], v0[M], x[M * M], got[M * M];
+    int vlo[1] = {0}, vhi[1] = {M - 1};
     int lo[2] = {0, 0}, hi[2] = {M - 1, M - 1}, ld = M;
     double one = 1;
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0; round < 5; round++) {
         GA_Sync();
         if (gat_me == 0) {
             for (int k = 0; k < M * M; k++)
@@ -1029,6 +1033,7 @@ static void overlaid(void)
         GA_Sync();
         NGA_Get(ga, lo, hi, a0, &ld); /* the operands as they were */
         NGA_Get(gs, lo, hi, s0, &ld);
+        NGA_Get(gv, vlo, vhi, v0, NULL);
         GA_Sync();
         NGA_Get(gc, lo, hi, x, &ld);
         GA_Sync();
@@ -1047,6 +1052,12 @@ static void overlaid(void)
             for (int k = 0; k < M * M; k++)
                 x[k] += s0[k];
             what = "GA_Add with an overlay laid out as the result";
+        } else if (round == 4) {
+            GA_Scale_rows(gc, gv); /* row r scaled by v[r], which some row holds */
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < M; j++)
+                    x[i * M + j] *= v0[i];
+            what = "GA_Scale_rows by an overlay of the result";
         } else {
             GA_Transpose(gs, gc);
             for (int i = 0; i < M; i++)
@@ -1060,6 +1071,7 @@ static void overlaid(void)
             ok &= got[k] == x[k];
         gat_check_gabug(ok, what, "reads operand elements another rank already overwrote");
     }
+    GA_Destroy(gv);
     GA_Destroy(gs);
     GA_Destroy(ga);
     GA_Destroy(gc);
