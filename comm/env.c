@@ -115,6 +115,15 @@ long rmci_env_long(const char *name)
     return end == v || *end || errno ? LONG_MIN : x;
 }
 
+int rmci_env_switch(const char *name)
+{
+    long x = rmci_env_long(name);
+    if (x != LONG_MIN)
+        return x > 0;
+    int t = rmci_env_tri(name);
+    return t == 0 || t == 1 ? t : -1;
+}
+
 int rmci_env_tri(const char *name)
 {
     const char *v = rmc_knob_value(name);

@@ -42,7 +42,7 @@ static int verbose(void)
 {
     static int v = -1; /* read once: the knob cannot change a running job */
     if (v < 0)
-        v = rmci_env_long("RMC_VERBOSE") > 0;
+        v = rmci_env_switch("RMC_VERBOSE") > 0;
     return v;
 }
 

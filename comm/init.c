@@ -257,13 +257,13 @@ rmc_status_t rmc_init(MPI_Comm comm)
     if (st == RMC_OK && malloc_tune() < 0)
         st = rmci_fail(RMC_ERR_ARG, __func__, "RMC_MALLOC_TUNE=%s (1, 0 or auto)",
                        rmc_knob_value("RMC_MALLOC_TUNE"));
-    /* the switches read later (RMC_VERBOSE at the first failure, RMC_STATS below) are integers:
-     * a typo must not leave them silently off */
+    /* the switches read later (RMC_VERBOSE at the first failure, RMC_STATS below) are integers or
+     * on / off / yes / no: a typo must not leave them silently off */
     static const char *const switches[] = {"RMC_VERBOSE", "RMC_STATS"};
     for (size_t i = 0; st == RMC_OK && i < sizeof(switches) / sizeof(switches[0]); i++)
-        if (rmci_env_long(switches[i]) == LONG_MIN)
-            st = rmci_fail(RMC_ERR_ARG, __func__, "%s=%s: not an integer (0 off, 1 on)",
-                           switches[i], rmc_knob_value(switches[i]));
+        if (rmci_env_switch(switches[i]) < 0)
+            st = rmci_fail(RMC_ERR_ARG, __func__, "%s=%s: not an integer or on / off", switches[i],
+                           rmc_knob_value(switches[i]));
     if (st == RMC_OK)
         st = rmci_fault_setup(rank);
     if (st == RMC_OK)
@@ -291,7 +291,7 @@ rmc_status_t rmc_init(MPI_Comm comm)
     rmci_info_.local_index = rmci.local_index;
     rmci_xlate_init(&rmci_xlate_);
     memset(&rmci_opc_, 0, sizeof(rmci_opc_));
-    rmci_opc_on_ = rmci_env_long("RMC_STATS") > 0;
+    rmci_opc_on_ = rmci_env_switch("RMC_STATS") > 0;
     rmci_info_.initialized = 1;
     st = rmci_layers_init(); /* collective, agreed; on failure the layers are finalized */
     if (st == RMC_OK)

@@ -207,6 +207,9 @@ static inline void rmci_serial_leave_(int *held)
 long rmci_env_long(const char *name);
 /* A switch knob: "1"/"on"/"yes" -> 1, "0"/"off"/"no" -> 0, "auto" (or unset) -> 2, else -1. */
 int rmci_env_tri(const char *name);
+/* An on/off knob without auto (RMC_VERBOSE, RMC_STATS): an integer (> 0 on) or on/off/yes/no;
+ * 1 on, 0 off (also unset), -1 for any other text. */
+int rmci_env_switch(const char *name);
 
 /* ------------------------------------------------------------------- progress --- */
 

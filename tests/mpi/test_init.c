@@ -308,8 +308,9 @@ static void test_init_on_dup(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
-/* RMC_VERBOSE and RMC_STATS are integers: any other text refuses rmc_init on every rank, naming
- * the knob and its value (they were silently off); RMC_STATS=1 counts from rmc_init. */
+/* RMC_VERBOSE and RMC_STATS are integers or on / off / yes / no: any other text refuses rmc_init
+ * on every rank, naming the knob and its value (they were silently off); RMC_STATS=on counts from
+ * rmc_init. */
 static void test_switch_knobs(void **state)
 {
     (void)state;
@@ -321,7 +322,7 @@ static void test_switch_knobs(void **state)
                       strstr(rmc_last_error(), "yes please") != NULL);
         unsetenv(names[i]);
     }
-    setenv("RMC_STATS", "1", 1);
+    setenv("RMC_STATS", "on", 1);
     MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
     unsetenv("RMC_STATS");
     long long x = 0;
