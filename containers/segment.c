@@ -222,8 +222,8 @@ rmc_status_t rmcc_alloc_off(size_t bytes, uint64_t *off, const char *fn)
     if (st == RMC_ERR_TOO_BIG)
         return rmcc_fail(st, fn,
                          "%zu bytes: more than this rank's whole segment can hold (%zu bytes "
-                         "reserved: RMC_SEGMENT_RESERVE)",
-                         bytes, rmcc.heap.limit);
+                         "reserved, %zu of them for allocations: RMC_SEGMENT_RESERVE)",
+                         bytes, rmcc.heap.limit, rmcc.heap.limit - rmcc.heap.start);
     if (st != RMC_OK)
         return rmcc_fail(st, fn,
                          "%zu bytes: this rank's segment is full (%zu of %zu bytes reserved in use,"
