@@ -62,6 +62,10 @@
  *            waits in rmc_barrier. On this MPICH a remote target's waiting loop shows in the
  *            latency of every remote operation, so the MPI/RMC ratio includes that difference.
  * Ratios: peer time / RMC time (above 1x RMC is faster).
+ * Completion: every MPI sequence flushes each operation to its target. RMC's puts and pushes
+ * return at local completion (a put to a new place, a FAST queue's write, is staged), so every
+ * timed run of them ends with rmc_fence / rmc_fence_all inside the timer: both sides have every
+ * write at its target when the clock stops.
  *
  * Verification (a wrong value aborts the benchmark through bench_fail): every status is checked
  * (rmc_status_string and rmc_last_error on failure); queue pops must return exactly the values
@@ -267,6 +271,9 @@ static double queue_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
             int64_t v = base + i;
             bench_ck(rmc_queue_push(r->q, &v, r->promise[0]), "rmc_queue_push");
         }
+        /* a push returns at local completion (a FAST queue's write is staged): the timed run
+         * ends with every push at the queue, as the MPI reference's flushed ones are */
+        bench_ck(rmc_fence_all(), "rmc_fence_all");
     } else {
         for (long i = 0; i < n; i++) {
             int64_t v = -1;
@@ -427,6 +434,8 @@ static double array_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
         if (phase == 1)
             want(r->mpi ? "MPI_Get" : "rmc_array_get", v, expect[j]);
     }
+    if (phase == 0 && !r->mpi) /* puts complete locally: the run ends with them at the owner */
+        bench_ck(rmc_fence_all(), "rmc_fence_all");
     return us_since(t0, n);
 }
 
@@ -537,6 +546,7 @@ static double gptr_phase(ctx_t *c, const void *arg, int phase, int64_t base, lon
         int64_t v = base + i;
         bench_ck(rmc_gptr_put(rmc_gptr_add(g, 8 * (i % ARR_N)), &v, 8), "rmc_gptr_put");
     }
+    bench_ck(rmc_fence(g.rank), "rmc_fence"); /* every put at the owner, as MPI's flushed ones */
     double us = us_since(t0, n);
     int64_t back = -1;
     bench_ck(rmc_gptr_get(&back, rmc_gptr_add(g, 8 * ((n - 1) % ARR_N)), 8), "rmc_gptr_get");

@@ -12,6 +12,10 @@
  *   ARMCI     ARMCI_Put / ARMCI_Get on ARMCI_Malloc memory, ARMCI_USE_WIN_ALLOCATE=0 set before
  *             ARMCI_Init (ARMCI-MPI 0.3.1's default shared windows return wrong data here)
  *   MPI       MPI_Win_allocate + MPI_Win_lock_all; MPI_Put + MPI_Win_flush, MPI_Get + MPI_Win_flush
+ *             (puts to 64 places: MPI_Put + MPI_Win_flush_local, the guarantee of a blocking put)
+ * Every timed run of puts ends with its puts at the target (RMC: rmc_fence, ARMCI: ARMCI_Fence,
+ * MPI: MPI_Win_flush), so a put that returns at local completion (RMC stages puts to new places)
+ * is compared at the same completion as the others.
  *   memcpy    local buffer to local buffer of the same size (the speed of light for node-local)
  * Ratios are RMC speed / peer speed (latency: peer time / RMC time; bandwidth: RMC GB/s / peer
  * GB/s): above 1x RMC is faster.
@@ -89,6 +93,7 @@ static int run(ctx_t *c, int peer, int op, size_t n, long iters)
         char *t = c->rbases[1];
         for (long i = 0; i < iters; i++)
             bad |= rmc_put(c->src, t + place(c, i), n, 1);
+        bad |= rmc_fence(1); /* every put at the target, as on the other sides */
         break;
     }
     case P_RMC *NOPS + OP_GET: {
@@ -102,6 +107,7 @@ static int run(ctx_t *c, int peer, int op, size_t n, long iters)
         char *t = c->abases[1];
         for (long i = 0; i < iters; i++)
             bad |= ARMCI_Put(c->src, t + place(c, i), (int)n, 1);
+        ARMCI_Fence(1);
         break;
     }
     case P_ARMCI *NOPS + OP_GET: {
@@ -115,8 +121,10 @@ static int run(ctx_t *c, int peer, int op, size_t n, long iters)
         for (long i = 0; i < iters; i++) {
             bad |= MPI_Put(c->src, (int)n, MPI_BYTE, 1, (MPI_Aint)place(c, i), (int)n, MPI_BYTE,
                            c->win);
-            bad |= MPI_Win_flush(1, c->win);
+            /* a blocking put's guarantee (src reusable); puts to one address are ordered */
+            bad |= c->spread ? MPI_Win_flush_local(1, c->win) : MPI_Win_flush(1, c->win);
         }
+        bad |= MPI_Win_flush(1, c->win); /* every put at the target */
         break;
     case P_MPI *NOPS + OP_GET:
         for (long i = 0; i < iters; i++) {

@@ -45,7 +45,7 @@ typedef struct ctx {
     int g1, g2, cnt;    /* 1-D (np x 1 MiB), 2-D N2 x N2 doubles, counter (np longs) */
     int lo1, hi1;       /* rank 1's block of g1 */
     int lo2[2], hi2[2]; /* rank 1's block of g2 */
-    double *buf, *ref;  /* MAXB bytes / 512^2 doubles each */
+    double *buf;        /* MAXB bytes / 512^2 doubles */
     int *subs, **subp;  /* NSG subscripts in rank 1's block of g2 */
 } ctx_t;
 
@@ -98,8 +98,53 @@ static void agree_ok(int bad, const char *what)
         bench_fail("%s on %s: wrong result", what, IMPL);
 }
 
-/* Checks one origin-side operation once (collective): the target is set to a pattern, rank 0 runs
- * the operation, and what landed (or arrived) is compared with the expected values. */
+/* The pattern every element of g1 / g2 holds before a check: a value of its global index (exact in
+ * a double), so data read from or written to a wrong place shows. */
+static double pat1(long e)
+{
+    return 3.0 + 0.5 * (double)e;
+}
+static double pat2(long i, long j)
+{
+    return 0.25 + (double)(i * N2 + j);
+}
+/* What rank 0 puts / accumulates at buffer index k; a scatter's value is its element's own, so a
+ * subscript listed twice holds one value whichever write lands last. */
+static double put_val(size_t k)
+{
+    return 1e4 + (double)(k % 1000);
+}
+static double scat_val(const int *sub)
+{
+    return 1e7 + pat2(sub[0], sub[1]);
+}
+
+/* Every rank writes the pattern into its own block of g (NGA_Access: no communication). */
+static void fill_pattern(ctx_t *c, int g, int twod)
+{
+    int lo[2], hi[2], ld[1] = {0};
+    NGA_Distribution(g, c->me, lo, hi);
+    if (lo[0] > hi[0] || (twod && lo[1] > hi[1])) {
+        GA_Sync();
+        return;
+    }
+    double *p = NULL;
+    NGA_Access(g, lo, hi, &p, ld);
+    if (twod)
+        for (int i = lo[0]; i <= hi[0]; i++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] = pat2(i, j);
+    else
+        for (int e = lo[0]; e <= hi[0]; e++)
+            p[e - lo[0]] = pat1(e);
+    NGA_Release_update(g, lo, hi);
+    GA_Sync();
+}
+
+/* Checks one origin-side operation once (collective): every block is set to the pattern, rank 0
+ * runs the operation; a get's or gather's values are compared with the pattern at the elements it
+ * read, and after a put, accumulate or scatter the owner (rank 1) compares every element of its
+ * block, reached through NGA_Access (not through the library's get), with what it must hold. */
 static void verify(ctx_t *c, int op, int size)
 {
     int bad = 0, twod = op == OP_PUT2 || op == OP_GET2 || op == OP_ACC2;
@@ -115,40 +160,112 @@ static void verify(ctx_t *c, int op, int size)
         agree_ok(bad, "NGA_Read_inc");
         return;
     }
-    GA_Fill(g, &(double){2.0});
+    fill_pattern(c, g, op > OP_ACC);
+    int get = op == OP_GET || op == OP_GET2 || op == OP_GATH, acc = op == OP_ACC || op == OP_ACC2;
     if (c->me == 0) {
         for (size_t i = 0; i < n; i++)
-            c->buf[i] =
-                op == OP_GET || op == OP_GET2 || op == OP_GATH ? -1.0 : 1e4 + (double)(i % 1000);
+            c->buf[i] = get ? -1.0 : op == OP_SCAT ? scat_val(c->subp[i]) : put_val(i);
         GA_Init_fence();
         one_op(c, op, size);
-        if (op == OP_PUT || op == OP_ACC || op == OP_PUT2 || op == OP_ACC2 || op == OP_SCAT) {
-            memcpy(c->ref, c->buf, sizeof(double) * n);
-            GA_Fence();
-            for (size_t i = 0; i < n; i++)
-                c->buf[i] = -1.0;
-            one_op(c,
-                   op == OP_SCAT                  ? OP_GATH
-                   : op == OP_PUT || op == OP_ACC ? OP_GET
-                                                  : OP_GET2,
-                   size);
-        }
-        int acc = op == OP_ACC || op == OP_ACC2;
-        for (size_t i = 0; i < n; i++) {
+        GA_Fence();
+        for (size_t i = 0; get && i < n; i++) {
             if (twod && (int)(i % 512) >= size)
                 continue;
-            if (op == OP_SCAT) { /* duplicate subscripts: the element holds one of the values */
-                bad |= !(c->buf[i] >= 1e4 && c->buf[i] < 1e4 + 1000.0);
-                continue;
-            }
-            double want = op == OP_GET || op == OP_GET2 || op == OP_GATH
-                              ? 2.0
-                              : c->ref[i] + (acc ? 2.0 : 0.0);
+            double want = op == OP_GET ? pat1(c->lo1 + (long)i)
+                          : op == OP_GET2
+                              ? pat2(c->lo2[0] + (long)(i / 512), c->lo2[1] + (long)(i % 512))
+                              : pat2(c->subp[i][0], c->subp[i][1]);
             bad |= c->buf[i] != want;
         }
     }
     GA_Sync();
+    if (!get && c->me == 1) {
+        int lo[2], hi[2], ld[1] = {0};
+        double *p = NULL;
+        NGA_Distribution(g, 1, lo, hi);
+        NGA_Access(g, lo, hi, &p, ld);
+        if (op == OP_SCAT) {
+            long rows = hi[0] - lo[0] + 1, cols = hi[1] - lo[1] + 1;
+            char *hit = calloc((size_t)(rows * cols), 1);
+            if (!hit)
+                bench_fail("out of memory");
+            for (size_t k = 0; k < NSG; k++)
+                hit[(long)(c->subp[k][0] - lo[0]) * cols + (c->subp[k][1] - lo[1])] = 1;
+            for (long i = 0; i < rows; i++)
+                for (long j = 0; j < cols; j++) {
+                    int sub[2] = {lo[0] + (int)i, lo[1] + (int)j};
+                    double want = hit[i * cols + j] ? scat_val(sub) : pat2(sub[0], sub[1]);
+                    bad |= p[i * ld[0] + j] != want;
+                }
+            free(hit);
+        } else if (twod) {
+            for (int i = lo[0]; i <= hi[0]; i++)
+                for (int j = lo[1]; j <= hi[1]; j++) {
+                    int r = i - c->lo2[0], q = j - c->lo2[1];
+                    int in = r >= 0 && r < size && q >= 0 && q < size;
+                    double v = in ? put_val((size_t)r * 512 + (size_t)q) : 0.0;
+                    double want = !in ? pat2(i, j) : acc ? pat2(i, j) + v : v;
+                    bad |= p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] != want;
+                }
+        } else {
+            for (int e = lo[0]; e <= hi[0]; e++) {
+                long k = e - c->lo1;
+                int in = k >= 0 && k < size;
+                double want = !in   ? pat1(e)
+                              : acc ? pat1(e) + put_val((size_t)k)
+                                    : put_val((size_t)k);
+                bad |= p[e - lo[0]] != want;
+            }
+        }
+        NGA_Release(g, lo, hi);
+    }
+    GA_Sync();
     agree_ok(bad, "NGA_Put/Get/Acc/Scatter/Gather");
+}
+
+/* Small-integer matrices for the collectives' checks (exact sums): every rank writes its own block
+ * of the n x n array g. */
+static double mat_a(long i, long j)
+{
+    return (double)((i + 2 * j) % 7 - 3);
+}
+static double mat_b(long i, long j)
+{
+    return (double)((2 * i + j) % 5 - 2);
+}
+static void fill_fn(ctx_t *c, int g, double (*f)(long, long))
+{
+    int lo[2], hi[2], ld[1] = {0};
+    NGA_Distribution(g, c->me, lo, hi);
+    if (lo[0] <= hi[0] && lo[1] <= hi[1]) {
+        double *p = NULL;
+        NGA_Access(g, lo, hi, &p, ld);
+        for (int i = lo[0]; i <= hi[0]; i++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] = f(i, j);
+        NGA_Release_update(g, lo, hi);
+    }
+    GA_Sync();
+}
+
+/* C = A B of mat_a and mat_b (n x n) checked at 32 random elements by rank 0 (collective). */
+static void check_gemm(ctx_t *c, int gc, int n, const char *what)
+{
+    int bad = 0;
+    if (c->me == 0) {
+        uint64_t st = 99;
+        for (int t = 0; t < 32; t++) {
+            int e[2] = {(int)(bench_splitmix64(&st) % (uint64_t)n),
+                        (int)(bench_splitmix64(&st) % (uint64_t)n)},
+                ld = 1;
+            double want = 0, got = 0;
+            for (long k = 0; k < n; k++)
+                want += mat_a(e[0], k) * mat_b(k, e[1]);
+            NGA_Get(gc, e, e, &got, &ld);
+            bad |= got != want;
+        }
+    }
+    agree_ok(bad, what);
 }
 
 /* Median microseconds per operation of rank 0 (collective). */
@@ -239,7 +356,6 @@ int main(int argc, char **argv)
         bench_fail("unexpected distribution: rank 1 owns [%d:%d], [%d:%d, %d:%d], counter %d:%d",
                    c.lo1, c.hi1, c.lo2[0], c.hi2[0], c.lo2[1], c.hi2[1], clo, chi);
     c.buf = bench_alloc(sizeof(double) * 512 * 512); /* >= MAXB, NSG doubles */
-    c.ref = bench_alloc(sizeof(double) * 512 * 512);
     c.subs = bench_alloc(sizeof(int) * 2 * NSG);
     c.subp = bench_alloc(sizeof(int *) * NSG);
     uint64_t st = 14;
@@ -291,31 +407,32 @@ int main(int argc, char **argv)
     int ga = c.g2, gb = GA_Duplicate(c.g2, "B"), gc = GA_Duplicate(c.g2, "C");
     if (!gb || !gc)
         bench_fail("GA_Duplicate failed");
-    GA_Fill(ga, &(double){1.0});
-    GA_Fill(gb, &(double){2.0});
+    fill_fn(&c, ga, mat_a);
+    fill_fn(&c, gb, mat_b);
     GA_Zero(gc);
-    int e0[2] = {0, 0}, e1[2] = {N2 - 1, 0}, ldx = 1;
-    double x = 0.0;
-    if (c.me == 0)
-        NGA_Put(ga, e1, e1, &(double){5.0}, &ldx);
-    GA_Sync();
-    GA_Transpose(ga, gc); /* gc[0][N2-1] = 5 */
-    int t0[2] = {0, N2 - 1};
-    if (c.me == 0)
-        NGA_Get(gc, t0, t0, &x, &ldx);
-    agree_ok(c.me == 0 && x != 5.0, "GA_Transpose");
+    GA_Transpose(ga, gc); /* gc(i, j) = a(j, i), at 32 random elements */
+    int bad = 0;
+    if (c.me == 0) {
+        uint64_t st = 7;
+        for (int t = 0; t < 32; t++) {
+            int e[2] = {(int)(bench_splitmix64(&st) % N2), (int)(bench_splitmix64(&st) % N2)},
+                ldx = 1;
+            double x = 0;
+            NGA_Get(gc, e, e, &x, &ldx);
+            bad |= x != mat_a(e[1], e[0]);
+        }
+    }
+    agree_ok(bad, "GA_Transpose");
     snprintf(lab, sizeof(lab), "%dx%d", N2, N2);
     row(&c, "transpose", lab, measure_coll(&c, C_TRANSPOSE, ga, gc, 0, N2, bench_iters(&o, 8)));
-    if (c.me == 0)
-        NGA_Put(ga, e1, e1, &(double){1.0}, &ldx);
-    GA_Sync();
-    x = GA_Ddot(ga, gb);
-    agree_ok(x != 2.0 * N2 * N2, "GA_Ddot");
+    double dot = 0; /* every rank's sum of a .* b, exact in integers */
+    for (long i = 0; i < N2; i++)
+        for (long j = 0; j < N2; j++)
+            dot += mat_a(i, j) * mat_b(i, j);
+    agree_ok(GA_Ddot(ga, gb) != dot, "GA_Ddot");
     row(&c, "ddot", lab, measure_coll(&c, C_DDOT, ga, gb, 0, N2, bench_iters(&o, 40)));
     GA_Dgemm('N', 'N', N2, N2, N2, 1.0, ga, gb, 0.0, gc);
-    if (c.me == 0)
-        NGA_Get(gc, e0, e0, &x, &ldx);
-    agree_ok(c.me == 0 && x != 2.0 * N2, "GA_Dgemm");
+    check_gemm(&c, gc, N2, "GA_Dgemm");
     row(&c, "dgemm", lab, measure_coll(&c, C_DGEMM, ga, gb, gc, N2, 1));
     GA_Destroy(gb);
     GA_Destroy(gc);
@@ -323,13 +440,10 @@ int main(int argc, char **argv)
         int d4[2] = {2 * N2, 2 * N2};
         int a4 = NGA_Create(C_DBL, 2, d4, "A4", NULL), b4 = GA_Duplicate(a4, "B4"),
             c4 = GA_Duplicate(a4, "C4");
-        GA_Fill(a4, &(double){1.0});
-        GA_Fill(b4, &(double){0.5});
+        fill_fn(&c, a4, mat_a);
+        fill_fn(&c, b4, mat_b);
         GA_Dgemm('N', 'N', 2 * N2, 2 * N2, 2 * N2, 1.0, a4, b4, 0.0, c4);
-        int e4[2] = {2 * N2 - 1, 2 * N2 - 1};
-        if (c.me == 0)
-            NGA_Get(c4, e4, e4, &x, &ldx);
-        agree_ok(c.me == 0 && x != (double)N2, "GA_Dgemm (2048)");
+        check_gemm(&c, c4, 2 * N2, "GA_Dgemm (2048)");
         snprintf(lab, sizeof(lab), "%dx%d", 2 * N2, 2 * N2);
         row(&c, "dgemm", lab, measure_coll(&c, C_DGEMM, a4, b4, c4, 2 * N2, 1));
         GA_Destroy(c4);
@@ -351,7 +465,6 @@ int main(int argc, char **argv)
     GA_Destroy(c.g2);
     GA_Destroy(c.g1);
     free(c.buf);
-    free(c.ref);
     free(c.subs);
     free(c.subp);
     GA_Terminate();

@@ -313,6 +313,7 @@ int bench_parse(int argc, char **argv, const char *prog, size_t def_min, size_t 
         }
         return 1;
     }
+    o->reps_given = o->reps != 0;
     if (o->reps == 0)
         o->reps = o->quick ? 3 : 7;
     if (o->quick && !sizes_given && o->max_size > (1u << 20))

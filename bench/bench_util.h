@@ -54,6 +54,7 @@ double bench_max(const double *v, size_t n);
 typedef struct bench_opts {
     const char *prog; /* benchmark name (for default file names and messages) */
     int reps;         /* repetitions per measurement; the median is reported (default 7, quick 3) */
+    int reps_given;   /* --reps was on the command line (a benchmark may lower only the default) */
     long iters;       /* --iters N: iterations per repetition, 0 = the benchmark's own default */
     int quick;        /* --quick: CI-sized run (fewer reps and iterations, sizes capped at 1 MiB
                        * unless --sizes is given) */

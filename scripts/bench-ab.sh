@@ -67,6 +67,7 @@ for mode in $modes; do
             printf "| %s | %s | %.4g %s | %.4g %s | %.3gx |\n", R, C, ma, u, mb, u, lower ? (mb > 0 ? ma / mb : 0) : (ma > 0 ? mb / ma : 0)
         }
     }
+    { csv_resplit() }
     FNR == 1 { split(FILENAME, p, "."); tag = p[length(p) - 2]; next }
     $8 == "" || $8 == "x" || $8 == "%" { next } # ratio columns
     {

@@ -69,6 +69,7 @@ echo "$what: 2 ranks, $ROUNDS round(s) per mode; RMC knobs: $knobs;" \
 merged="$out/$what.csv"
 awk -F, -v merged="$merged" "$(cat "$lib_median")"'
 function isbw(u) { return u == "GB/s" }
+{ csv_resplit() }
 FNR == 1 { next }
 {
     # bench,mode,ranks,table,row,x,column,unit,value (no quoted fields in these tables)

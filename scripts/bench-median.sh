@@ -17,6 +17,7 @@ if [ $# -lt 1 ]; then
     exit 2
 fi
 awk -F, -v re="$re" "$(cat "$lib_median")"'
+{ csv_resplit() }
 FNR == 1 { next }
 $4 !~ re { next }
 {
