@@ -54,18 +54,20 @@
  *            pop the same on the head with MPI_Get (push local: on rank 0's own window part); the
  *            CircularQueue sequence adds the in-order mark, MPI_Compare_and_swap + MPI_Win_flush.
  *            No full / empty checks. ChecksumQueue rows show the sequences of the same shape
- *            (push A + W, pop 2A + R). Array get / put are MPI_Get / MPI_Put of 8 bytes +
- *            MPI_Win_flush. No MPI number where no raw sequence says the same (the LOCAL
- *            shortcut, the contended row, the allocator).
- *            During these phases rank 1 waits in MPI_Barrier, as the MPI peers of the other
+ *            (push A + W, pop 2A + R). Array get is MPI_Get of 8 bytes + MPI_Win_flush; array
+ *            put MPI_Put of 8 bytes + MPI_Win_flush_local (a blocking put's local completion), all
+ *            flushed before a place repeats (every 64 puts) and at the end of the run. No MPI
+ * number where no raw sequence says the same (the LOCAL shortcut, the contended row, the
+ * allocator). During these phases rank 1 waits in MPI_Barrier, as the MPI peers of the other
  *            benchmarks do (MPICH's progress there serves the RMA aimed at it); during RMC's it
  *            waits in rmc_barrier. On this MPICH a remote target's waiting loop shows in the
  *            latency of every remote operation, so the MPI/RMC ratio includes that difference.
  * Ratios: peer time / RMC time (above 1x RMC is faster).
- * Completion: every MPI sequence flushes each operation to its target. RMC's puts and pushes
- * return at local completion (a put to a new place, a FAST queue's write, is staged), so every
- * timed run of them ends with rmc_fence / rmc_fence_all inside the timer: both sides have every
- * write at its target when the clock stops.
+ * Completion: RMC's puts and pushes return at local completion (a put to a new place, a FAST
+ * queue's write, is staged), so every timed run of them ends with rmc_fence / rmc_fence_all inside
+ * the timer; the MPI array put is the same guarantee (flush_local, flushes before a place repeats
+ * and at the end); the MPI queue sequences flush every operation (a push's slot must be written
+ * before the next push's counter). Both sides have every write at its target when the clock stops.
  *
  * Verification (a wrong value aborts the benchmark through bench_fail): every status is checked
  * (rmc_status_string and rmc_last_error on failure); queue pops must return exactly the values
@@ -430,11 +432,23 @@ static double array_phase(ctx_t *c, const void *arg, int phase, int64_t base, lo
     long m = places(n), j = 0;
     uint64_t t0 = bench_now_ns();
     for (long i = 0; i < n; i++, j = j + 1 == m ? 0 : j + 1) {
+        if (phase == 0 && r->mpi) { /* the MPI sequence of a blocking put (local completion):
+                                     * MPI_Put + flush_local, all flushed before a place repeats */
+            int64_t v = base + i;
+            bench_mck(
+                MPI_Put(&v, 1, MPI_INT64_T, 1, W_SLOTS + 8 * (MPI_Aint)j, 1, MPI_INT64_T, c->win),
+                "MPI_Put");
+            bench_mck(j + 1 == m ? MPI_Win_flush(1, c->win) : MPI_Win_flush_local(1, c->win),
+                      "MPI_Win_flush");
+            continue;
+        }
         int64_t v = array_op(c, r, phase, j, base + i);
         if (phase == 1)
             want(r->mpi ? "MPI_Get" : "rmc_array_get", v, expect[j]);
     }
-    if (phase == 0 && !r->mpi) /* puts complete locally: the run ends with them at the owner */
+    if (phase == 0 && r->mpi) /* puts complete locally: the run ends with all at the owner */
+        bench_mck(MPI_Win_flush(1, c->win), "MPI_Win_flush");
+    else if (phase == 0)
         bench_ck(rmc_fence_all(), "rmc_fence_all");
     return us_since(t0, n);
 }
