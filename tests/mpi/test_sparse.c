@@ -479,6 +479,20 @@ static void temp_name(char *name, size_t cap)
     MPI_Bcast(name, (int)cap, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* Rank 0 replaces the file's content by `text` once no rank reads it any more; every rank sees it
+ * on return. Collective. */
+static void root_writes(const char *path, const char *text)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Matrix Market: write, read back (another distribution), equal; a malformed file and a missing
  * one fail on every rank with the reason. */
 static void test_matrix_market(void **st)
@@ -505,14 +519,8 @@ static void test_matrix_market(void **st)
         rmc_csr_free(&a);
     }
     /* a malformed entry on line 5 */
-    if (me == 0) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n%% comment\n3 3 3\n"
-                   "1 1 1.0\n2 x 2.0\n3 3 3.0\n");
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    root_writes(path, "%%MatrixMarket matrix coordinate real general\n% comment\n3 3 3\n"
+                      "1 1 1.0\n2 x 2.0\n3 3 3.0\n");
     rmc_spmatrix_h s = (rmc_spmatrix_h)1;
     rmc_last_error_clear();
     rmc_status_t rs = rmc_spmatrix_read_mm(path, RMC_BLOCK_RECT, 0, &s);
@@ -522,24 +530,11 @@ static void test_matrix_market(void **st)
     MPI_CHECK_ALL(rs == RMC_ERR_FORMAT && s == NULL && strstr(why, "line 5") && strstr(why, path) &&
                   strstr(why, "rmc_spmatrix_read_mm"));
     /* a dimension too large for 32-bit indices */
-    if (me == 0) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n3 3000000000 1\n1 1 1.0\n");
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    root_writes(path, "%%MatrixMarket matrix coordinate real general\n3 3000000000 1\n1 1 1.0\n");
     MPI_CHECK_ALL(rmc_spmatrix_read_mm(path, RMC_BLOCK_RECT, 0, &s) == RMC_ERR_TOO_BIG && !s);
     /* a valid 0 x 4 file has no distribution: refused naming the file (it was RMC_ERR_ARG from
      * rmc_dist_regular, 'dims[0] = 0', as if the caller's arguments were wrong) */
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fprintf(f, "%%%%MatrixMarket matrix coordinate real general\n0 4 0\n");
-        fclose(f);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    root_writes(path, "%%MatrixMarket matrix coordinate real general\n0 4 0\n");
     rmc_last_error_clear();
     rs = rmc_spmatrix_read_mm(path, RMC_BLOCK_RECT, 0, &s);
     MPI_CHECK_ALL(rs == RMC_ERR_UNSUPPORTED && !s && strstr(rmc_last_error(), path) &&
