@@ -119,25 +119,26 @@ static double scat_val(const int *sub)
     return 1e7 + pat2(sub[0], sub[1]);
 }
 
-/* Every rank writes the pattern into its own block of g (NGA_Access: no communication). */
-static void fill_pattern(ctx_t *c, int g, int twod)
+static double pat1_at(long e, long unused)
 {
-    int lo[2], hi[2], ld[1] = {0};
+    (void)unused;
+    return pat1(e);
+}
+
+/* Every rank writes f(i, j) into each element of its own block of g (NGA_Access: no
+ * communication; a 1-D array's element e gets f(e, 0)). Collective. */
+static void fill_fn(ctx_t *c, int g, double (*f)(long, long))
+{
+    int lo[2] = {0, 0}, hi[2] = {0, 0}, ld[1] = {1}; /* (1-D: one column) */
     NGA_Distribution(g, c->me, lo, hi);
-    if (lo[0] > hi[0] || (twod && lo[1] > hi[1])) {
-        GA_Sync();
-        return;
-    }
-    double *p = NULL;
-    NGA_Access(g, lo, hi, &p, ld);
-    if (twod)
+    if (lo[0] <= hi[0] && lo[1] <= hi[1]) {
+        double *p = NULL;
+        NGA_Access(g, lo, hi, &p, ld);
         for (int i = lo[0]; i <= hi[0]; i++)
             for (int j = lo[1]; j <= hi[1]; j++)
-                p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] = pat2(i, j);
-    else
-        for (int e = lo[0]; e <= hi[0]; e++)
-            p[e - lo[0]] = pat1(e);
-    NGA_Release_update(g, lo, hi);
+                p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] = f(i, j);
+        NGA_Release_update(g, lo, hi);
+    }
     GA_Sync();
 }
 
@@ -160,7 +161,7 @@ static void verify(ctx_t *c, int op, int size)
         agree_ok(bad, "NGA_Read_inc");
         return;
     }
-    fill_pattern(c, g, op > OP_ACC);
+    fill_fn(c, g, op > OP_ACC ? pat2 : pat1_at);
     int get = op == OP_GET || op == OP_GET2 || op == OP_GATH, acc = op == OP_ACC || op == OP_ACC2;
     if (c->me == 0) {
         for (size_t i = 0; i < n; i++)
@@ -223,8 +224,7 @@ static void verify(ctx_t *c, int op, int size)
     agree_ok(bad, "NGA_Put/Get/Acc/Scatter/Gather");
 }
 
-/* Small-integer matrices for the collectives' checks (exact sums): every rank writes its own block
- * of the n x n array g. */
+/* Small-integer matrices for the collectives' checks (exact sums; fill_fn writes them). */
 static double mat_a(long i, long j)
 {
     return (double)((i + 2 * j) % 7 - 3);
@@ -232,20 +232,6 @@ static double mat_a(long i, long j)
 static double mat_b(long i, long j)
 {
     return (double)((2 * i + j) % 5 - 2);
-}
-static void fill_fn(ctx_t *c, int g, double (*f)(long, long))
-{
-    int lo[2], hi[2], ld[1] = {0};
-    NGA_Distribution(g, c->me, lo, hi);
-    if (lo[0] <= hi[0] && lo[1] <= hi[1]) {
-        double *p = NULL;
-        NGA_Access(g, lo, hi, &p, ld);
-        for (int i = lo[0]; i <= hi[0]; i++)
-            for (int j = lo[1]; j <= hi[1]; j++)
-                p[(long)(i - lo[0]) * ld[0] + (j - lo[1])] = f(i, j);
-        NGA_Release_update(g, lo, hi);
-    }
-    GA_Sync();
 }
 
 /* C = A B of mat_a and mat_b (n x n) checked at 32 random elements by rank 0 (collective). */
