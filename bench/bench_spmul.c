@@ -96,6 +96,12 @@ static void fill_dense(rmc_matrix_h m)
     bench_ck(rmc_barrier(), "rmc_barrier");
 }
 
+/* The weight of element (i, j) in the checksums: a value in a wrong place changes them. */
+static double pos_weight(int64_t i, int64_t j)
+{
+    return (double)((i * 3 + j) % 7 + 1);
+}
+
 /* A checksum of C (every rank's tiles, each element weighted by its position: the same whatever
  * the distribution), compared between the algorithms. */
 static double dense_sum(rmc_matrix_h m)
@@ -113,7 +119,7 @@ static double dense_sum(rmc_matrix_h m)
         const double *e = p;
         for (int64_t i = lo[0]; i < hi[0]; i++) /* weights of the global position */
             for (int64_t j = lo[1]; j < hi[1]; j++)
-                s += *e++ * (double)((i * 3 + j) % 7 + 1);
+                s += *e++ * pos_weight(i, j);
     }
     return sumall(s);
 }
@@ -202,8 +208,8 @@ static res_t spgemm(const bench_opts_t *o, setup_t *s, int q, int64_t *nnz, doub
     record(&r, &st, s->np);
     r.sec = bench_median(sec, (size_t)o->reps);
     bench_ck(rmc_spmatrix_nnz(C, nnz), "rmc_spmatrix_nnz");
-    /* a checksum of this rank's tiles' values, each weighted by its global position (a value in
-     * a wrong row or column changes it, as in dense_sum) */
+    /* a checksum of this rank's tiles' values, each weighted by its global position (pos_weight,
+     * as in dense_sum) */
     rmc_dist_h d = rmc_spmatrix_dist(C);
     double cs = 0;
     for (int64_t t = 0; t < rmc_dist_ntiles(d); t++) {
@@ -221,7 +227,7 @@ static res_t spgemm(const bench_opts_t *o, setup_t *s, int q, int64_t *nnz, doub
             for (int64_t k = b; k < e; k++) {
                 int64_t col =
                     lo[1] + (v.idx64 ? ((int64_t *)v.colind)[k] : ((int32_t *)v.colind)[k]);
-                cs += v.val[k] * (double)(((lo[0] + r) * 3 + col) % 7 + 1);
+                cs += v.val[k] * pos_weight(lo[0] + r, col);
             }
         }
     }

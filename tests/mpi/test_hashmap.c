@@ -1036,7 +1036,8 @@ static void test_owned_args(void **s)
     MPI_CHECK_OK(rmc_barrier());
     int64_t got = 0;
     size_t n = 0;
-    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &p, &got, 0) == RMC_OK && got == 2); /* alone, rank 0 inserts both */
+    /* (alone, rank 0 makes both inserts) */
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &p, &got, 0) == RMC_OK && got == 2);
     MPI_CHECK_OK(rmc_hashmap_count(h, &n));
     MPI_CHECK_ALL(ok && n == 1);
     rmc_hashmap_buffer_h b;
