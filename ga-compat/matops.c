@@ -182,6 +182,22 @@ static void same_type(gai_array_t *a, gai_array_t *b, const char *fn)
 
 enum { D_GET, D_SET, D_ADD, D_SHIFT, D_ZERO, D_ROWS, D_COLS };
 
+/* Collective. A temporary array like x (its handle), with x's data when `data`: for an operation
+ * in which x and `other` share memory (GA_Overlay), so x is read (or written) through its own
+ * copy. Aborts naming both when the memory limit refuses it. */
+static int shared_copy(gai_array_t *x, gai_array_t *other, int data, const char *fn)
+{
+    int t = GA_Duplicate(x->handle, "ga-compat temporary copy");
+    if (!t)
+        gai_error(fn,
+                  "arrays '%s' and '%s' share memory, and the memory limit refuses the temporary "
+                  "copy of '%s' that needs",
+                  x->name, other->name, x->name);
+    if (data)
+        GA_Copy(x->handle, t);
+    return t;
+}
+
 /* The diagonal operations and the row / column scalings: each rank on its own blocks of A,
  * reading or writing the matching range of v. */
 static void diag_op(int g_a, int g_v, const void *c, int op, const char *fn)
@@ -210,14 +226,7 @@ static void diag_op(int g_a, int g_v, const void *c, int op, const char *fn)
     if (v && gai_memory_of(v, fn) == gai_memory_of(a, fn)) {
         /* the vector overlays the matrix (GA_Overlay): read it from / write it through a copy of
          * its own, as if every element were read before any is written */
-        int t = GA_Duplicate(g_v, "ga-compat diagonal vector");
-        if (!t)
-            gai_error(fn,
-                      "arrays '%s' and '%s' share memory, and the memory limit refuses the "
-                      "temporary copy of '%s' that needs",
-                      a->name, v->name, v->name);
-        if (op != D_GET)
-            GA_Copy(g_v, t);
+        int t = shared_copy(v, a, op != D_GET, fn);
         diag_op(g_a, t, c, op, fn);
         if (op == D_GET)
             GA_Copy(t, g_v);
@@ -378,12 +387,7 @@ void GA_Transpose(int g_a, int g_b)
                   (long long)b->dims[1]);
     int snap = 0; /* B overlaid on A or A on B: read A from a copy while B is written */
     if (gai_memory_of(a, fn) == gai_memory_of(b, fn)) {
-        if (!(snap = GA_Duplicate(g_a, "ga-compat transpose operand")))
-            gai_error(fn,
-                      "arrays '%s' and '%s' share memory, and the memory limit refuses the "
-                      "temporary copy of '%s' that needs",
-                      a->name, b->name, a->name);
-        GA_Copy(g_a, snap);
+        snap = shared_copy(a, b, 1, fn);
         a = gai_array(snap, fn);
     }
     gai_sync_group(a->pgroup, fn);
