@@ -316,6 +316,12 @@ gai_array_t *gai_array(int g, const char *fn)
     return a;
 }
 
+void gai_set_group(gai_array_t *a, int p_handle)
+{
+    a->mirrored = p_handle == GAI_MIRROR;
+    a->pgroup = a->mirrored ? GAI_WORLD : p_handle;
+}
+
 gai_array_t *gai_memory_of(gai_array_t *a, const char *fn)
 {
     while (a->overlay_of)
@@ -336,8 +342,7 @@ int gai_new_handle(const char *fn)
         gai_error(fn, "out of memory for an array handle");
     a->live = 1;
     a->handle = i - GAI_OFFSET;
-    a->mirrored = gai.default_group == GAI_MIRROR;
-    a->pgroup = a->mirrored ? GAI_WORLD : gai.default_group;
+    gai_set_group(a, gai.default_group);
     gai.arrays[i] = a;
     if (i == gai.narrays)
         gai.narrays++;

@@ -315,8 +315,7 @@ static int create64(int type, int ndim, const int64_t dims[], const char *name,
     gai_array_t *a = gai.arrays[g + GAI_OFFSET];
     if (p_handle != GAI_WORLD || gai.default_group != GAI_WORLD)
         gai_group(p_handle, fn);
-    a->mirrored = p_handle == GAI_MIRROR;
-    a->pgroup = a->mirrored ? GAI_WORLD : p_handle;
+    gai_set_group(a, p_handle);
     set_data(a, ndim, dims, type, fn);
     set_name(a, name);
     set_chunk(a, chunk);
@@ -854,8 +853,7 @@ void GA_Set_pgroup(int g_a, int p_handle)
     gai_array_t *a = gai_handle(g_a, "GA_Set_pgroup");
     need_unallocated(a, "GA_Set_pgroup");
     gai_group(p_handle, "GA_Set_pgroup");
-    a->mirrored = p_handle == GAI_MIRROR;
-    a->pgroup = a->mirrored ? GAI_WORLD : p_handle;
+    gai_set_group(a, p_handle);
 }
 
 void NGA_Set_pgroup(int g_a, int p_handle)

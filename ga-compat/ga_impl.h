@@ -137,6 +137,8 @@ void gai_same_group(const char *fn, const gai_array_t *a, const gai_array_t *b);
 gai_array_t *gai_handle(int g, const char *fn);
 /* The array of handle g, which must hold data (created, or GA_Allocate'd). */
 gai_array_t *gai_array(int g, const char *fn);
+/* Puts a on process group p_handle (the mirror handle: mirrored, on the world's processes). */
+void gai_set_group(gai_array_t *a, int p_handle);
 /* The array whose memory a lives in (GA_Overlay's chain followed to its end; a itself when it
  * has memory of its own). */
 gai_array_t *gai_memory_of(gai_array_t *a, const char *fn);
