@@ -3,6 +3,7 @@
  * failure on one rank (an allocation, an MPI call) makes every rank's rmc_init fail, frees what it
  * took and never leaves a rank waiting. */
 #include "config.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
@@ -334,7 +335,13 @@ rmc_status_t rmc_finalize(void)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
-    rmc_status_t st = rmci_fence(-1);
+    /* first the requests never waited for (their custom steps may still use the layers) */
+    size_t live = 0;
+    rmc_status_t st = rmci_req_complete_all(&live);
+    if (live && rmci_env_switch("RMC_VERBOSE") > 0)
+        fprintf(stderr, "rmc[%d]: rmc_finalize completed %zu request(s) never waited for\n",
+                rmci_info_.rank, live);
+    rmci_keep(&st, rmci_fence(-1));
     rmci_layers_finalize();
     rmci_keep(&st, free_leftover_regions());
     rmci_layers_end();

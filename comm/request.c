@@ -217,6 +217,37 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
     return st != RMC_OK ? st : s2;
 }
 
+/* rmc_finalize: completes every request still live, as rmc_wait would (a custom request's function
+ * is called until it finishes, serving active messages between calls; MPI requests are waited and
+ * the completion step, e.g. a strided get's unpack, is run) and releases it. The application's
+ * handles of them are dead afterwards. Returns the first failure; *n = how many were live. */
+rmc_status_t rmci_req_complete_all(size_t *n)
+{
+    rmc_status_t st = RMC_OK;
+    unsigned spins = 0;
+    *n = 0;
+    while (customs) /* their steps may start (and test) MPI requests of their own */
+        rmci_wait_round_top(&spins);
+    for (slab_t *s = slabs; s; s = s->next)
+        for (int i = 0; i < SLAB; i++) {
+            struct rmc_request *q = &s->reqs[i];
+            if (q->magic != RMCI_REQ_MAGIC)
+                continue;
+            ++*n;
+            int done = 0;
+            rmc_status_t t;
+            while ((t = req_test(q, &done, "rmc_finalize")) == RMC_OK && !done)
+                rmci_wait_round_top(&spins);
+            if (t != RMC_OK && !done) { /* as rmc_wait: MPI may still use its buffers */
+                rmci_keep(&st, t);
+                continue;
+            }
+            rmci_keep(&st, t);
+            rmci_keep(&st, req_finish(q, "rmc_finalize"));
+        }
+    return st;
+}
+
 rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n)
 {
     /* no RMCI_SERIAL: each rmc_wait takes the lock and steps out of it while it waits */

@@ -418,5 +418,8 @@ struct rmc_request *rmci_req_alloc(void);
  * of such a request returns that outcome instead of flushing a freed window. */
 void rmci_req_complete_win(MPI_Win w);
 void rmci_req_release(struct rmc_request *req);
+/* rmc_finalize: completes and releases every live request (custom ones run to their end); the
+ * first failure, *n = how many there were. */
+rmc_status_t rmci_req_complete_all(size_t *n);
 
 #endif

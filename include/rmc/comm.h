@@ -30,8 +30,10 @@ extern "C" {
  * finalized and cannot be initialized again), RMC_ERR_MPI. */
 rmc_status_t rmc_init(MPI_Comm comm);
 
-/* Collective. Completes all outstanding operations, frees every region still alive, frees the
- * duplicated communicator and finalizes MPI if rmc_init initialized it. Errors: RMC_ERR_NOT_INIT.
+/* Collective. Completes all outstanding operations (a request never waited for is completed as
+ * rmc_wait would: a custom request's function is called until it finishes; its handle is dead
+ * afterwards), frees every region still alive, frees the duplicated communicator and finalizes MPI
+ * if rmc_init initialized it. Errors: RMC_ERR_NOT_INIT; the failure of an operation it completed.
  */
 rmc_status_t rmc_finalize(void);
 

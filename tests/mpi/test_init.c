@@ -220,6 +220,60 @@ static void test_finalize_cleans_up(void **state)
     free(bases);
 }
 
+/* A custom request of three steps: counts its calls, marks *finished and frees its state. */
+typedef struct {
+    int left;
+    int *finished;
+} steps_t;
+static rmc_status_t three_steps(void *state, int *done)
+{
+    steps_t *t = state;
+    if (--t->left == 0) {
+        *t->finished = 1;
+        free(t);
+        *done = 1;
+    }
+    return RMC_OK;
+}
+
+/* rmc_finalize completes requests never waited for, as rmc_wait would: a strided get (whose data
+ * may need unpacking) delivers its data, a custom request's function runs to its end (freeing its
+ * state: the ASan pass finds a leak otherwise). */
+static void test_finalize_completes_requests(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int me = rmc_rank(), n = rmc_nranks(), next = (me + 1) % n;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h r;
+    MPI_CHECK_OK(rmc_region_alloc(16 * 64, bases, &r));
+    long long *mine = bases[me];
+    for (int i = 0; i < 16 * 8; i++)
+        mine[i] = 1000 * me + i;
+    MPI_CHECK_OK(rmc_barrier());
+    static long long got[16];
+    memset(got, 0, sizeof(got));
+    int sst[1] = {64}, dst[1] = {8}, count[2] = {8, 16}; /* column 0 of a 16 x 8 matrix */
+    rmc_request_h g, c1, c2;
+    MPI_CHECK_OK(rmc_get_strided_nb(bases[next], sst, got, dst, count, 1, next, &g));
+    int finished = 0, finished2 = 0;
+    steps_t *t1 = malloc(sizeof(*t1)), *t2 = malloc(sizeof(*t2));
+    *t1 = (steps_t){3, &finished};
+    *t2 = (steps_t){1000, &finished2};
+    MPI_CHECK_OK(rmc_request_custom(three_steps, t1, &c1));
+    MPI_CHECK_OK(rmc_request_custom(three_steps, t2, &c2));
+    int done = 0;
+    MPI_CHECK_OK(rmc_test(&c2, &done)); /* one step taken, still live */
+    MPI_CHECK_ALL(!done && c2 != RMC_REQUEST_NULL);
+    MPI_CHECK_OK(rmc_finalize()); /* g, c1, c2 never waited; the region never freed */
+    int ok = finished && finished2;
+    for (int i = 0; i < 16; i++)
+        ok = ok && got[i] == 1000 * next + 8 * i;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(check_not_init());
+    free(bases);
+}
+
 /* RMC on a sub-communicator: ranks and topology are relative to it, the world is not involved
  * (each half works on its own), and RMC keeps working after the application frees its handle of
  * the communicator (RMC works on a private duplicate). */
@@ -339,4 +393,5 @@ static void test_switch_knobs(void **state)
 }
 
 MPITEST_MAIN("init", NULL, NULL, test_before_init, test_init_world, test_finalize_cleans_up,
-             test_subcomm_halves, test_subcomm_reversed, test_init_on_dup, test_switch_knobs)
+             test_finalize_completes_requests, test_subcomm_halves, test_subcomm_reversed,
+             test_init_on_dup, test_switch_knobs)
