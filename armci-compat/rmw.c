@@ -159,8 +159,10 @@ int ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     rmca_mutex_hdl_t *h = mhdl(hdl, "ARMCIX_Trylock_hdl");
     int got = 0;
-    RMCA_CHECK(rmc_mutex_trylock(h->m, mutex, mproc(h, proc, "ARMCIX_Trylock_hdl"), &got),
-               "ARMCIX_Trylock_hdl(mutex %d, proc %d)", mutex, proc);
+    rmc_status_t st = rmc_mutex_trylock(h->m, mutex, mproc(h, proc, "ARMCIX_Trylock_hdl"), &got);
+    if (st == RMC_ERR_STATE) /* the caller holds it: busy, as pthread_mutex_trylock says (EBUSY) */
+        return 1;
+    RMCA_CHECK(st, "ARMCIX_Trylock_hdl(mutex %d, proc %d)", mutex, proc);
     return got ? 0 : 1;
 }
 

@@ -33,7 +33,7 @@ typedef struct armcix_mutex_hdl_s *armcix_mutex_hdl_t;
 armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup);
 int  ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl);
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
-/* 0 when the mutex was acquired, nonzero when it is held by someone else. */
+/* 0 when the mutex was acquired, nonzero when it is held (by someone else, or by the caller). */
 int  ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
 void ARMCIX_Unlock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
 
