@@ -316,6 +316,13 @@ size_t rmci_region_size(const rmci_region_t *r, int rank);
  * comm/strided's accumulate lock (RMCI_ACC_LOCK_OFF); the rest is free. */
 #define RMCI_REGION_HDR 64
 char *rmci_region_hdr(const rmci_region_t *r, int rank);
+/* 1 when the byte ranges [a, a+alen) and [b, b+blen) overlap. */
+static inline int rmci_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + blen && y < x + alen;
+}
+
 /* 1 when [lo, lo+len) of this rank's memory overlaps a part of a live region. */
 int rmci_local_overlaps_region(uintptr_t lo, size_t len);
 

@@ -232,7 +232,12 @@ static __attribute__((noinline)) rmc_status_t remote_strided(xfer_t *x, rmc_requ
     /* MPICH 4.0.2 (ch4:ucx) completes MPI_Rput/Rget/Raccumulate with a non-contiguous target
      * datatype before the data moved: request-based MPI ops are used for contiguous transfers only;
      * every other request is completed by MPI_Win_flush_local in its on_complete. */
-    int need_buf = x->scaled || x->m == RMC_STRIDED_PACK;
+    /* an accumulate into this process's own memory from a source overlapping it goes as several
+     * MPI operations (pieces, chunks), each reading the source when applied: packed first, every
+     * part adds what the source held before the call (as local_strided does) */
+    int self_overlap =
+        x->kind == SK_ACC && x->local_tgt && rmci_overlap(x->src, d->sext, x->t->local, d->dext);
+    int need_buf = x->scaled || x->m == RMC_STRIDED_PACK || self_overlap;
     int need_ctx = need_buf || (x->mode == RMCI_NB_REQUEST && (d->levels > 0 || x->pieces));
     rmci_nbctx_t *ctx = need_ctx ? rmci_nbctx_new(need_buf ? d->bytes : 0, x->r, x->proc) : NULL;
     struct rmc_request *q = x->mode == RMCI_NB_REQUEST ? rmci_req_alloc() : NULL;
@@ -421,8 +426,7 @@ static int local_strided(int kind, rmc_acc_type_t type, const void *scale, const
      * what was there before the call, as through MPI */
     const char *rd = kind == SK_GET ? t->local : src;
     char *wr = kind == SK_GET ? dst : t->local, *tmp = NULL;
-    uintptr_t r0 = (uintptr_t)rd, w0 = (uintptr_t)wr;
-    if (r0 < w0 + d->dext && w0 < r0 + d->sext) {
+    if (rmci_overlap(rd, d->sext, wr, d->dext)) {
         if (!(tmp = malloc(d->sext)))
             return -1;
         memcpy(tmp, rd, d->sext);
@@ -468,9 +472,11 @@ static inline __attribute__((always_inline)) rmc_status_t run(int kind, rmc_acc_
     if (lr < 0)
         return rmci_fail(RMC_ERR_NOMEM, fn,
                          "%zu bytes to copy a source that overlaps the destination first", d->sext);
-    if (d->bytes > (size_t)INT_MAX)
+    /* MPI counts are int: a contiguous accumulate goes in pieces (xfer_issue), as any size does
+     * to a node-local target, other patches in one operation */
+    if (d->bytes > (size_t)INT_MAX && !(kind == SK_ACC && d->levels == 0))
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in one remote patch (limit 2 GiB)",
-                         d->bytes); /* MPI counts are int */
+                         d->bytes);
     if (p && mode == RMCI_BLOCKING && !t.local) {
         st = remote_one(p, kind, scale, kind == SK_GET ? dst : src, &t, proc);
         if (st != RMCI_STAGE_DECLINED)

@@ -246,7 +246,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     struct rmc_request *q = mode == RMCI_NB_REQUEST ? rmci_req_alloc() : NULL;
     rmc_status_t st = RMC_OK;
     if (((scaled || mode == RMCI_NB_REQUEST) && !ctx) || !v.regs || (mode == RMCI_NB_REQUEST && !q))
-        st = rmci_fail(RMC_ERR_NOMEM, "vector", "state of %zu segments", nseg);
+        st = rmci_fail(RMC_ERR_NOMEM, "vector transfer", "state of %zu segments", nseg);
     if (st == RMC_OK)
         st = vlist_issue(&v, iov, len);
     RMCI_STAT(remote_ops, 1);
@@ -341,7 +341,7 @@ static rmc_status_t vtyped_alloc(vtyped_t *v, rmci_mode_t mode)
     v->bl = rmci_malloc(v->nseg * sizeof(int));
     if ((!v->ctx && (v->need_buf || mode == RMCI_NB_REQUEST)) || !v->rd || !v->bl ||
         (!v->need_buf && !v->ld))
-        return rmci_fail(RMC_ERR_NOMEM, "vector", "state of %zu segments", v->nseg);
+        return rmci_fail(RMC_ERR_NOMEM, "vector transfer", "state of %zu segments", v->nseg);
     return RMC_OK;
 }
 
@@ -513,7 +513,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
         st = rmci_order(r, proc, (unsigned)kind, v.range);
     }
     if (st == RMC_OK && mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc()))
-        st = rmci_fail(RMC_ERR_NOMEM, "vector", "no memory for a request");
+        st = rmci_fail(RMC_ERR_NOMEM, "vector transfer", "no memory for a request");
     if (st == RMC_OK) {
         st = vtyped_issue(&v);
         if (st != RMC_OK)
@@ -555,6 +555,13 @@ static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nome
     return ov;
 }
 
+static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
+                                  const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
+                                  rmc_request_h *req, size_t total, size_t nseg,
+                                  rmci_region_t *one);
+static rmc_status_t remote_copied(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
+                                  int len, int proc, size_t total, size_t nseg, rmci_region_t *one);
+
 static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
                            int len, int proc, rmci_mode_t mode, rmc_request_h *req, const char *fn)
 {
@@ -592,6 +599,19 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     if (total > (size_t)INT_MAX || nseg > (size_t)INT_MAX)
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in %zu segments (limit 2^31)", total,
                          nseg);
+    if (kind == SK_ACC && rw_meet)
+        st = remote_copied(type, scale, iov, len, proc, total, nseg, one);
+    else
+        st = remote_vector(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
+    return st == RMC_OK ? st : rmci_in(st, fn);
+}
+
+/* The MPI paths of a vector operation: the list protocol, or one datatype / packed transfer when
+ * every remote segment is in one region and no two written segments overlap. */
+static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
+                                  const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
+                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one)
+{
     rmc_strided_method_t m = rmci_strided_method();
     if (m == RMC_STRIDED_AUTO)
         m = rmci_vector_auto(kind, total / nseg, nseg);
@@ -600,9 +620,43 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         if (!written_overlap(iov, len, nseg, &nomem))
             return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m);
         if (nomem)
-            return rmci_fail(RMC_ERR_NOMEM, fn, "overlap check of %zu segments", nseg);
+            return rmci_fail(RMC_ERR_NOMEM, "vector transfer", "overlap check of %zu segments",
+                             nseg);
     }
     return remote_list(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
+}
+
+/* An accumulate through MPI into this process's own memory whose source overlaps what it writes:
+ * its MPI operations (segments, chunks) each read the source when applied, so the source is
+ * copied first and every segment adds what was there before the call (as local_vector does).
+ * Blocking: node-local targets complete at once on the MPI paths too. */
+static rmc_status_t remote_copied(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
+                                  int len, int proc, size_t total, size_t nseg, rmci_region_t *one)
+{
+    char *tmp = malloc(total);
+    void **src = malloc(nseg * sizeof(*src));
+    rmc_iov_t *civ = malloc((size_t)len * sizeof(*civ));
+    rmc_status_t st = RMC_OK;
+    if (!tmp || !src || !civ) {
+        st = rmci_fail(RMC_ERR_NOMEM, "vector transfer",
+                       "%zu bytes to copy a source that overlaps the destination first", total);
+    } else {
+        size_t off = 0, k = 0;
+        for (int j = 0; j < len; j++) {
+            civ[j] = iov[j];
+            civ[j].src = &src[k];
+            for (int i = 0; i < iov[j].count; i++, k++, off += iov[j].bytes) {
+                memcpy(tmp + off, iov[j].src[i], iov[j].bytes);
+                src[k] = tmp + off;
+            }
+        }
+        st = remote_vector(SK_ACC, type, scale, civ, len, proc, RMCI_BLOCKING, NULL, total, nseg,
+                           one);
+    }
+    free(civ);
+    free(src);
+    free(tmp);
+    return st;
 }
 
 rmc_status_t rmc_put_vector(const rmc_iov_t *iov, int len, int proc)

@@ -39,8 +39,9 @@
  * Errors (all forms): RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL pointer / descriptor
  * array), RMC_ERR_STRIDE (bad levels, counts, strides or vector descriptor), RMC_ERR_NOT_REGION /
  * RMC_ERR_BOUNDS (remote patch not inside one region of `proc`), RMC_ERR_TYPE (unknown accumulate
- * type), RMC_ERR_ALIGN (accumulate alignment), RMC_ERR_TOO_BIG (patch >= 2 GiB or a level count
- * product overflowing), RMC_ERR_NOMEM, RMC_ERR_MPI.
+ * type), RMC_ERR_ALIGN (accumulate alignment), RMC_ERR_TOO_BIG (a patch of more than 2 GiB - 1
+ * to a target that is not node-local, except rmc_acc's contiguous one, which any size is; or a
+ * level count product overflowing), RMC_ERR_NOMEM, RMC_ERR_MPI.
  *
  * Protocols for targets that are not node-local (knob RMC_STRIDED_METHOD = auto | datatype | list |
  * pack): one MPI operation with derived datatypes on both sides, a list of zero-copy contiguous
@@ -141,8 +142,9 @@ rmc_status_t rmc_acc_2d_nb(rmc_acc_type_t type, const void *scale, const void *s
                            rmc_request_h *req);
 
 /* -------------------------------------------------------- contiguous accumulate --- */
-/* dst[i] += scale * src[i] over `bytes` bytes (a multiple of the element size); bytes == 0 is a
- * no-op (pointers unchecked). Semantics as rmc_acc_strided. */
+/* dst[i] += scale * src[i] over `bytes` bytes (a multiple of the element size; any size: beyond
+ * 2 GiB in several MPI operations); bytes == 0 is a no-op (pointers unchecked). Semantics as
+ * rmc_acc_strided. */
 rmc_status_t rmc_acc(rmc_acc_type_t type, const void *scale, const void *src, void *dst,
                      size_t bytes, int proc);
 rmc_status_t rmc_acc_nb(rmc_acc_type_t type, const void *scale, const void *src, void *dst,

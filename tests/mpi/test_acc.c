@@ -471,6 +471,77 @@ static void test_acc_complex_rounding(void **s)
     MPI_CHECK_OK(rmc_region_free(reg));
 }
 
+/* Resets mine[0, n) to its index. */
+static void iota64(int64_t *mine, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        mine[i] = (int64_t)i;
+}
+
+/* 1 when mine[i] = 2i - 1 for i in [lo, hi) (old[i] + old[i - 1]) and mine[i] = i elsewhere. */
+static int shifted_sum_ok(const int64_t *mine, size_t n, size_t lo, size_t hi, const char *what)
+{
+    for (size_t i = 0; i < n; i++) {
+        int64_t want = i >= lo && i < hi ? 2 * (int64_t)i - 1 : (int64_t)i;
+        if (mine[i] != want) {
+            fprintf(stderr, "[rank %d] %s: element %zu is %lld, not %lld\n", me, what, i,
+                    (long long)mine[i], (long long)want);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* An accumulate by a rank into its own memory from a source overlapping the destination (one
+ * element behind it) adds what the source held before the call, in every form: contiguous beyond
+ * the 4 MiB and 16 KiB pieces, strided by the list protocol (one MPI operation per 64-byte row),
+ * vector. With RMC_NODE_SIZE=1 these go through MPI, one operation after another, and each part
+ * read the source after the earlier parts had changed it. */
+static void test_acc_self_overlap(void **s)
+{
+    (void)s;
+    enum { N = (5 << 20) / 8 + 16 };
+    void *bases[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(N * sizeof(int64_t), bases, &reg));
+    int64_t *mine = bases[me];
+    int ok = 1;
+    iota64(mine, N);
+    MPITEST_EXPECT(ok, rmc_acc(RMC_ACC_INT64, NULL, mine, mine + 1, (N - 1) * 8, me) == RMC_OK);
+    ok = ok && shifted_sum_ok(mine, N, 1, N, "contiguous");
+    for (int mi = 0; mi < 4 && ok; mi++) {
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
+        iota64(mine, N);
+        int st[1] = {64}, count[2] = {64, 512}; /* 512 rows of 8 elements */
+        MPITEST_EXPECT(ok, rmc_acc_strided(RMC_ACC_INT64, NULL, mine, st, mine + 1, st, count, 1,
+                                           me) == RMC_OK);
+        ok = ok && shifted_sum_ok(mine, N, 1, 1 + 512 * 8, rmc_strided_method_name(methods[mi]));
+        iota64(mine, N);
+        void *src[4], *dst[4];
+        for (int k = 0; k < 4; k++) {
+            src[k] = mine + k * 4096;
+            dst[k] = mine + k * 4096 + 1;
+        }
+        rmc_iov_t v = {src, dst, 4, 4096 * sizeof(int64_t)}; /* written segments do not overlap */
+        MPITEST_EXPECT(ok, rmc_acc_vector(RMC_ACC_INT64, NULL, &v, 1, me) == RMC_OK);
+        /* segment k writes [4096k + 1, 4096k + 4097) from [4096k, 4096k + 4096): [1, 16385) in all,
+         * element 4096k read by segment k after segment k - 1 wrote it */
+        for (size_t i = 0; i < N && ok; i++) {
+            int64_t want = i >= 1 && i <= 4 * 4096 ? 2 * (int64_t)i - 1 : (int64_t)i;
+            if (mine[i] != want) {
+                fprintf(stderr, "[rank %d] vector (%s): element %zu is %lld, not %lld\n", me,
+                        rmc_strided_method_name(methods[mi]), i, (long long)mine[i],
+                        (long long)want);
+                ok = 0;
+            }
+        }
+    }
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_region_free(reg));
+}
+
 MPITEST_MAIN("typed accumulate", setup, mpitest_teardown_rmc, test_acc_neighbor, test_acc_self,
              test_acc_2d_vector, test_acc_mechanism, test_acc_staged, test_acc_large,
-             test_acc_complex_rounding)
+             test_acc_complex_rounding, test_acc_self_overlap)
