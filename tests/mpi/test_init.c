@@ -224,10 +224,13 @@ static void test_finalize_cleans_up(void **state)
 typedef struct {
     int left;
     int *finished;
+    const int *gate; /* not NULL: no step counts until *gate is set */
 } steps_t;
 static rmc_status_t three_steps(void *state, int *done)
 {
     steps_t *t = state;
+    if (t->gate && !*t->gate)
+        return RMC_OK;
     if (--t->left == 0) {
         *t->finished = 1;
         free(t);
@@ -257,14 +260,17 @@ static void test_finalize_completes_requests(void **state)
     rmc_request_h g, c1, c2;
     MPI_CHECK_OK(rmc_get_strided_nb(bases[next], sst, got, dst, count, 1, next, &g));
     int finished = 0, finished2 = 0;
+    static int gate; /* c2 moves only in rmc_finalize (the checks below wait, which steps it) */
+    gate = 0;
     steps_t *t1 = malloc(sizeof(*t1)), *t2 = malloc(sizeof(*t2));
-    *t1 = (steps_t){3, &finished};
-    *t2 = (steps_t){1000, &finished2};
+    *t1 = (steps_t){3, &finished, NULL};
+    *t2 = (steps_t){3, &finished2, &gate};
     MPI_CHECK_OK(rmc_request_custom(three_steps, t1, &c1));
     MPI_CHECK_OK(rmc_request_custom(three_steps, t2, &c2));
     int done = 0;
-    MPI_CHECK_OK(rmc_test(&c2, &done)); /* one step taken, still live */
-    MPI_CHECK_ALL(!done && c2 != RMC_REQUEST_NULL);
+    MPI_CHECK_OK(rmc_test(&c2, &done)); /* a step, not its last: still live */
+    MPI_CHECK_ALL(!done && c2 != RMC_REQUEST_NULL && !finished2);
+    gate = 1;
     MPI_CHECK_OK(rmc_finalize()); /* g, c1, c2 never waited; the region never freed */
     int ok = finished && finished2;
     for (int i = 0; i < 16; i++)
