@@ -344,6 +344,7 @@ rmc_status_t rmc_finalize(void)
     rmci_keep(&st, rmci_fence(-1));
     rmci_layers_finalize();
     rmci_keep(&st, free_leftover_regions());
+    rmci_region_quarantine_end();
     rmci_layers_end();
     rmci_rma_finalize();
     rmci_req_pool_destroy();

@@ -80,6 +80,30 @@ static struct rmc_region *region_new(void)
 }
 
 /* Releases the bookkeeping of a region whose windows are gone (or were never created). */
+/* Freed region structs wait here (their members freed) before malloc may reuse them: a handle kept
+ * after rmc_region_free is then not the handle of the next region (its address) for the next
+ * RMCI_QUARANTINE frees, so using it gives RMC_ERR_HANDLE instead of acting on another region. */
+#define RMCI_QUARANTINE 256
+static struct rmc_region *dead[RMCI_QUARANTINE];
+static unsigned dead_next;
+
+static void quarantine(struct rmc_region *r)
+{
+    memset(r, 0, sizeof(*r));
+    free(dead[dead_next]);
+    dead[dead_next] = r;
+    dead_next = (dead_next + 1) % RMCI_QUARANTINE;
+}
+
+void rmci_region_quarantine_end(void)
+{
+    for (unsigned i = 0; i < RMCI_QUARANTINE; i++) {
+        free(dead[i]);
+        dead[i] = NULL;
+    }
+    dead_next = 0;
+}
+
 static void region_release(struct rmc_region *r)
 {
     if (!r)
@@ -107,7 +131,7 @@ static void region_release(struct rmc_region *r)
     free(r->own);
     free(r->maps);
     free(r->maplen);
-    free(r);
+    quarantine(r);
 }
 
 static rmc_status_t win_free(MPI_Win *w)

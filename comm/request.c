@@ -10,7 +10,10 @@ typedef struct slab {
     struct rmc_request reqs[SLAB];
 } slab_t;
 static slab_t *slabs;
-static struct rmc_request *free_reqs;
+/* Free requests, first in first out: a released request is handed out again only after every
+ * other free one, so a copy of its handle kept after rmc_wait / rmc_test gives RMC_ERR_HANDLE
+ * (not live) for as long as that takes, rather than completing a later operation's request. */
+static struct rmc_request *free_reqs, *free_tail;
 static struct rmc_request *customs; /* unfinished custom requests */
 static int custom_polling;          /* rmci_custom_poll is running: never re-entered */
 
@@ -38,9 +41,12 @@ struct rmc_request *rmci_req_alloc(void)
             s->reqs[i].next_free = free_reqs;
             free_reqs = &s->reqs[i];
         }
+        free_tail = &s->reqs[SLAB - 1];
     }
     struct rmc_request *q = free_reqs;
     free_reqs = q->next_free;
+    if (!free_reqs)
+        free_tail = NULL;
     q->magic = RMCI_REQ_MAGIC;
     q->nmpi = 0;
     q->mpi[0] = q->mpi[1] = MPI_REQUEST_NULL;
@@ -65,8 +71,12 @@ void rmci_req_release(struct rmc_request *q)
     free(q->cb_buf);
     q->cb_buf = NULL;
     q->magic = RMCI_REQ_FREE;
-    q->next_free = free_reqs;
-    free_reqs = q;
+    q->next_free = NULL;
+    if (free_tail)
+        free_tail->next_free = q;
+    else
+        free_reqs = q;
+    free_tail = q;
 }
 
 void rmci_req_pool_destroy(void)
@@ -78,7 +88,7 @@ void rmci_req_pool_destroy(void)
         free(slabs);
         slabs = n;
     }
-    free_reqs = NULL;
+    free_reqs = free_tail = NULL;
     customs = NULL;
 }
 

@@ -255,40 +255,52 @@ contig_serial(int kind, void *remote, void *local, size_t bytes, int rank, const
     return contig(kind, remote, local, bytes, rank, RMCI_BLOCKING, NULL, fn);
 }
 
+/* The operation counts (rmc_op_counts) take a call that succeeded. */
+#define COUNTED(kind, bytes, call)                                                                 \
+    do {                                                                                           \
+        rmc_status_t st_ = (call);                                                                 \
+        if (st_ == RMC_OK)                                                                         \
+            RMCI_OPC(kind, bytes);                                                                 \
+        return st_;                                                                                \
+    } while (0)
+
 rmc_status_t rmc_put(const void *src, void *dst, size_t bytes, int rank)
 {
-    RMCI_OPC(write, bytes);
     char *p = local_hit(rank, dst, bytes, src);
     if (RMCI_LIKELY(p)) {
+        RMCI_OPC(write, bytes);
         small_copy(p, src, bytes);
         return RMC_OK;
     }
     if (RMCI_UNLIKELY(rmci_mt_on_))
-        return contig_serial(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, __func__);
-    return contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_BLOCKING, NULL, __func__);
+        COUNTED(write, bytes,
+                contig_serial(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, __func__));
+    COUNTED(write, bytes,
+            contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_BLOCKING, NULL, __func__));
 }
 
 rmc_status_t rmc_get(const void *src, void *dst, size_t bytes, int rank)
 {
-    RMCI_OPC(read, bytes);
     char *p = local_hit(rank, src, bytes, dst);
     if (RMCI_LIKELY(p)) {
+        RMCI_OPC(read, bytes);
         small_copy(dst, p, bytes);
         return RMC_OK;
     }
     if (RMCI_UNLIKELY(rmci_mt_on_))
-        return contig_serial(RMCI_CS_READ, (void *)src, dst, bytes, rank, __func__);
-    return contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_BLOCKING, NULL, __func__);
+        COUNTED(read, bytes, contig_serial(RMCI_CS_READ, (void *)src, dst, bytes, rank, __func__));
+    COUNTED(read, bytes,
+            contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_BLOCKING, NULL, __func__));
 }
 
 rmc_status_t rmc_put_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req)
 {
-    RMCI_OPC(write, bytes);
-    return contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_NB_MODE(req), req, __func__);
+    COUNTED(write, bytes,
+            contig(RMCI_CS_WRITE, dst, (void *)src, bytes, rank, RMCI_NB_MODE(req), req, __func__));
 }
 
 rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req)
 {
-    RMCI_OPC(read, bytes);
-    return contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_NB_MODE(req), req, __func__);
+    COUNTED(read, bytes,
+            contig(RMCI_CS_READ, (void *)src, dst, bytes, rank, RMCI_NB_MODE(req), req, __func__));
 }

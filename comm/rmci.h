@@ -316,6 +316,9 @@ size_t rmci_region_size(const rmci_region_t *r, int rank);
  * comm/strided's accumulate lock (RMCI_ACC_LOCK_OFF); the rest is free. */
 #define RMCI_REGION_HDR 64
 char *rmci_region_hdr(const rmci_region_t *r, int rank);
+/* rmc_finalize: frees the region structs kept back from reuse (region.c). */
+void rmci_region_quarantine_end(void);
+
 /* 1 when the byte ranges [a, a+alen) and [b, b+blen) overlap. */
 static inline int rmci_overlap(const void *a, size_t alen, const void *b, size_t blen)
 {

@@ -522,8 +522,10 @@ front(int kind, rmc_acc_type_t type, const void *scale, const void *src, const i
     plan_t *p = plan_find(kind, type, sstr, dstr, count, levels);
     if (!p && (st = plan_build(kind, type, sstr, dstr, count, levels, al, es, &p, fn)) != RMC_OK)
         return st;
-    rmci_strided_count(kind, p->d.bytes);
-    return run(kind, type, scale, src, dst, &p->d, p, proc, mode, req, fn);
+    st = run(kind, type, scale, src, dst, &p->d, p, proc, mode, req, fn);
+    if (st == RMC_OK)
+        rmci_strided_count(kind, p->d.bytes);
+    return st;
 }
 
 rmc_status_t rmc_put_strided(const void *src_ptr, const int src_stride_arr[], void *dst_ptr,
@@ -655,6 +657,8 @@ static rmc_status_t acc_contig(rmc_acc_type_t type, const void *scale, const voi
 {
     size_t es = 1, al = 1;
     rmc_status_t st = entry(SK_ACC, type, proc, req, &es, &al, fn);
+    if (st == RMC_OK && bytes == 0)
+        rmci_strided_count(SK_ACC, 0); /* a call that succeeded, as rmc_put of 0 bytes */
     if (st != RMC_OK || bytes == 0)
         return st;
     if (!src || !dst)
@@ -667,8 +671,10 @@ static rmc_status_t acc_contig(rmc_acc_type_t type, const void *scale, const voi
     d.levels = 0;
     d.l0 = d.cnt[0] = d.bytes = d.sext = d.dext = bytes;
     d.nchunks = 1;
-    rmci_strided_count(SK_ACC, bytes);
-    return run(SK_ACC, type, scale, src, dst, &d, NULL, proc, mode, req, fn);
+    st = run(SK_ACC, type, scale, src, dst, &d, NULL, proc, mode, req, fn);
+    if (st == RMC_OK)
+        rmci_strided_count(SK_ACC, bytes);
+    return st;
 }
 
 rmc_status_t rmc_acc(rmc_acc_type_t type, const void *scale, const void *src, void *dst,

@@ -588,13 +588,15 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     if (st != RMC_OK)
         return rmci_fail(st, fn, "bad vector descriptor for rank %d: %s", proc,
                          rmc_status_string(st));
-    rmci_strided_count(kind, total);
     /* all remote segments of one call are equally node-local (same proc) */
     rmci_target_t t = {0};
     rmci_resolve(proc, REM(kind, iov, 0), iov[0].bytes, &t);
     int local = kind == SK_ACC ? !rmci_acc_use_mpi(t.region, proc) : t.local != NULL;
     if (local) {
-        return local_vector(kind, type, scale, iov, len, proc, total, rw_meet, fn);
+        st = local_vector(kind, type, scale, iov, len, proc, total, rw_meet, fn);
+        if (st == RMC_OK)
+            rmci_strided_count(kind, total);
+        return st;
     }
     if (total > (size_t)INT_MAX || nseg > (size_t)INT_MAX)
         return rmci_fail(RMC_ERR_TOO_BIG, fn, "%zu bytes in %zu segments (limit 2^31)", total,
@@ -603,6 +605,8 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         st = remote_copied(type, scale, iov, len, proc, total, nseg, one);
     else
         st = remote_vector(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
+    if (st == RMC_OK)
+        rmci_strided_count(kind, total);
     return st == RMC_OK ? st : rmci_in(st, fn);
 }
 

@@ -173,7 +173,8 @@ rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc
  * frees it. Addresses inside it become invalid (RMC_ERR_NOT_REGION). Requests of this rank's
  * non-blocking operations on it stay valid: rmc_wait / rmc_test of them after the free return
  * their outcome (a get's data is in place). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or
- * freed). */
+ * freed: a freed handle is no other region's until 256 more regions have been freed, so a stale
+ * copy is refused by every call that takes a region). */
 rmc_status_t rmc_region_free(rmc_region_h region);
 
 /* Base address and size of `rank`'s part of a region (local, no communication). */
@@ -242,7 +243,9 @@ rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_
 
 /* Waits for *req to complete locally (put: buffer reusable; get: data arrived), releases it and
  * sets *req = RMC_REQUEST_NULL. Waiting on RMC_REQUEST_NULL returns RMC_OK at once. Errors:
- * RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request), RMC_ERR_NOT_INIT. */
+ * RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request: a released request is handed out
+ * again only after every other free one, at least 255 later operations, so a stale copy of a
+ * handle is refused rather than completing another operation), RMC_ERR_NOT_INIT. */
 rmc_status_t rmc_wait(rmc_request_h *req);
 
 /* Tests *req: *done = 1 and the request is released (*req = RMC_REQUEST_NULL) when complete,
@@ -290,8 +293,9 @@ typedef struct rmc_comm_stats {
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);
 
 /* What this rank asked of RMC, per kind of operation: one count per call of a public get, put,
- * accumulate or atomic function (blocking or not, contiguous, strided, 2-D or vector: one call is
- * one operation, whatever its size or target, self included), and the bytes it moved. The unit of
+ * accumulate or atomic function that succeeded (blocking or not, contiguous, strided, 2-D or
+ * vector: one call is one operation, whatever its size or target, self included, 0 bytes too), and
+ * the bytes it moved. The unit of
  * the cost tables of the containers (R, W, A): tests assert them with these. Counted only while
  * enabled (knob RMC_STATS=1 at rmc_init, or rmc_op_counts_enable); off, a call pays one predictable
  * branch. Per rank, not thread-safe. */

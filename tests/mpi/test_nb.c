@@ -320,6 +320,15 @@ static void test_request_handles(void **state)
             ok &= rmc_test(&q, &done) == RMC_OK;
         ok &= done == 1 && q == RMC_REQUEST_NULL && memcmp(v, w, 16) == 0;
         ok &= rmc_wait(&copy) == RMC_ERR_HANDLE;
+        /* the next operations' requests are not the released one: the stale copy neither
+         * completes them nor takes their handles from their owner */
+        rmc_request_h next[4];
+        for (int k = 0; k < 4; k++)
+            ok &= rmc_get_nb((char *)bases[t] + (size_t)me * NREQ * CHUNK, w, 16, t, &next[k]) ==
+                  RMC_OK;
+        ok &= rmc_wait(&copy) == RMC_ERR_HANDLE;
+        for (int k = 0; k < 4; k++)
+            ok &= next[k] != copy && rmc_wait(&next[k]) == RMC_OK;
     } else {
         /* every peer is node-local: operations complete at once and hand back no request */
         t = (me + 1) % n;

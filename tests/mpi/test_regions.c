@@ -291,6 +291,33 @@ static void test_many_regions(void **state)
     free(buf);
 }
 
+/* A freed region's handle stays dead while new regions are made (malloc would hand its memory to
+ * the next one): every call taking it gives RMC_ERR_HANDLE and the live regions are untouched. */
+static void test_stale_handle(void **state)
+{
+    (void)state;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h old, fresh[8];
+    size_t before = rmc_region_count();
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &old));
+    MPI_CHECK_OK(rmc_region_free(old));
+    for (int i = 0; i < 8; i++)
+        MPI_CHECK_OK(rmc_region_alloc(64, bases, &fresh[i]));
+    int ok = 1;
+    for (int i = 0; i < 8; i++)
+        ok &= fresh[i] != old;
+    void *b = NULL;
+    size_t sz = 0;
+    ok &= rmc_region_base(old, me, &b, &sz) == RMC_ERR_HANDLE;
+    ok &= rmc_region_free(old) == RMC_ERR_HANDLE; /* on every rank: nothing collective starts */
+    ok &= rmc_region_count() == before + 8;
+    MPI_CHECK_ALL(ok);
+    for (int i = 0; i < 8; i++)
+        MPI_CHECK_OK(rmc_region_free(fresh[i]));
+    MPI_CHECK_ALL(rmc_region_count() == before);
+    free(bases);
+}
+
 /* An allocation that fails on one rank fails on every rank and creates nothing anywhere. */
 static void test_failed_alloc(void **state)
 {
@@ -424,4 +451,4 @@ static void test_subgroups(void **state)
 
 /* test_subgroups last: it leaves regions to rmc_finalize */
 MPITEST_MAIN("regions", setup, mpitest_teardown_rmc, test_base_and_fill, test_zero_size_parts,
-             test_many_regions, test_failed_alloc, test_subgroups)
+             test_stale_handle, test_many_regions, test_failed_alloc, test_subgroups)
