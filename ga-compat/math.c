@@ -16,7 +16,10 @@
 #include <string.h>
 #include "ga_impl.h"
 
-/* GA 5.8.2's "infinity" of GA_Step_max / GA_Step_bound_info per type (probed). */
+/* The "infinity" of GA_Step_max / GA_Step_bound_info per type: GA 5.8.2's (probed). Where no
+ * element of b is negative (the step is unbounded) GA_Step_max returns it for every type here;
+ * GA 5.8.2's returns 0 ("cannot move") on C_INT / C_LONG arrays for some a (probed: a = 1,
+ * b = 2 everywhere; a = 4 gives the infinity). */
 #define INF_I32 2147483647
 #define INF_I64 LONG_MAX
 #define INF_F32 1.0e37f
@@ -1318,11 +1321,6 @@ static void inf_of(const gai_array_t *a, scal_t *s, int neg, const char *fn)
     }
 }
 
-static int scal_eq(const gai_array_t *a, const scal_t *x, const scal_t *y)
-{
-    return !memcmp(x->raw, y->raw, a->esz);
-}
-
 /* Collective. The largest t with a + t b >= 0 (a >= 0 required) into *step (the array's type;
  * GA's infinity when no element of b is negative). */
 static void step_max(patch_t *a, patch_t *b, void *step, const char *fn)
@@ -1365,9 +1363,9 @@ void GA_Step_max_patch64(int g_a, int64_t alo[], int64_t ahi[], int g_b, int64_t
 }
 
 /* Collective. For each element the step t along vv at which xx + t vv reaches the bound it heads
- * for (xxuu for vv > 0, xxll for vv < 0; ll <= xx <= uu required): wolfemin = the smallest (GA's
- * infinity when vv is 0 everywhere), boundmin the same but 0 then, boundmax the largest (infinity
- * when some vv is 0). Results of the arrays' type. */
+ * for (xxuu for vv > 0, xxll for vv < 0; ll <= xx <= uu required): boundmin and wolfemin = the
+ * smallest, boundmax the largest (GA's infinity when some vv is 0); all three GA's infinity when vv
+ * is 0 everywhere (no component moves: no bound), as GA 5.8.2. Results of the arrays' type. */
 static void step_bound(patch_t *x, patch_t *ops, void *bmin, void *wmin, void *bmax, const char *fn)
 {
     if (!bmin || !wmin || !bmax)
@@ -1390,10 +1388,7 @@ static void step_bound(patch_t *x, patch_t *ops, void *bmin, void *wmin, void *b
     gai_gop(x->a->pgroup, C_LONGLONG, &vz, 1, "max", fn);
     size_t es = x->a->esz;
     memcpy(wmin, k.best.raw, es);
-    if (scal_eq(x->a, &k.best, &inf))
-        memset(bmin, 0, es);
-    else
-        memcpy(bmin, k.best.raw, es);
+    memcpy(bmin, k.best.raw, es);
     memcpy(bmax, vz ? inf.raw : k.bmax.raw, es);
 }
 

@@ -444,6 +444,40 @@ static void whole(int dist)
         gat_check(gat_close(creal(r0), mn, 1e-6) && gat_close(creal(r1), mn, 1e-6) &&
                       gat_close(creal(r2), mxx, 1e-6),
                   TAG("step_bound_info"));
+        /* vv 0 everywhere: no component moves, no bound: all three the type's infinity */
+        GA_Zero(ga);
+        if (!skip)
+            GA_Step_bound_info(gc, ga, gd, ge, b0, b1, b2);
+        else
+            put_elem(t, b0, inf), put_elem(t, b1, inf), put_elem(t, b2, inf);
+        r0 = get_elem(t, b0), r1 = get_elem(t, b1), r2 = get_elem(t, b2);
+        gat_out("%s %s = " GAT_G " " GAT_G " " GAT_G, TAG("step_bound_info vv = 0"), gat_tname[cur],
+                creal(r0), creal(r1), creal(r2));
+        gat_check(gat_close(creal(r0), inf, 1e-6) && gat_close(creal(r1), inf, 1e-6) &&
+                      gat_close(creal(r2), inf, 1e-6),
+                  TAG("step_bound_info vv = 0"));
+        /* no element of b negative: the step is unbounded, the type's infinity */
+        if (!skip)
+            GA_Step_max(gc, ga, st);
+        else
+            put_elem(t, st, inf);
+        gs = get_elem(t, st);
+        gat_out("%s %s = " GAT_G, TAG("step_max b = 0"), gat_tname[cur], creal(gs));
+        gat_check(gat_close(creal(gs), inf, 1e-6), TAG("step_max b = 0"));
+        scal(s1, 1);
+        scal(s2, 2);
+        GA_Fill(gd, s1);
+        GA_Fill(ga, s2);
+        if (!skip)
+            GA_Step_max(gd, ga, st);
+        else
+            put_elem(t, st, inf);
+        gs = get_elem(t, st);
+        gat_out("# %s %s = " GAT_G, TAG("step_max a = 1, b = 2"), gat_tname[cur], creal(gs));
+        gat_check_gabug(gat_close(creal(gs), inf, 1e-6), TAG("step_max a = 1, b = 2"),
+                        "GA 5.8.2's GA_Step_max on int and long arrays returns 0 (cannot move) "
+                        "for a = 1, b = 2, where the step is unbounded (no element of b is "
+                        "negative)");
     }
 
     /* randomize: value v times [0, 1) */
