@@ -189,16 +189,15 @@ static GAI_NORETURN void zero_div(kctx_t *k)
                 c[i * sc] = KEY(x) < KEY(y) ? x : y;                                               \
             }                                                                                      \
             break;                                                                                 \
-        case OP_MEDIAN: /* GA's order of comparisons (it decides magnitude ties) */                \
+        case OP_MEDIAN: /* GA 5.8.2's choice among keys that tie (complex: magnitudes; probed) */  \
             for (int64_t i = 0; i < n; i++) {                                                      \
-                T x = a[i * sa], y = b[i * sb], z = d[i * sd], t;                                  \
-                if (KEY(x) >= KEY(z))                                                              \
-                    t = x, x = z, z = t;                                                           \
-                if (KEY(x) >= KEY(y))                                                              \
-                    t = x, x = y, y = t;                                                           \
-                if (KEY(y) >= KEY(z))                                                              \
-                    t = y, y = z, z = t;                                                           \
-                c[i * sc] = y;                                                                     \
+                T x = a[i * sa], y = b[i * sb], z = d[i * sd];                                     \
+                if (KEY(x) > KEY(y))                                                               \
+                    c[i * sc] = KEY(y) > KEY(z) ? y : KEY(x) < KEY(z) ? x : z;                     \
+                else if (KEY(x) < KEY(y))                                                          \
+                    c[i * sc] = KEY(y) < KEY(z) ? y : KEY(x) > KEY(z) ? x : z;                     \
+                else                                                                               \
+                    c[i * sc] = x;                                                                 \
             }                                                                                      \
             break;                                                                                 \
         case OP_DOT:                                                                               \
@@ -1033,7 +1032,8 @@ ELEM_FNS(divide, OP_DIV)
 ELEM_FNS(maximum, OP_MAX)
 ELEM_FNS(minimum, OP_MIN)
 
-/* Collective. m = element-wise median of a, b, c (complex: by magnitude). */
+/* Collective. m = element-wise median of a, b, c (complex: by magnitude). Among elements whose
+ * keys tie, GA 5.8.2's pick: a when |a| = |b|; else c when |c| ties with |a| or |b|. */
 void GA_Median(int g_a, int g_b, int g_c, int g_m)
 {
     const char *fn = "GA_Median";

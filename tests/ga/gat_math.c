@@ -193,16 +193,15 @@ static double key(dc z)
 {
     return iscpl(types[cur]) ? cabs(z) : creal(z);
 }
+/* the median; among keys that tie (complex: magnitudes) GA 5.8.2's pick: x when key(x) = key(y),
+ * else z when key(z) ties with key(x) or key(y) */
 static dc median3(dc x, dc y, dc z)
 {
-    dc s;
-    if (key(x) >= key(z))
-        s = x, x = z, z = s;
-    if (key(x) >= key(y))
-        s = x, x = y, y = s;
-    if (key(y) >= key(z))
-        s = y, y = z, z = s;
-    return y;
+    if (key(x) > key(y))
+        return key(y) > key(z) ? y : key(x) < key(z) ? x : z;
+    if (key(x) < key(y))
+        return key(y) < key(z) ? y : key(x) > key(z) ? x : z;
+    return x;
 }
 
 /* GA 5.8.2 aborts on some operations of some types ("wrong data type"): the peer build skips
@@ -242,8 +241,7 @@ static void whole(int dist)
 {
     int t = types[cur];
     static dc A[N], B[N], D[N], E[N], X[N];
-    /* E: the median's third operand; complex medians get no ties in magnitude (GA 5.8.2 breaks
-     * them its own way) */
+    /* E: the median's third operand (complex: no ties in magnitude; "median ties" has them) */
     for (int k = 0; k < N; k++)
         A[k] = val(t, 1, k), B[k] = val(t, 2, k), D[k] = divisor(t, k),
         E[k] = val(t, 5, k) + (iscpl(t) ? 2 * I : 0);
@@ -303,6 +301,24 @@ static void whole(int dist)
         X[k] = median3(A[k], D[k], E[k]);
     RUN_OR_LOAD(GA_Median(ga, gd, ge, gc), gc, X, "GA_Median");
     expect(gc, X, TAG("median"));
+    if (iscpl(t)) { /* ties in magnitude: every pattern of 5, 10, 15 over the three operands */
+        static dc P[3][N];
+        static const double form[3][2] = {{3, 4}, {4, 3}, {5, 0}}; /* |.| = 5, per operand */
+        for (int k = 0; k < N; k++)
+            for (int p = 0; p < 3; p++) {
+                int m = 1 + (p == 0 ? k / 9 : p == 1 ? k / 3 : k) % 3;
+                P[p][k] = m * form[p][0] + m * form[p][1] * I;
+            }
+        for (int k = 0; k < N; k++)
+            X[k] = median3(P[0][k], P[1][k], P[2][k]);
+        int gp[3] = {mk(t, dist, "p0"), mk(t, dist, "p1"), mk(t, dist, "p2")};
+        for (int p = 0; p < 3; p++)
+            load(gp[p], P[p], N, 2, dims2);
+        GA_Median(gp[0], gp[1], gp[2], gc);
+        expect(gc, X, TAG("median ties"));
+        for (int p = 0; p < 3; p++)
+            GA_Destroy(gp[p]);
+    }
     GA_Copy(gd, gc);
     for (int k = 0; k < N; k++)
         X[k] = conv(t, 1 / D[k]);
