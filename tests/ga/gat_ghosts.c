@@ -228,6 +228,22 @@ static void run_updates(arr_t *a)
     }
     fillspec_t f0 = {gat_me == 0 ? ALL : NONE, 0, 0, 0, {0, 0, 0}};
     check(a, &f0, "update_nb on rank 0 alone");
+    /* the corner flag holds for NGA_Update_ghosts_nb as for GA_Update_ghosts */
+    reset(a);
+    GA_Set_ghost_corner_flag(a->g, 0);
+    NGA_Update_ghosts_nb(a->g, &h);
+    NGA_NbWait(&h);
+    {
+        fillspec_t fc = {NOCORNER, 0, 0, 0, {0, 0, 0}};
+        double s;
+        char name[160];
+        snprintf(name, sizeof name, "%s update_nb without corners", a->name);
+        chk_gabug(walk(a, &fc, 0, &s), name,
+                  "GA 5.8.2's NGA_Update_ghosts_nb fills the corners though "
+                  "GA_Set_ghost_corner_flag(g, 0) (its GA_Update_ghosts leaves them)");
+    }
+    GA_Set_ghost_corner_flag(a->g, 1);
+    GA_Sync();
     /* one direction at a time */
     for (int d = 0; d < a->nd; d++)
         for (int dir = -1; dir <= 1; dir += 2)
@@ -237,6 +253,10 @@ static void run_updates(arr_t *a)
 #ifdef GAT_PEER
                 /* GA bug: its C binding passes the dimension without reversing it to Fortran
                  * order (C dimension d updates C dimension ndim - 1 - d) */
+                if (d == 0 && dir == -1 && flag == 0 && a->nd > 1)
+                    gat_out("# GA bug: %s: NGA_Update_ghost_dir takes the dimension in Fortran "
+                            "order (0 = the last C dimension): called with ndim - 1 - d",
+                            a->name);
                 int r = 1, zero = 0;
                 for (int e = 0; e < a->nd; e++)
                     zero |= a->w[e] == 0;
@@ -269,6 +289,12 @@ static void run_updates(arr_t *a)
             m[d] = masks[k][d] - 1; /* GA bug: its C binding adds 1 to every mask entry */
 #else
             m[d] = masks[k][d];
+#endif
+#ifdef GAT_PEER
+        if (k == 0)
+            gat_out("# GA bug: %s: NGA_NbGet_ghost_dir adds 1 to every mask entry (1 and -1 "
+                    "abort: \"invalid mask entry\"): called with mask - 1",
+                    a->name);
 #endif
         fillspec_t fm = {MASK, 0, 0, 0, {0, 0, 0}};
         int tested = 1;
