@@ -1433,7 +1433,8 @@ void GA_Step_bound_info_patch64(int g_xx, int64_t xxlo[], int64_t xxhi[], int g_
 
 /* ------------------------------------------------------------------ fill and zero --- */
 
-/* Collective. Every element set to *value (one element of the array's type). */
+/* Collective. Every element set to *value (one element of the array's type); the ghost cells of
+ * an array with ghosts too (as GA 5.8.2's: what an update would bring them). */
 void GA_Fill(int g_a, void *value)
 {
     const char *fn = "GA_Fill";
@@ -1449,12 +1450,21 @@ void NGA_Fill(int g_a, void *value)
     GA_Fill(g_a, value);
 }
 
-/* Collective. Every element set to 0. */
+/* Collective. Every element set to 0; the ghost cells of an array with ghosts keep their values
+ * (as GA 5.8.2's, and as GA_Scale and the other whole-array operations keep them). */
 void GA_Zero(int g_a)
 {
+    const char *fn = "GA_Zero";
+    gai_array_t *a = gai_array(g_a, fn);
     char z16[16];
-    void *zero = zero_elem(gai_array(g_a, "GA_Zero"), z16, "GA_Zero");
-    GA_Fill(g_a, zero);
+    void *zero = zero_elem(a, z16, fn);
+    if (a->has_ghosts) { /* the padded storage holds the ghost cells: the owned blocks alone */
+        patch_t c;
+        patch_whole(&c, g_a, fn);
+        unary(OP_FILL, &c, zero, "value", fn);
+    } else {
+        GA_Fill(g_a, zero);
+    }
     if (zero != z16)
         free(zero);
 }

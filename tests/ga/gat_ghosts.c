@@ -2,9 +2,10 @@
  * widths 0 to 2, regular and irregular (also fewer blocks than processes); GA_Update_ghosts with
  * and without corners, NGA_Update_ghost_dir, NGA_NbGet_ghost_dir, NGA_Access_ghosts and
  * NGA_Access_ghost_element, NGA_Get_ghost_block, NGA_Proc_topology; put / get / acc across the
- * blocks of a ghost array; fields (NGA_Get_field / NGA_Put_field) of complex arrays. Every ghost
- * cell of every rank is checked against the periodic neighbour's value (its serial reference); the
- * sums of every rank's padded block are printed for the comparison. */
+ * blocks of a ghost array; the ghost cells after GA_Scale / GA_Zero / GA_Fill; fields
+ * (NGA_Get_field / NGA_Put_field) of complex arrays. Every ghost cell of every rank is checked
+ * against the periodic neighbour's value (its serial reference); the sums of every rank's padded
+ * block are printed for the comparison. */
 #include "gatest.h"
 
 /* Cases GA 5.8.2 cannot run (it aborts) are run by ga-compat alone with their lines as comments. */
@@ -514,11 +515,69 @@ static void run_rma(arr_t *a)
     free(out);
 }
 
+/* whole-array operations on the owned cells: GA_Scale and GA_Zero leave the ghost cells as they
+ * were, GA_Fill sets them too (as GA 5.8.2's: what an update would bring them) */
+static void run_whole(arr_t *a)
+{
+    fill(a);
+    GA_Update_ghosts(a->g);
+    static const char *what[3] = {"GA_Scale", "GA_Zero", "GA_Fill"};
+    for (int op = 0; op < 3; op++) {
+        double dv = op ? 7 : 2;
+        int iv = op ? 7 : 2;
+        void *v = a->type == C_INT ? (void *)&iv : (void *)&dv;
+        if (op == 0)
+            GA_Scale(a->g, v);
+        else if (op == 1)
+            GA_Zero(a->g);
+        else
+            GA_Fill(a->g, v);
+        int lo[3], hi[3], ok = 1;
+        double s = 0;
+        NGA_Distribution(a->g, gat_me, lo, hi);
+        if (lo[0] >= 0) {
+            int pd[3], ld[2], n = 1;
+            void *p;
+            NGA_Access_ghosts(a->g, pd, &p, ld);
+            for (int d = 0; d < a->nd; d++)
+                n *= pd[d];
+            for (int i = 0; i < n; i++) {
+                int64_t x[3];
+                int r = i, inner = 1;
+                for (int d = a->nd - 1; d >= 0; d--) {
+                    x[d] = lo[d] - a->w[d] + r % pd[d];
+                    r /= pd[d];
+                    inner &= x[d] >= lo[d] && x[d] <= hi[d];
+                    x[d] = (x[d] + a->dims[d]) % a->dims[d];
+                }
+                double want = val(a->nd, x), got = getv(a->type, p, i);
+                if (op == 2)
+                    want = 7;
+                else if (inner)
+                    want = op == 0 ? 2 * want : 0;
+                if (got != want && ok)
+                    fprintf(stderr, "rank %d %s %s cell %d: %g, want %g\n", gat_me, a->name,
+                            what[op], i, got, want);
+                ok &= got == want;
+                s += got;
+            }
+            NGA_Release_ghosts(a->g);
+        }
+        GA_Dgop(&s, 1, "+");
+        char name[160];
+        snprintf(name, sizeof name, "%s %s: the ghost cells", a->name, what[op]);
+        chk(ok, name);
+        out("%s %s: sum of padded blocks " GAT_G, a->name, what[op], s);
+        GA_Sync();
+    }
+}
+
 static void one(arr_t *a)
 {
     run_updates(a);
     run_access(a);
     run_rma(a);
+    run_whole(a);
     GA_Destroy(a->g);
 }
 
