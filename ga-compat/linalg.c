@@ -496,12 +496,16 @@ static int la_system(int g_a, int g_b, gai_array_t **a, gai_array_t **b, int *nr
 /* ---------------------------------------------------------------------- solvers --- */
 
 /* Collective. Solves with the LU factors of A (unchanged): every row x of B becomes the solution
- * of x A = b ('n', as GA's column-major view), or of A x^T = b^T ('t' / 'T'). Singular A aborts. */
+ * of x A = b ('n' / 'N', as GA's column-major view), or of A x^T = b^T ('t' / 'T'). Any other
+ * tran aborts (GA 5.8.2 takes it as 'N'), and so does a singular A. */
 void GA_Lu_solve(char tran, int g_a, int g_b)
 {
     const char *fn = "GA_Lu_solve";
     gai_array_t *a, *b;
     int nrhs, n = la_system(g_a, g_b, &a, &b, &nrhs, fn);
+    if (tran != 'n' && tran != 'N' && tran != 't' && tran != 'T')
+        gai_error(fn, "tran %d ('%c'): 'n' / 'N' (no transpose) or 't' / 'T' (transpose) wanted",
+                  (int)(unsigned char)tran, tran >= ' ' && tran <= '~' ? tran : '?');
     char tr = (tran == 't' || tran == 'T') ? 'T' : 'N';
     gai_sync_group(a->pgroup, fn);
     int info = la_lu_solve(tr, a, b, n, nrhs, fn);

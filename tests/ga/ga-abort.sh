@@ -35,7 +35,8 @@ user_type_math|GA_Scale
 overlay_too_big|GA_Overlay
 overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
-fence_not_init|GA_Fence'
+fence_not_init|GA_Fence
+lu_solve_trans|GA_Lu_solve'
 
 echo "$cases" | while IFS='|' read -r c call; do
     timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
                      !strcmp(c, "gemm_groups") || !strcmp(c, "user_type_math") ||
                      !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
                      !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") ||
-                     !strcmp(c, "diag_reuse_group") || !strcmp(c, "overlay_mirror");
+                     !strcmp(c, "diag_reuse_group") || !strcmp(c, "overlay_mirror") ||
+                     !strcmp(c, "lu_solve_trans");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups") || !strcmp(c, "diag_reuse_group")) {
         int all[64];
@@ -114,6 +115,12 @@ int main(int argc, char **argv)
             GA_Shift_diagonal(gq[0], &one);
             GA_Diag_reuse(0, ga[0], ga[1], ga[2], ev);
             GA_Diag_reuse(1, gq[0], gq[1], gq[2], ev);
+        } else if (!strcmp(c, "lu_solve_trans")) {
+            int sq = NGA_Create(C_DBL, 2, (int[2]){6, 6}, "sq", NULL);
+            double one = 1;
+            GA_Zero(sq);
+            GA_Shift_diagonal(sq, &one);
+            GA_Lu_solve('x', sq, g); /* only n / N / t / T (GA 5.8.2 takes it as 'N') */
         } else if (!strcmp(c, "dot_groups"))
             GA_Ddot(g, gp); /* (GA 5.8.2: "Both arrays must be defined on same group") */
         else if (!strcmp(c, "mutexes_twice"))
