@@ -109,7 +109,7 @@ long rmci_env_long(const char *name)
         return 0;
     char *end;
     errno = 0;
-    long x = strtol(v, &end, 0);
+    long x = strtol(v, &end, 10);
     while (end != v && isspace((unsigned char)*end))
         end++;
     return end == v || *end || errno ? LONG_MIN : x;

@@ -166,7 +166,14 @@ static rmc_status_t topo_setup(void)
     int *leaders = rmci_malloc((size_t)n * sizeof(int));
     if (st == RMC_OK && (!rmci.node_of || !rmci.local_index || !leaders))
         st = rmci_fail(RMC_ERR_NOMEM, "rmc_init", "topology tables for %d ranks", n);
-    st = rmci_agree(rmci_info_.comm, st);
+    /* one agreement on the status and on the knob: node_split takes another path for k > 0, so
+     * ranks with different values would wait in different collectives. Every rank sees the same
+     * minimum and maximum, so every rank fails alike when they differ. */
+    long long kv[2] = {rmci.emulated, -(long long)rmci.emulated};
+    st = rmci_agree_vals(rmci_info_.comm, st, kv, 2);
+    if (st == RMC_OK && kv[0] != -kv[1])
+        st = rmci_fail(RMC_ERR_ARG, "rmc_init",
+                       "RMC_NODE_SIZE is not the same on every rank (%lld to %lld)", kv[0], -kv[1]);
     if (st == RMC_OK)
         st = node_split(k); /* collective, agreed */
     if (st != RMC_OK)

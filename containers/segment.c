@@ -15,10 +15,10 @@ rmcc_state_t rmcc = {.comm = MPI_COMM_NULL};
 
 static const rmc_knob_t knob_size = {
     "RMC_SEGMENT_SIZE", "64M",
-    "bytes of each rank's container segment committed at rmc_init (K/M/G suffixes)"};
+    "bytes of each rank's container segment committed at rmc_init (K/M/G/T suffixes)"};
 static const rmc_knob_t knob_reserve = {
     "RMC_SEGMENT_RESERVE", "auto",
-    "address space of each rank's container segment, up to which it grows (K/M/G; auto: this "
+    "address space of each rank's container segment, up to which it grows (K/M/G/T; auto: this "
     "machine's memory / the ranks on it)"};
 static const rmc_knob_t knob_timeout = {
     "RMC_COLL_TIMEOUT", "0",
@@ -32,7 +32,7 @@ static size_t parse_size(const char *v)
     if (!v || !*v || strchr(v, '-'))
         return 0;
     char *end;
-    unsigned long long x = strtoull(v, &end, 0);
+    unsigned long long x = strtoull(v, &end, 10);
     unsigned sh = 0;
     switch (*end) {
     case 'k':

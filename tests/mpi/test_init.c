@@ -398,6 +398,74 @@ static void test_switch_knobs(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* Sets (v != NULL) or unsets a knob, returning its previous value (malloc'd, NULL when unset). */
+static char *knob_swap(const char *name, const char *v)
+{
+    const char *old = getenv(name);
+    char *keep = old ? strdup(old) : NULL;
+    if (v)
+        setenv(name, v, 1);
+    else
+        unsetenv(name);
+    return keep;
+}
+
+static void knob_restore(const char *name, char *keep)
+{
+    if (keep)
+        setenv(name, keep, 1);
+    else
+        unsetenv(name);
+    free(keep);
+}
+
+/* RMC_NODE_SIZE set differently on the ranks (1 on rank 0, 0 on the others): ranks with k > 0
+ * split the node communicator while the others did not, and every rank waited in a different
+ * collective. rmc_init now fails with RMC_ERR_ARG on every rank, naming the knob. */
+static void test_node_size_mismatch(void **state)
+{
+    (void)state;
+    if (mpitest_nranks_ < 2)
+        skip();
+    char *keep = knob_swap("RMC_NODE_SIZE", mpitest_rank_ == 0 ? "1" : "0");
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized());
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "RMC_NODE_SIZE") != NULL &&
+                  strstr(rmc_last_error(), "not the same on every rank") != NULL);
+    if (st == RMC_OK)
+        rmc_finalize();
+    knob_restore("RMC_NODE_SIZE", keep);
+}
+
+/* Numeric knobs are decimal integers (docs/environment.md): "0x1" is refused (it was read as hex
+ * 1), and "0100000" is 100000 (it was octal 32768, so RMC_AM_MAX_PAYLOAD given as "0100000" on
+ * rank 0 and "100000" on the others differed and refused rmc_init). */
+static void test_knobs_decimal(void **state)
+{
+    (void)state;
+    char *keep = knob_swap("RMC_NODE_SIZE", "0x1");
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized());
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "RMC_NODE_SIZE=0x1") != NULL);
+    if (st == RMC_OK)
+        rmc_finalize();
+    knob_restore("RMC_NODE_SIZE", keep);
+
+    keep = knob_swap("RMC_AM_MAX_PAYLOAD", "0x400");
+    st = rmc_init(MPI_COMM_WORLD);
+    MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized());
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "RMC_AM_MAX_PAYLOAD=0x400") != NULL);
+    if (st == RMC_OK)
+        rmc_finalize();
+    knob_restore("RMC_AM_MAX_PAYLOAD", keep);
+
+    keep = knob_swap("RMC_AM_MAX_PAYLOAD", mpitest_rank_ == 0 ? "0100000" : "100000");
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    knob_restore("RMC_AM_MAX_PAYLOAD", keep);
+    ring_check(7);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 MPITEST_MAIN("init", NULL, NULL, test_before_init, test_init_world, test_finalize_cleans_up,
              test_finalize_completes_requests, test_subcomm_halves, test_subcomm_reversed,
-             test_init_on_dup, test_switch_knobs)
+             test_init_on_dup, test_switch_knobs, test_node_size_mismatch, test_knobs_decimal)

@@ -283,14 +283,15 @@ static void test_custom_request(void **s)
     MPI_CHECK_ALL(rmc_request_custom(cstep, &a, NULL) == RMC_ERR_ARG);
 }
 
-/* RMC_SEGMENT_SIZE that is negative (strtoull took "-1" as 2^64 - 1, which rounded up to 0 bytes)
- * or beyond any memory refuses rmc_init with the knob named; a good one works again. */
+/* RMC_SEGMENT_SIZE that is negative (strtoull took "-1" as 2^64 - 1, which rounded up to 0 bytes),
+ * beyond any memory or not decimal (hex was read) refuses rmc_init with the knob named; a good one
+ * works again. */
 static void test_bad_size(void **s)
 {
     (void)s;
-    static const char *const bad[] = {"-1", "-4096", "5000T", "1M-"};
+    static const char *const bad[] = {"-1", "-4096", "5000T", "1M-", "0x100000"};
     MPI_CHECK_OK(rmc_finalize());
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         setenv("RMC_SEGMENT_SIZE", bad[i], 1);
         rmc_status_t st = rmc_init(MPI_COMM_WORLD);
         MPI_CHECK_ALL(st == RMC_ERR_ARG && !rmc_initialized() &&
