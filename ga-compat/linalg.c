@@ -122,13 +122,28 @@ __attribute__((constructor)) static void la_knob_register(void)
     rmc_knob_register(&knob_serial);
 }
 
-static int64_t la_serial_max(const char *fn)
+/* The knob's value, the same on every member of a's group (collective over it): each rank reads
+ * its own environment, and members choosing between LAPACK on the first member and ScaLAPACK over
+ * the group differently would wait in different collectives. */
+static int64_t la_serial_max(gai_array_t *a, const char *fn)
 {
     const char *s = rmc_knob_value("RMC_GA_LINALG_SERIAL");
     char *end;
     long long v = s ? strtoll(s, &end, 10) : 1000;
     if (!s || *end != '\0' || v < 0)
         gai_error(fn, "RMC_GA_LINALG_SERIAL='%s': a number of rows >= 0", s ? s : "");
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    if (g->size == 1)
+        return v;
+    long long mm[2] = {v, -v};
+    MPI_Request r;
+    MPI_Iallreduce(MPI_IN_PLACE, mm, 2, MPI_LONG_LONG, MPI_MIN, g->comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, "agreeing on RMC_GA_LINALG_SERIAL");
+    if (mm[0] != -mm[1])
+        gai_error(fn,
+                  "RMC_GA_LINALG_SERIAL is not the same on every process of the group (%lld to "
+                  "%lld rows)",
+                  mm[0], -mm[1]);
     return v;
 }
 
@@ -463,7 +478,7 @@ static int la_lu_solve(char tr, gai_array_t *a, gai_array_t *b, int n, int nrhs,
 {
     int info = 0;
 #ifdef HAVE_SCALAPACK
-    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1)
+    if (n > la_serial_max(a, fn) && gai_group(a->pgroup, fn)->size > 1)
         return la_lu_scalapack(tr, a, b, fn);
 #endif
     if (la_root(a, fn)) {
@@ -519,7 +534,7 @@ static int la_llt(gai_array_t *a, gai_array_t *b, int n, int nrhs, const char *f
 {
     int info = 0;
 #ifdef HAVE_SCALAPACK
-    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1)
+    if (n > la_serial_max(a, fn) && gai_group(a->pgroup, fn)->size > 1)
         return la_chol_scalapack(a, b, fn);
 #endif
     if (la_root(a, fn)) {
@@ -579,7 +594,7 @@ int GA_Spd_invert(int g_a)
     gai_sync_group(a->pgroup, fn);
     int info = 0;
 #ifdef HAVE_SCALAPACK
-    if (n > la_serial_max(fn) && gai_group(a->pgroup, fn)->size > 1) {
+    if (n > la_serial_max(a, fn) && gai_group(a->pgroup, fn)->size > 1) {
         info = la_spd_invert_scalapack(a, fn);
         if (info == 0)
             GA_Symmetrize(g_a); /* (collective on the group, syncs) */
@@ -647,7 +662,7 @@ static void la_diag(gai_array_t *a, gai_array_t *s, gai_array_t *v, int n, doubl
 #ifdef HAVE_SCALAPACK
     /* above RMC_GA_LINALG_SERIAL rows (the _seq forms never), or with a factor ScaLAPACK kept */
     if (!seq && gai_group(a->pgroup, fn)->size > 1 &&
-        (s && reuse > 0 ? la_reuse_dist : n > la_serial_max(fn))) {
+        (s && reuse > 0 ? la_reuse_dist : n > la_serial_max(a, fn))) {
         info = la_diag_scalapack(a, s, v, eval, reuse, &stage, fn); /* agreed, eval everywhere */
         if (info != 0 && stage == 1)
             gai_error(fn, "S '%s' is not positive definite (leading minor of order %d)", s->name,

@@ -36,7 +36,8 @@ overlay_too_big|GA_Overlay
 overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
 fence_not_init|GA_Fence
-lu_solve_trans|GA_Lu_solve'
+lu_solve_trans|GA_Lu_solve
+linalg_serial_mismatch|GA_Lu_solve'
 
 echo "$cases" | while IFS='|' read -r c call; do
     timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
                      !strcmp(c, "overlay_too_big") || !strcmp(c, "dot_groups") ||
                      !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") ||
                      !strcmp(c, "diag_reuse_group") || !strcmp(c, "overlay_mirror") ||
-                     !strcmp(c, "lu_solve_trans");
+                     !strcmp(c, "lu_solve_trans") || !strcmp(c, "linalg_serial_mismatch");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups") || !strcmp(c, "diag_reuse_group")) {
         int all[64];
@@ -121,6 +121,18 @@ int main(int argc, char **argv)
             GA_Zero(sq);
             GA_Shift_diagonal(sq, &one);
             GA_Lu_solve('x', sq, g); /* only n / N / t / T (GA 5.8.2 takes it as 'N') */
+        } else if (!strcmp(c, "linalg_serial_mismatch")) {
+            /* the knob is read at each solve: set on rank 0 only, rank 0 would take ScaLAPACK and
+             * the others LAPACK on rank 0 (they waited in different collectives) */
+            int sq[2] = {8, 8};
+            double one = 1;
+            int ga = NGA_Create(C_DBL, 2, sq, "a", NULL), gb = NGA_Create(C_DBL, 2, sq, "b", NULL);
+            GA_Zero(ga);
+            GA_Shift_diagonal(ga, &one);
+            GA_Copy(ga, gb);
+            if (me == 0)
+                setenv("RMC_GA_LINALG_SERIAL", "0", 1);
+            GA_Lu_solve('N', ga, gb);
         } else if (!strcmp(c, "dot_groups"))
             GA_Ddot(g, gp); /* (GA 5.8.2: "Both arrays must be defined on same group") */
         else if (!strcmp(c, "mutexes_twice"))
