@@ -43,9 +43,10 @@ step "bench_contig --quick, real node mode (rank 1 node-local: loads/stores)" \
     env -u RMC_NODE_SIZE timeout 120 $mpiexec -n 2 bench/bench_contig --quick --sizes 64:4M:4
 step "bench_contig --quick, RMC_NODE_SIZE=1 (rank 1 remote: MPI RMA)" \
     env RMC_NODE_SIZE=1 timeout 120 $mpiexec -n 2 bench/bench_contig --quick --sizes 64:4M:4
-# With RMC_NODE_SIZE=1 the default RMC_PROGRESS_THREAD=auto starts a progress thread per rank, which
-# on a 2-core machine competes with both ranks (and slows the peers in the same process as well);
-# the same run without it shows the RMA path alone (docs/benchmarks.md).
+# The default RMC_PROGRESS_THREAD=auto starts a progress thread only when the ranks of the (real)
+# node leave a processing unit free (docs/environment.md), whatever RMC_NODE_SIZE says; where it
+# runs (or is forced with RMC_PROGRESS_THREAD=1) on few cores, it competes with the ranks. The same
+# run with RMC_PROGRESS_THREAD=0 shows the RMA path alone in any case (docs/benchmarks.md).
 step "bench_contig --quick, RMC_NODE_SIZE=1 RMC_PROGRESS_THREAD=0 (no progress thread)" \
     env RMC_NODE_SIZE=1 RMC_PROGRESS_THREAD=0 timeout 120 $mpiexec -n 2 bench/bench_contig --quick \
     --sizes 64:4M:4
