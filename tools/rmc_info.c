@@ -16,7 +16,8 @@ int main(int argc, char **argv)
     }
     rmc_status_t st = rmc_init(MPI_COMM_WORLD);
     if (st != RMC_OK) {
-        fprintf(stderr, "rmc_info: rmc_init failed: %s\n", rmc_status_string(st));
+        fprintf(stderr, "rmc_info: rmc_init failed: %s (%s)\n", rmc_status_string(st),
+                rmc_last_error());
         return 1;
     }
     rmc_topology_t t;
