@@ -89,7 +89,8 @@ typedef enum rmc_strided_method {
  * Local, no communication. Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (unknown value). */
 rmc_status_t rmc_strided_method_set(rmc_strided_method_t method);
 rmc_strided_method_t rmc_strided_method_get(void);
-/* The names before RMC 0.2 (object before verb is the rule: docs/CodeStyle.md). */
+/* The earlier names (renamed during 0.1's development: object before verb is the rule,
+ * docs/CodeStyle.md). */
 #define rmc_strided_set_method rmc_strided_method_set
 #define rmc_strided_get_method rmc_strided_method_get
 /* Name of a method ("auto", "datatype", "list", "pack"), "?" when unknown. */
