@@ -3,7 +3,7 @@
  * the bulk-synchronous SUMMA baseline, with the time split (a Table 7.5 analogue), the load
  * imbalance (max / mean flops over the ranks) and the inter-node roofline of §7.6.
  *
- * Input: R-MAT of scale s (2^s rows and columns, edge factor --ef, default 8; a = 0.6,
+ * Input: R-MAT of scale s (2^s rows and columns, edge factor RMC_BENCH_EF, default 8; a = 0.6,
  * b = c = d = 0.4 / 3 as in the seed), scales --scales MIN:MAX (default 14:17, --quick 12:14).
  * Distributions: RMC's variants on square tiles of 2^s / 4 (a 4 x 4 tile grid, block-cyclic over a
  * process grid chosen for the ranks: several tiles per rank, room to balance); SUMMA on one tile
