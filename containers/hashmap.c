@@ -1947,6 +1947,12 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
     else if (st == RMC_OK && (batch == 0 || queue_capacity < batch || queue_capacity > (1ul << 40)))
         st = rmcc_fail(RMC_ERR_ARG, fn, "batch %zu, queue capacity %zu (1 <= batch <= capacity)",
                        batch, queue_capacity);
+    size_t bytes; /* batch <= capacity: the queue's size bounds a batch's */
+    if (st == RMC_OK && __builtin_mul_overflow(queue_capacity, h->bsz - 8, &bytes))
+        st = rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                       "queue capacity %zu x %zu-byte entries: the size overflows (%zu x %zu > "
+                       "%zu)",
+                       queue_capacity, h->bsz - 8, queue_capacity, h->bsz - 8, SIZE_MAX);
     uint64_t args[3] = {st == RMC_OK ? h->id : ~0ull, queue_capacity, batch};
     if ((st = rmcc_coll_begin(fn, args, 3, st)) != RMC_OK)
         return st;
@@ -1960,7 +1966,7 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
         b->q = calloc(nr, sizeof(*b->q));
         b->buf = calloc(nr, sizeof(*b->buf));
         b->cnt = calloc(nr, sizeof(*b->cnt));
-        b->land = malloc(batch * b->esz);
+        b->land = malloc(batch * b->esz); /* no overflow: batch <= queue_capacity, checked */
         b->tmp = malloc(b->esz);
     }
     st = b && b->q && b->buf && b->cnt && b->land && b->tmp ? RMC_OK

@@ -22,6 +22,18 @@ static rmc_status_t check(const struct rmc_queue *q, const char *fn)
     return rmcc_obj_check(q ? &q->obj : NULL, RMCC_MAGIC_QUEUE, "queue", fn);
 }
 
+/* *bytes = cap slots of `slot` bytes; RMC_ERR_TOO_BIG when the product overflows (it would wrap to
+ * a small allocation that the operations then overrun). */
+static rmc_status_t slots_bytes(size_t cap, size_t slot, size_t *bytes, const char *fn)
+{
+    if (__builtin_mul_overflow(cap, slot, bytes))
+        return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                         "capacity %zu x %zu-byte slots: the queue's size overflows (%zu x %zu > "
+                         "%zu)",
+                         cap, slot, cap, slot, SIZE_MAX);
+    return RMC_OK;
+}
+
 /* Sets the addresses of q's memory on host (offsets known). */
 static void place(struct rmc_queue *q)
 {
@@ -41,8 +53,11 @@ static rmc_status_t host_alloc(struct rmc_queue *q, size_t cap, int host, uint64
 {
     uint64_t msg[3] = {(uint64_t)RMC_OK, 0, 0};
     if (rmcc.rank == host) {
-        rmc_status_t st = rmcc_alloc_off(QC_BYTES, &msg[1], fn);
-        if (st == RMC_OK && (st = rmcc_alloc_off(cap * q->slot, &msg[2], fn)) != RMC_OK)
+        size_t bytes = 0;
+        rmc_status_t st = slots_bytes(cap, q->slot, &bytes, fn);
+        if (st == RMC_OK)
+            st = rmcc_alloc_off(QC_BYTES, &msg[1], fn);
+        if (st == RMC_OK && (st = rmcc_alloc_off(bytes, &msg[2], fn)) != RMC_OK)
             rmcc_free_off(msg[1], fn);
         msg[0] = (uint64_t)(int64_t)st;
     }
@@ -76,8 +91,12 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
         st = rmcc_fail(RMC_ERR_RANK, fn, "host rank %d outside [0, %d)", host, rmcc.nranks);
     else if (capacity == 0 || capacity > MAX_CAP)
         st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", capacity);
-    else
-        st = rmcc_type_check(type, fn);
+    else if ((st = rmcc_type_check(type, fn)) == RMC_OK) {
+        size_t bytes;
+        st = slots_bytes(capacity,
+                         rmc_type_slot_bytes(type) + (kind == RMC_QUEUE_CHECKSUM ? QCK_BYTES : 0),
+                         &bytes, fn);
+    }
     uint64_t args[4] = {(uint64_t)kind, (uint64_t)host, capacity, next_id};
     st = rmcc_create_begin(fn, args, 4, type, st);
     if (st != RMC_OK)
@@ -216,6 +235,9 @@ rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity)
     rmc_status_t st = check(q, fn);
     if (st == RMC_OK && (new_capacity == 0 || new_capacity > MAX_CAP))
         st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", new_capacity);
+    size_t bytes;
+    if (st == RMC_OK)
+        st = slots_bytes(new_capacity, q->slot, &bytes, fn);
     uint64_t args[2] = {st == RMC_OK ? q->id : ~0ull, new_capacity};
     st = rmcc_coll_begin(fn, args, 2, st);
     if (st != RMC_OK)

@@ -173,7 +173,8 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
 typedef struct rmc_hashmap_buffer *rmc_hashmap_buffer_h;
 
 /* Collective. A buffer for h: batches of `batch` entries (>= 1), queues of `queue_capacity`
- * entries (>= batch) on every rank. Errors: as rmc_hashmap_create; RMC_ERR_HANDLE (h). */
+ * entries (>= batch) on every rank. Errors: as rmc_hashmap_create; RMC_ERR_HANDLE (h),
+ * RMC_ERR_TOO_BIG (queue_capacity x an entry's bytes overflows a size_t). */
 rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, size_t batch,
                                        rmc_hashmap_buffer_h *b);
 /* Local (pushes a batch to its owner's queue when it is full): key -> value, as

@@ -869,6 +869,32 @@ static void test_bad_input(void **s)
         MPI_CHECK_ALL(rmc_hashmap_create((size_t)1 << 40, i64, &huge, &bad) == RMC_ERR_TOO_BIG &&
                       bad == NULL && strstr(rmc_last_error(), "overflows"));
     }
+    { /* a buffer whose batches and queues overflow size_t: an 8-byte key and a 2^24 + 4-byte
+       * value slot make 2^24 + 8-byte entries; 1099511103490 of them wrapped to a 29 MB batch that
+       * buffered inserts overran (double free), 2^40 of 2^24 bytes wrapped to 0 ("0 bytes: this
+       * rank's segment is full"). RMC_ERR_TOO_BIG naming both, no buffer, no queue left. */
+        static const rmc_type_t big = RMC_TYPE_STRING(((size_t)1 << 24) - 4),
+                                big2 = RMC_TYPE_STRING(((size_t)1 << 24) - 12);
+        size_t n[2] = {1099511103490ull, (size_t)1 << 40};
+        for (int c = 0; c < 2; c++) {
+            rmc_hashmap_buffer_h bb = NULL;
+            MPI_CHECK_OK(rmc_hashmap_create(4, i64, c ? &big2 : &big, &h));
+            rmc_status_t st = rmc_hashmap_buffer_create(h, n[c], n[c], &bb);
+            char want[64];
+            snprintf(want, sizeof want, "capacity %zu x %zu-byte entries", n[c],
+                     c ? (size_t)1 << 24 : ((size_t)1 << 24) + 8);
+            if (st != RMC_ERR_TOO_BIG || bb || !strstr(rmc_last_error(), want) ||
+                !strstr(rmc_last_error(), "overflows"))
+                fprintf(stderr, "[rank %d] rmc_hashmap_buffer_create(%zu): %s (%s)\n", me, n[c],
+                        rmc_status_string(st), rmc_last_error());
+            MPI_CHECK_ALL(st == RMC_ERR_TOO_BIG && bb == NULL && strstr(rmc_last_error(), want) &&
+                          strstr(rmc_last_error(), "overflows"));
+            if (st == RMC_OK) /* the old code made it: do not overrun it */
+                rmc_hashmap_buffer_destroy(bb);
+            MPI_CHECK_OK(rmc_hashmap_destroy(h));
+        }
+        h = NULL;
+    }
     /* ranks disagreeing on the key type, or the value type */
     MPI_CHECK_ALL(rmc_hashmap_create(16, me ? &rmc_type_u64 : i64, i64, &bad) ==
                       (np > 1 ? RMC_ERR_TYPE : RMC_OK));

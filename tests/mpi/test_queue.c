@@ -941,6 +941,48 @@ static void test_bad_input(void **s)
         MPI_CHECK_OK(rmc_queue_destroy(b));
         free(e);
     }
+    { /* capacities whose slots overflow size_t (RMC_ERR_TOO_BIG naming capacity and slot, no
+       * queue, nothing changed): 1099511103490 slots of 2^24 + 8 bytes wrapped to a 29 MB ring
+       * the operations overran, 2^40 of 2^24 to 0 ("the segment is full"); a CHECKSUM queue's
+       * slot has its checksum too; a resize is checked the same way */
+        static const rmc_type_t s8 = RMC_TYPE_STRING(((size_t)1 << 24) + 4),
+                                s0 = RMC_TYPE_STRING(((size_t)1 << 24) - 4);
+        const size_t wrap = 1099511103490ull, p40 = (size_t)1 << 40;
+        struct {
+            rmc_queue_kind_t kind;
+            size_t cap;
+            const rmc_type_t *t;
+            size_t slot;
+        } c[3] = {{RMC_QUEUE_FAST, wrap, &s8, ((size_t)1 << 24) + 8},
+                  {RMC_QUEUE_CIRCULAR, p40, &s0, (size_t)1 << 24},
+                  {RMC_QUEUE_CHECKSUM, wrap, &s0, ((size_t)1 << 24) + 8}};
+        for (int i = 0; i < 4; i++) {
+            rmc_queue_h big = NULL;
+            rmc_status_t st;
+            size_t cap = 1;
+            int j = i < 3 ? i : 0;
+            char msg[512], want[80];
+            if (i < 3) {
+                st = rmc_queue_create(c[i].kind, np - 1, c[i].cap, c[i].t, &big);
+                snprintf(msg, sizeof msg, "%s", rmc_last_error());
+            } else { /* a 1-slot queue of 2^24 + 8-byte slots resized */
+                MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_FAST, np - 1, 1, &s8, &big));
+                st = rmc_queue_resize(big, wrap);
+                snprintf(msg, sizeof msg, "%s", rmc_last_error());
+                cap = rmc_queue_capacity(big);
+                MPI_CHECK_OK(rmc_queue_destroy(big));
+                big = NULL;
+            }
+            snprintf(want, sizeof want, "capacity %zu x %zu-byte slots", c[j].cap, c[j].slot);
+            int good = st == RMC_ERR_TOO_BIG && big == NULL && cap == 1 && strstr(msg, want) &&
+                       strstr(msg, "overflows");
+            if (!good)
+                fprintf(stderr, "[rank %d] case %d: %s (%s)\n", me, i, rmc_status_string(st), msg);
+            if (big) /* the old code made it: do not overrun it */
+                rmc_queue_destroy(big);
+            MPI_CHECK_ALL(good);
+        }
+    }
     MPI_CHECK_ALL(rmc_queue_resize(q, 0) == RMC_ERR_ARG && rmc_queue_capacity(q) == 4);
     MPI_CHECK_ALL(rmc_queue_migrate(q, np) == RMC_ERR_RANK && rmc_queue_host(q) == np - 1);
     if (me == 0) {
