@@ -2205,11 +2205,14 @@ rmc_status_t rmc_kv_add(rmc_kv_h kv, const void *key, int64_t delta, int64_t *ol
     rmc_status_t st = kv_check(kv, fn);
     if (st != RMC_OK)
         return st;
+    /* an integer add: on any other 8-byte type (a double, a struct) it would add to the bits */
     const rmc_type_t *vt = kv->h->vt;
-    if (vt->max_bytes || vt->size != 8)
+    if (vt->max_bytes || vt->size != 8 || vt->serialize ||
+        (strcmp(vt->name, rmc_type_i64.name) && strcmp(vt->name, rmc_type_u64.name)))
         return rmcc_fail(RMC_ERR_TYPE, fn,
-                         "an atomic update needs an 8-byte byte-copied value type (not %s)",
-                         vt->name);
+                         "the store's value type is \"%s\" (%zu bytes): an atomic add needs "
+                         "rmc_type_i64 or rmc_type_u64",
+                         vt->name, vt->size);
     return hm_op(kv->h, K_ADD, key, &delta, old, NULL, NULL, flags, NULL, fn);
 }
 

@@ -17,7 +17,7 @@
  * Completion: every call returns when its operation is performed at the owner. Errors: as the
  * hash map's (RMC_ERR_NOT_INIT, RMC_ERR_HANDLE, RMC_ERR_ARG, RMC_ERR_TOO_BIG, RMC_ERR_FULL,
  * RMC_ERR_NOT_FOUND, RMC_ERR_UNSUPPORTED, comm's), and RMC_ERR_EXISTS (insert of a present key),
- * RMC_ERR_TYPE (rmc_kv_add on a store whose value type is not an 8-byte byte-copied type).
+ * RMC_ERR_TYPE (rmc_kv_add on a store whose value type is not rmc_type_i64 or rmc_type_u64).
  */
 #ifndef RMC_KV_H
 #define RMC_KV_H
@@ -49,8 +49,10 @@ rmc_status_t rmc_kv_insert(rmc_kv_h kv, const void *key, const void *value, unsi
 rmc_status_t rmc_kv_read(rmc_kv_h kv, const void *key, void *value, unsigned flags);
 /* Replaces a present key's value; RMC_ERR_NOT_FOUND when absent (nothing inserted). */
 rmc_status_t rmc_kv_update(rmc_kv_h kv, const void *key, const void *value, unsigned flags);
-/* Atomic update: adds delta to the key's int64 value (wrapping) and sets *old (may be NULL) to the
- * value before; RMC_ERR_NOT_FOUND when absent. */
+/* Atomic update: adds delta to the key's int64 value (wrapping; a uint64 value as its two's
+ * complement) and sets *old (may be NULL) to the value before; RMC_ERR_NOT_FOUND when absent,
+ * RMC_ERR_TYPE (nothing changed) when the store's value type is not rmc_type_i64 or rmc_type_u64
+ * (or a descriptor equal to one of them: fixed, 8 bytes, named "int64" / "uint64"). */
 rmc_status_t rmc_kv_add(rmc_kv_h kv, const void *key, int64_t delta, int64_t *old,
                         unsigned flags);
 

@@ -125,6 +125,36 @@ static void test_paths_bad(void **s)
     MPITEST_EXPECT(ok, rmc_kv_add(kv, &k, 1, NULL, 0) == RMC_ERR_TYPE);
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_kv_destroy(kv));
+    /* 8-byte byte-copied values that are not integers: a double (the add went to its bits, with
+     * RMC_OK: 1.5 became 1.5000000000000004 after two adds of 1) and a struct; refused, the value
+     * unchanged. A copy of rmc_type_u64's descriptor adds. */
+    static const rmc_type_t pair = RMC_TYPE_FIXED("pair", 8), u64copy = RMC_TYPE_FIXED("uint64", 8);
+    const rmc_type_t *vts[3] = {&rmc_type_f64, &pair, &u64copy};
+    for (int t = 0; t < 3; t++) {
+        MPI_CHECK_OK(rmc_kv_create(64, i64, vts[t], 0, &kv));
+        double d = 1.5, r = 0;
+        int64_t old = -1;
+        MPITEST_EXPECT(ok, me != 0 || rmc_kv_insert(kv, &k, &d, 0) == RMC_OK);
+        MPI_CHECK_OK(rmc_barrier());
+        rmc_status_t st = rmc_kv_add(kv, &k, 1, &old, 0);
+        if (t < 2) {
+            MPITEST_EXPECT(ok, st == RMC_ERR_TYPE && old == -1 &&
+                                   strstr(rmc_last_error(), "rmc_kv_add") &&
+                                   strstr(rmc_last_error(), vts[t]->name) &&
+                                   strstr(rmc_last_error(), "rmc_type_i64 or rmc_type_u64"));
+            MPITEST_EXPECT(ok, rmc_kv_read(kv, &k, &r, 0) == RMC_OK && r == 1.5);
+        } else {
+            uint64_t bits;
+            memcpy(&bits, &d, 8);
+            MPITEST_EXPECT(ok, st == RMC_OK && (uint64_t)old >= bits && (uint64_t)old < bits + np);
+        }
+        if (!ok)
+            fprintf(stderr, "[rank %d] rmc_kv_add on a %s store: %s (%s), read %.17g\n", me,
+                    vts[t]->name, rmc_status_string(st), rmc_last_error(), r);
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(rmc_kv_destroy(kv));
+    }
     if (npaths() == 2) { /* RPC as the store's path: entries larger than an active message go
                           * one-sided; forcing RPC on them fails */
         static const rmc_type_t big = RMC_TYPE_FIXED("test-kv-big", 70000);
