@@ -2,13 +2,16 @@
  *
  * PDHT's operations on the hash map of include/rmc/hashmap.h (the same buckets, protocols, costs
  * and promises): insert of a new key, read, update of a present key's value, atomic update (an add
- * to a 64-bit integer value), iteration over the entries this rank owns, and global counters. Each
- * operation that talks to the key's owner goes one-sided (RDMA) or as one active message executed
- * by the owner (RPC: by its progress thread when it runs one), chosen per store at creation or
- * forced per call with RMC_HASHMAP_RDMA / RMC_HASHMAP_RPC in `flags`; 0 lets each operation
- * choose as the hash map does (RPC for a remote owner in thread AMO mode). The RPC path needs
- * RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise). With RPC as the store's path, an entry larger
- * than an active message goes one-sided; forced per call it fails RMC_ERR_UNSUPPORTED.
+ * to a 64-bit integer value) and iteration over the entries this rank owns; and statistics
+ * (rmc_kv_counters, a collective reduction). PDHT's global atomic counters (one-sided, for dynamic
+ * load balancing) are not here: they are RMC's atomics, rmc_amo_fetch_add_i64 on a shared 8-byte
+ * word (include/rmc/amo.h). Each operation that talks to the key's owner goes one-sided (RDMA) or
+ * as one active message executed by the owner (RPC: by its progress thread when it runs one),
+ * chosen per store at creation or forced per call with RMC_HASHMAP_RDMA / RMC_HASHMAP_RPC in
+ * `flags`; 0 lets each operation choose as the hash map does (RPC for a remote owner in thread
+ * AMO mode). The RPC path needs RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise). With RPC as the
+ * store's path, an entry larger than an active message goes one-sided; forced per call it fails
+ * RMC_ERR_UNSUPPORTED.
  *
  * Concurrent inserts of one key from many ranks: exactly one creates the entry and gets RMC_OK,
  * every other gets RMC_ERR_EXISTS and changes nothing (its value is not stored). Atomic updates
@@ -18,6 +21,7 @@
  * hash map's (RMC_ERR_NOT_INIT, RMC_ERR_HANDLE, RMC_ERR_ARG, RMC_ERR_TOO_BIG, RMC_ERR_FULL,
  * RMC_ERR_NOT_FOUND, RMC_ERR_UNSUPPORTED, comm's), and RMC_ERR_EXISTS (insert of a present key),
  * RMC_ERR_TYPE (rmc_kv_add on a store whose value type is not rmc_type_i64 or rmc_type_u64).
+ * RMC_ERR_EXISTS and RMC_ERR_NOT_FOUND are outcomes: they do not set rmc_last_error.
  */
 #ifndef RMC_KV_H
 #define RMC_KV_H
@@ -67,8 +71,9 @@ typedef struct rmc_kv_counters {
     unsigned long long collisions; /* buckets probed beyond the first by inserts */
 } rmc_kv_counters_t;
 
-/* Collective: the store's global counters (sums over the ranks; no operation may run meanwhile).
- */
+/* Collective: the store's statistics, each the sum over the ranks of what the rank counted (an
+ * MPI reduction; no operation may run meanwhile). Not PDHT's one-sided global counters: for those
+ * use rmc_amo_fetch_add_i64 on a shared word. */
 rmc_status_t rmc_kv_counters(rmc_kv_h kv, rmc_kv_counters_t *c);
 
 /* Local: the store's hash map (for the map's other operations: resize, find_n, ...). NULL for a

@@ -1,7 +1,8 @@
 /* The key/value store (PDHT): insert of new keys only (concurrent inserts of one key from every
  * rank: exactly one wins), read, update of present keys, atomic updates summing exactly, local
- * iteration, the global counters, both paths (RDMA and, in thread AMO mode, RPC) and both mixed on
- * the same keys at once, and bad input. Both AMO and node modes, with progress threads. */
+ * iteration, the statistics (rmc_kv_counters), both paths (RDMA and, in thread AMO mode, RPC) and
+ * both mixed on the same keys at once, each operation's one-sided cost, and bad input (rmc_kv_add
+ * on a value type other than int64 / uint64). Both AMO and node modes, with progress threads. */
 #include "cttest.h"
 
 static const rmc_type_t *i64 = &rmc_type_i64;
@@ -183,6 +184,62 @@ static void test_paths_bad(void **s)
         rmc_kv_destroy(bad);
 }
 
+/* Costs of the one-sided operations in remote operations on a fresh store (the key at its home
+ * bucket), as docs/containers.md gives them: insert 2A + W, insert of a present key A + R (refused
+ * without a lock), read 2A + R, update 3A + R + W (the value replaced is not read), add
+ * 3A + 2R + W. */
+static void test_costs(void **s)
+{
+    (void)s;
+    rmc_kv_h kv;
+    MPI_CHECK_OK(rmc_kv_create((size_t)np << 12, i64, i64, RMC_HASHMAP_RDMA, &kv));
+    rmc_hashmap_h h = rmc_kv_map(kv);
+    int ok = 1, target = (me + 1) % np;
+    int64_t k = (int64_t)me << 40, v = 5, old = -1;
+    while (rmc_hashmap_owner(h, &k) != target)
+        k++;
+    struct {
+        const char *what;
+        rmc_status_t st;
+        unsigned long long a, r, w;
+    } want[] = {{"insert", RMC_OK, 2, 0, 1},
+                {"insert of a present key", RMC_ERR_EXISTS, 1, 1, 0},
+                {"read", RMC_OK, 2, 1, 0},
+                {"update", RMC_OK, 3, 1, 1},
+                {"add", RMC_OK, 3, 2, 1}};
+    for (int c = 0; c < 5; c++) {
+        rmc_op_counts_t oc;
+        rmc_status_t st;
+        rmc_op_counts_enable(1);
+        switch (c) {
+        case 0:
+        case 1:
+            st = rmc_kv_insert(kv, &k, &v, 0);
+            break;
+        case 2:
+            st = rmc_kv_read(kv, &k, &v, 0);
+            break;
+        case 3:
+            st = rmc_kv_update(kv, &k, &v, 0);
+            break;
+        default:
+            st = rmc_kv_add(kv, &k, 1, &old, 0);
+        }
+        rmc_op_counts(&oc);
+        rmc_op_counts_enable(0);
+        if (st != want[c].st || oc.atomics != want[c].a || oc.reads != want[c].r ||
+            oc.writes != want[c].w) {
+            fprintf(stderr, "[rank %d] kv %s: %s, %lluA %lluR %lluW (want %s, %lluA %lluR %lluW)\n",
+                    me, want[c].what, rmc_status_string(st), oc.atomics, oc.reads, oc.writes,
+                    rmc_status_string(want[c].st), want[c].a, want[c].r, want[c].w);
+            ok = 0;
+        }
+    }
+    MPI_CHECK_ALL(ok && old == 5);
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_kv_destroy(kv));
+}
+
 /* Operations right after the creation: a rank that leaves rmc_kv_create first may send an RPC to
  * an owner still inside it, which must serve it (the map was made live only after the last
  * exchange: such inserts failed with RMC_ERR_HANDLE and no message, ~1 in 6 at 3 ranks with
@@ -222,5 +279,5 @@ static void test_right_after_create(void **s)
     MPI_CHECK_ALL(ok);
 }
 
-MPITEST_MAIN("kv", cttest_setup, mpitest_teardown_rmc, test_store, test_paths_bad,
+MPITEST_MAIN("kv", cttest_setup, mpitest_teardown_rmc, test_store, test_paths_bad, test_costs,
              test_right_after_create)
