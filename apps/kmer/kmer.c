@@ -22,8 +22,10 @@
  *   MPI    every k-mer to its owner (a hash), MPI_Alltoall of the counts + MPI_Alltoallv, then
  *          each owner sorts and counts: the same result.
  * Verification (every run): both results have the same number of k-mers, total count and 64-bit
- * mix-sum of (k-mer, count); with -DKMER_TEST (tests/mpi/test_kmer) also against a serial count
- * on rank 0 of every rank's k-mers (gathered), entry by entry.
+ * mix-sum of (k-mer, count); with -DKMER_TEST (tests/mpi/test_kmer) also, entry by entry, against
+ * a serial count on rank 0 that shares nothing with the code it checks but the input: every rank's
+ * reads as text, each k-mer and its reverse complement as strings, the canonical one the smaller by
+ * strcmp, sorted and counted; and first on a few reads whose counts the test gives.
  *
  * One source, two programs (apps/Makefile.inc): bench/bench_kmer (tables: ns per k-mer of each
  * pass and of the whole count, k-mers per second; options --genome G --reads R --len L --k K
@@ -53,6 +55,10 @@ typedef struct kmer {
     dna_cfg_t c;
     uint64_t *mine; /* this rank's k-mers (canonical), as read */
     size_t nmine;
+    /* the test's known-answer input instead of a random one: nfixed reads of c.len bases as text
+     * (ACGT), read i on rank i % np (c.reads: this rank's number of them) */
+    const char *const *fixed;
+    size_t nfixed;
 } kmer_t;
 
 static int ok_st(kmer_t *x, rmc_status_t st, const char *what)
@@ -67,7 +73,14 @@ static int ok_st(kmer_t *x, rmc_status_t st, const char *what)
 static void make_input(kmer_t *x)
 {
     const dna_cfg_t *c = &x->c;
-    unsigned char *g = dna_genome(c->genome), *reads = dna_reads(c, g, x->me);
+    unsigned char *g = dna_genome(c->genome), *reads;
+    if (x->fixed) { /* the test's reads, as bases 0..3 */
+        reads = bench_alloc(dna_mul(c->reads, c->len, "the reads' bases") + 1);
+        for (size_t i = (size_t)x->me, r = 0; i < x->nfixed; i += (size_t)x->np, r++)
+            for (size_t j = 0; j < c->len; j++)
+                reads[r * c->len + j] = (unsigned char)(strchr("ACGT", x->fixed[i][j]) - "ACGT");
+    } else
+        reads = dna_reads(c, g, x->me);
     size_t per = c->len - (size_t)c->k + 1;
     x->mine = bench_alloc(dna_mul(dna_mul(c->reads, per, "k-mers"), sizeof(uint64_t), "k-mers"));
     x->nmine = 0;
@@ -237,57 +250,132 @@ static void count_mpi(kmer_t *x, double *t, collect_t *res)
 
 /* ----------------------------------------------------------------------- checking --- */
 
-static int cmp_pair(const void *a, const void *b)
+/* The serial reference, independent of the code it checks: every k-mer of every read taken as
+ * text, its reverse complement written out as text, the canonical one the smaller by strcmp, and
+ * the strings sorted and counted. */
+typedef struct kstr {
+    char s[33];
+    int64_t count;
+} kstr_t;
+
+static int cmp_kstr(const void *a, const void *b)
 {
-    const kpair_t *x = a, *y = b;
-    return x->kmer < y->kmer ? -1 : x->kmer > y->kmer;
+    return strcmp(((const kstr_t *)a)->s, ((const kstr_t *)b)->s);
 }
 
-/* Rank 0 counts every rank's k-mers itself and compares with the gathered result, entry by entry.
- * Agreed. */
-static int check_serial(kmer_t *x, const collect_t *res)
+static char complement(char b)
+{
+    return b == 'A' ? 'T' : b == 'C' ? 'G' : b == 'G' ? 'C' : 'A';
+}
+
+/* Every rank's reads as text, back to back (len characters each), in *n reads. */
+static char *all_reads_text(const kmer_t *x, size_t *n)
+{
+    const dna_cfg_t *c = &x->c;
+    if (x->fixed) {
+        char *t = bench_alloc(x->nfixed * c->len + 1);
+        for (size_t i = 0; i < x->nfixed; i++)
+            memcpy(t + i * c->len, x->fixed[i], c->len);
+        *n = x->nfixed;
+        return t;
+    }
+    unsigned char *g = dna_genome(c->genome);
+    char *t = bench_alloc(dna_mul(dna_mul(c->reads, c->len, "reads"), (size_t)x->np, "reads"));
+    for (int r = 0; r < x->np; r++) {
+        unsigned char *reads = dna_reads(c, g, r);
+        for (size_t i = 0; i < c->reads * c->len; i++)
+            t[(size_t)r * c->reads * c->len + i] = "ACGT"[reads[i]];
+        free(reads);
+    }
+    free(g);
+    *n = c->reads * (size_t)x->np;
+    return t;
+}
+
+/* The k-mers occurring twice or more in n reads of len characters (text), with their counts,
+ * sorted by strcmp; returns how many. */
+static size_t serial_count(const char *text, size_t n, size_t len, int k, kstr_t **out)
+{
+    size_t per = len - (size_t)k + 1, m = 0;
+    kstr_t *all = bench_alloc(dna_mul(n * per, sizeof(kstr_t), "serial k-mers") + 1);
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < per; i++) {
+            char f[33], rc[33];
+            memcpy(f, text + r * len + i, (size_t)k);
+            f[k] = 0;
+            for (int j = 0; j < k; j++)
+                rc[j] = complement(f[k - 1 - j]);
+            rc[k] = 0;
+            strcpy(all[m++].s, strcmp(f, rc) <= 0 ? f : rc);
+        }
+    qsort(all, m, sizeof(kstr_t), cmp_kstr);
+    size_t d = 0;
+    for (size_t i = 0; i < m;) {
+        size_t j = i;
+        while (j < m && !strcmp(all[j].s, all[i].s))
+            j++;
+        if (j - i >= 2) {
+            all[d] = all[i];
+            all[d++].count = (int64_t)(j - i);
+        }
+        i = j;
+    }
+    *out = all;
+    return d;
+}
+
+/* 1 when the two sorted lists are equal; else reports the first difference as `what`. */
+static int same_kstr(const char *what, const kstr_t *want, size_t nw, const kstr_t *got, size_t ng)
+{
+    for (size_t i = 0; i < nw || i < ng; i++)
+        if (i >= nw || i >= ng || strcmp(want[i].s, got[i].s) || want[i].count != got[i].count) {
+            fprintf(stderr,
+                    "kmer: %s: %zu k-mers occur twice or more, found %zu; entry %zu: %s x %" PRId64
+                    ", found %s x %" PRId64 "\n",
+                    what, nw, ng, i, i < nw ? want[i].s : "(none)", i < nw ? want[i].count : 0,
+                    i < ng ? got[i].s : "(none)", i < ng ? got[i].count : 0);
+            return 0;
+        }
+    return 1;
+}
+
+/* Rank 0 counts every rank's reads itself (serial_count) and compares with the gathered result,
+ * entry by entry, and with `known` (nknown entries, sorted) when given. Agreed. */
+static int check_serial(kmer_t *x, const collect_t *res, const kstr_t *known, size_t nknown)
 {
     int np = x->np, ok = 1;
-    int n = (int)x->nmine, rn = (int)res->n * 2;
-    int *cnt = calloc((size_t)np, sizeof(int)), *dsp = calloc((size_t)np, sizeof(int));
+    int rn = (int)res->n * 2;
     int *rcnt = calloc((size_t)np, sizeof(int)), *rdsp = calloc((size_t)np, sizeof(int));
-    MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Gather(&rn, 1, MPI_INT, rcnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    size_t all = 0, rall = 0;
+    size_t rall = 0;
     for (int r = 0; x->me == 0 && r < np; r++) {
-        dsp[r] = (int)all;
-        all += (size_t)cnt[r];
         rdsp[r] = (int)rall;
         rall += (size_t)rcnt[r];
     }
-    uint64_t *v = x->me == 0 ? bench_alloc((all ? all : 1) * sizeof(uint64_t)) : NULL;
     kpair_t *got = x->me == 0 ? bench_alloc((rall ? rall : 2) * sizeof(uint64_t)) : NULL;
-    MPI_Gatherv(x->mine, n, MPI_UINT64_T, v, cnt, dsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     MPI_Gatherv(res->p, rn, MPI_UINT64_T, got, rcnt, rdsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (x->me == 0) {
-        kpair_t *want = bench_alloc((all ? all : 1) * sizeof(kpair_t));
-        size_t m = count_sorted(v, all, want, 2), g = rall / 2;
-        qsort(got, g, sizeof(kpair_t), cmp_pair);
-        if (m != g) {
-            fprintf(stderr, "kmer: serial count: %zu k-mers occur twice or more, RMC found %zu\n",
-                    m, g);
-            ok = 0;
+        size_t n, g = rall / 2, k = (size_t)x->c.k;
+        char *text = all_reads_text(x, &n);
+        kstr_t *want, *gs = bench_alloc((g ? g : 1) * sizeof(kstr_t));
+        size_t m = serial_count(text, n, x->c.len, x->c.k, &want);
+        for (size_t i = 0; i < g; i++) { /* RMC's k-mers as text: first base in the top bits */
+            for (size_t j = 0; j < k; j++)
+                gs[i].s[j] = "ACGT"[(got[i].kmer >> (2 * (k - 1 - j))) & 3];
+            gs[i].s[k] = 0;
+            gs[i].count = got[i].count;
         }
-        for (size_t i = 0; ok && i < m; i++)
-            if (want[i].kmer != got[i].kmer || want[i].count != got[i].count) {
-                fprintf(stderr,
-                        "kmer: serial count: entry %zu: %016" PRIx64 " x %" PRId64
-                        ", RMC: %016" PRIx64 " x %" PRId64 "\n",
-                        i, want[i].kmer, want[i].count, got[i].kmer, got[i].count);
-                ok = 0;
-            }
+        qsort(gs, g, sizeof(kstr_t), cmp_kstr);
+        ok = same_kstr("serial count against RMC", want, m, gs, g);
+        if (known)
+            ok &= same_kstr("known answer against the serial count", known, nknown, want, m) &&
+                  same_kstr("known answer against RMC", known, nknown, gs, g);
+        free(text);
         free(want);
+        free(gs);
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    free(v);
     free(got);
-    free(cnt);
-    free(dsp);
     free(rcnt);
     free(rdsp);
     return ok;
@@ -295,7 +383,7 @@ static int check_serial(kmer_t *x, const collect_t *res)
 
 /* One run of both counts on x's input: times (ns per k-mer: RMC pass 1, pass 2, MPI) in t[0..2];
  * 1 when both agree (and, with serial, match the serial count). */
-static int run(kmer_t *x, double *t, int serial)
+static int run(kmer_t *x, double *t, int serial, const kstr_t *known, size_t nknown)
 {
     collect_t r = {0}, m = {0};
     count_rmc(x, t, &r);
@@ -304,7 +392,7 @@ static int run(kmer_t *x, double *t, int serial)
     int ok =
         dna_same("kmer", x->me, "RMC against MPI_Alltoallv (k-mers, occurrences)", a, b) && !x->err;
     if (serial)
-        ok &= check_serial(x, &r);
+        ok &= check_serial(x, &r, known, nknown);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     free(r.p);
     free(m.p);
@@ -330,6 +418,31 @@ int main(void)
     const dna_cfg_t cfgs[] = {
         {20000, 300, 100, 31, 0.01, 0}, {5000, 200, 80, 32, 0.02, 0}, {300, 100, 50, 15, 0.0, 0}};
     int ok = 1;
+    /* A known answer first: reads of 8 bases, k = 5, their canonical k-mers counted by hand. A read
+     * twice, a read and its reverse complement (TTTTTCCC, GGGAAAAA: the same 4 k-mers), k-mers
+     * that are each other's reverse complement within a read (ACGTA / TACGT, CGTAC / GTACG, AACCG
+     * / CGGTT, ACCGG / CCGGT), one twice within a read (CATCA) and singletons (ATCAT, GATGA). */
+    static const char *const known_reads[] = {"ACGTACGT", "TTTTTCCC", "ACGTACGT",
+                                              "GGGAAAAA", "AACCGGTT", "CATCATCA"};
+    static const kstr_t known[] = {{"AAAAA", 2}, {"AACCG", 2}, {"ACCGG", 2},
+                                   {"ACGTA", 4}, {"CATCA", 2}, {"CGTAC", 4},
+                                   {"GAAAA", 2}, {"GGAAA", 2}, {"GGGAA", 2}};
+    x.fixed = known_reads;
+    x.nfixed = sizeof known_reads / sizeof *known_reads;
+    x.c = (dna_cfg_t){64, 0, 8, 5, 0.0, 0};
+    for (size_t i = (size_t)x.me; i < x.nfixed; i += (size_t)x.np)
+        x.c.reads++;
+    setup(&x);
+    for (x.updates = 0; x.updates < 2; x.updates++) {
+        double t[3];
+        int r = run(&x, t, 1, known, sizeof known / sizeof *known);
+        if (x.me == 0)
+            printf("test_kmer: known answer (%zu reads of 8, k 5), pass 2 by %s: %s\n", x.nfixed,
+                   x.updates ? "updates" : "combining buffer", r ? "ok" : "FAILED");
+        ok &= r;
+    }
+    x.fixed = NULL;
+    x.nfixed = 0;
     for (size_t i = 0; i < sizeof cfgs / sizeof *cfgs; i++) {
         x.c = cfgs[i];
         if (x.np > 2)
@@ -337,7 +450,7 @@ int main(void)
         setup(&x);
         for (x.updates = 0; x.updates < 2; x.updates++) {
             double t[3];
-            int r = run(&x, t, 1);
+            int r = run(&x, t, 1, NULL, 0);
             if (x.me == 0)
                 printf("test_kmer: genome %zu, %zu reads of %zu per rank, k %d, errors %.2f, "
                        "pass 2 by %s: %s\n",
@@ -392,7 +505,7 @@ int main(int argc, char **argv)
     double s[3][BENCH_MAX_REPS];
     for (int r = -1; r < o.reps; r++) {
         double t[3];
-        if (!run(&x, t, 0))
+        if (!run(&x, t, 0, NULL, 0))
             bench_fail("the counts of RMC and MPI_Alltoallv differ");
         for (int k = 0; r >= 0 && k < 3; k++)
             s[k][r] = t[k];
