@@ -54,9 +54,11 @@
  *          longest contig from its smallest k-mer): up to that contig's length.
  * Verification (every run): RMC's and MPI's contig sets agree (contigs, bases, mix-sum of the
  * strings); with -DCONTIGS_TEST (tests/mpi/test_contigs) both also equal, string by string, a
- * serial assembly on rank 0 from every rank's occurrences (gathered): its table built in one
- * place, its walks in increasing order of their seeds, skipping k-mers already in a contig, and
- * every UU k-mer in exactly one contig; the test also checks the contigs against the genome.
+ * reference assembly on rank 0 that shares nothing with them but the input (every rank's reads as
+ * text; k-mers, reverse complements, extensions and the graph's edges built as strings in a hash
+ * table of its own; unique paths walked into contigs; every UU k-mer in exactly one contig); the
+ * test also checks the contigs against the genome (error-free reads of a linear genome: exactly
+ * the contigs the reads' places on it imply; a circular genome: the whole circle).
  *
  * One source, two programs (apps/Makefile.inc): bench/bench_contigs (tables: ns per k-mer of the
  * analysis, ns per UU k-mer of the walk, contigs per second; options --genome G --reads R --len L
@@ -974,90 +976,329 @@ static int same_sets(const char *what, const cset_t *a, const cset_t *b)
     return 1;
 }
 
-/* The serial assembly of occurrences o[0..n) (rank 0): into out, sorted. Its table is built by
- * sorting every occurrence in one place and its lookups are binary searches; it walks from the UU
- * k-mers in increasing order, skipping those already in a contig (so each walk starts at its
- * contig's smallest k-mer and never aborts), and checks that every UU k-mer lands in exactly one
- * contig. 0 when a rule the distributed walks rely on broke. */
-static int assemble_serial(const ctg_t *x, occ_t *o, size_t n, cset_t *out)
+/* The serial reference assembly (rank 0), sharing nothing with the assemblies it checks but the
+ * input: the reads as text, every k-mer of a read and its reverse complement as strings (the
+ * canonical one the smaller by strcmp; read reverse-complemented, the bases around it swap sides
+ * and are complemented), counted in a hash table of its own keyed by the string; its UU k-mers'
+ * edges found by building the neighbour's string; unique paths walked into contigs (a cycle from
+ * its smallest k-mer, canonical orientation, rightwards); each contig or its reverse complement,
+ * whichever is smaller, sorted. */
+typedef struct sk {
+    char s[32];         /* the canonical k-mer ("" : an empty slot) */
+    uint32_t count;     /* occurrences */
+    uint32_t ext[2][4]; /* bases seen before (0) and after (1) it, canonical orientation */
+    char l, r;          /* its extensions when it is a UU k-mer (else 0) */
+    int used;           /* in a contig */
+} sk_t;
+
+typedef struct stab {
+    sk_t *e;
+    size_t cap; /* a power of two */
+    int k;
+} stab_t;
+
+static const char *ACGT = "ACGT";
+
+static char comp_ch(char b)
+{
+    return b == 'A' ? 'T' : b == 'C' ? 'G' : b == 'G' ? 'C' : 'A';
+}
+
+static void revcomp_str(const char *s, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = comp_ch(s[n - 1 - i]);
+    out[n] = 0;
+}
+
+/* The entry of k-mer s (k characters), created when `make`; NULL when absent. */
+static sk_t *stab_at(stab_t *t, const char *s, int make)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (int i = 0; i < t->k; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    for (size_t i = (size_t)h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        if (!t->e[i].s[0]) {
+            if (!make)
+                return NULL;
+            memcpy(t->e[i].s, s, (size_t)t->k);
+            return &t->e[i];
+        }
+        if (!memcmp(t->e[i].s, s, (size_t)t->k))
+            return &t->e[i];
+    }
+}
+
+/* The oriented k-mer s's entry if it is a UU k-mer, with its extensions as s reads (*l, *r). */
+static sk_t *stab_uu(stab_t *t, const char *s, char *l, char *r)
+{
+    char rc[33];
+    revcomp_str(s, (size_t)t->k, rc);
+    int fwd = strcmp(s, rc) < 0;
+    sk_t *e = stab_at(t, fwd ? s : rc, 0);
+    if (!e || !e->l)
+        return NULL;
+    *l = fwd ? e->l : comp_ch(e->r);
+    *r = fwd ? e->r : comp_ch(e->l);
+    return e;
+}
+
+/* The k-mer after oriented tip (k characters, right extension tr) into next (with its extensions),
+ * when the graph has that edge: next = tip[1..k) tr is a UU k-mer other than tip's, whose left
+ * extension is tip's first base. Its entry, else NULL. */
+static sk_t *stab_next(stab_t *t, const sk_t *tipe, const char *tip, char tr, char *next, char *nl,
+                       char *nr)
+{
+    int k = t->k;
+    memcpy(next, tip + 1, (size_t)k - 1);
+    next[k - 1] = tr;
+    next[k] = 0;
+    sk_t *n = stab_uu(t, next, nl, nr);
+    return n && n != tipe && *nl == tip[0] ? n : NULL;
+}
+
+/* The contigs of the reads (text: n reads of len characters) into out, sorted; 0 (and a message)
+ * when a UU k-mer is in no contig or in two. */
+static int reference_assembly(const ctg_t *x, const char *text, size_t n, cset_t *out)
 {
     int k = x->c.k;
-    kent_t *e = xalloc(n * sizeof(kent_t));
-    size_t m = aggregate(x, o, n, e);
-    uent_t *u = xalloc(m * sizeof(uent_t));
-    size_t nu = uu_filter(x, e, m, u), used = 0;
-    char *seen = calloc(nu ? nu : 1, 1);
-    walk_t w = {0};
-    int ok = seen != NULL;
-    for (size_t i = 0; ok && i < nu; i++) {
-        if (seen[i])
-            continue;
-        walk_start(&w, x, u[i].kmer, u[i].e);
-        while (walk_live(&w)) /* a round: a lookup for each side that is on */
-            for (int j = 0; j < 2; j++) {
-                uint64_t key;
-                walk_next(&w.s[j], x, &key);
-                long at = w.s[j].on ? uu_find(u, nu, key) : -1;
-                walk_step(&w, j, x, at >= 0, at >= 0 ? u[at].e : (uu_t){0, 0});
-            }
-        if (w.aborted) {
-            fprintf(stderr, "contigs: serial walk from %016" PRIx64 " met a smaller k-mer\n",
-                    u[i].kmer);
-            ok = 0;
-            break;
+    size_t len = x->c.len, per = len - (size_t)k + 1, cap = 64;
+    while (cap < 2 * n * per)
+        cap *= 2;
+    stab_t t = {calloc(cap, sizeof(sk_t)), cap, k};
+    if (!t.e)
+        bench_fail("out of memory (%zu bytes)", cap * sizeof(sk_t));
+    for (size_t r = 0; r < n; r++) /* every occurrence */
+        for (size_t i = 0; i < per; i++) {
+            const char *f = text + r * len + i;
+            char fs[33], rc[33];
+            memcpy(fs, f, (size_t)k);
+            fs[k] = 0;
+            revcomp_str(fs, (size_t)k, rc);
+            char l = i > 0 ? f[-1] : 0, rt = i + (size_t)k < len ? f[k] : 0;
+            int fwd = strcmp(fs, rc) < 0;
+            sk_t *e = stab_at(&t, fwd ? fs : rc, 1);
+            char before = fwd ? l : rt ? comp_ch(rt) : 0, after = fwd ? rt : l ? comp_ch(l) : 0;
+            e->count++;
+            if (before)
+                e->ext[0][strchr(ACGT, before) - ACGT]++;
+            if (after)
+                e->ext[1][strchr(ACGT, after) - ACGT]++;
         }
-        emit(x, &w, out);
-        const char *c = out->s[out->n - 1];
-        uint64_t v = 0;
-        for (size_t p = 0; c[p]; p++) { /* mark the contig's k-mers: each in no other contig */
-            v = ((v << 2) | base_of(c[p])) & x->mask;
-            long at = p + 1 >= (size_t)k ? uu_find(u, nu, dna_canon(v, k)) : 0;
-            if (p + 1 >= (size_t)k && (at < 0 || seen[at])) {
-                fprintf(stderr, "contigs: serial contig %zu: k-mer at %zu %s\n", out->n - 1,
-                        p + 1 - (size_t)k, at < 0 ? "is no UU k-mer" : "is in another contig");
+    size_t nuu = 0;
+    for (size_t i = 0; i < cap; i++) { /* the UU k-mers */
+        sk_t *e = &t.e[i];
+        if (!e->s[0] || e->count < (uint32_t)x->min_count)
+            continue;
+        char side[2] = {0, 0};
+        for (int s = 0; s < 2; s++) {
+            int seen = 0;
+            for (int b = 0; b < 4; b++)
+                if (e->ext[s][b] >= (uint32_t)x->min_ext) {
+                    side[s] = ACGT[b];
+                    seen++;
+                }
+            if (seen != 1)
+                side[s] = 0;
+        }
+        if (side[0] && side[1]) {
+            e->l = side[0];
+            e->r = side[1];
+            nuu++;
+        }
+    }
+    int ok = 1;
+    size_t inside = 0;
+    char *buf = xalloc(nuu + (size_t)k + 1), *left = xalloc(nuu + 1);
+    for (size_t i = 0; ok && i < cap; i++) {
+        sk_t *start = &t.e[i];
+        if (!start->l || start->used)
+            continue;
+        /* the path through start: right from it, then right from its reverse complement (its left
+         * side); back at start going right, it is a cycle */
+        char tip[33], nx[33], tr = start->r, nl, nr;
+        size_t nb = 0, nleft = 0;
+        int cycle = 0;
+        memcpy(tip, start->s, (size_t)k + 1);
+        for (sk_t *e = start, *ne; (ne = stab_next(&t, e, tip, tr, nx, &nl, &nr));) {
+            if (ne == start) {
+                cycle = 1;
+                break;
+            }
+            if (nb == nuu)
+                break; /* (a malformed graph: reported below) */
+            buf[nb++] = nx[k - 1];
+            memcpy(tip, nx, (size_t)k + 1);
+            e = ne, tr = nr;
+        }
+        if (cycle) { /* again from its smallest k-mer, canonical orientation */
+            sk_t *min = start;
+            memcpy(tip, start->s, (size_t)k + 1);
+            tr = start->r;
+            for (sk_t *e = start, *ne; (ne = stab_next(&t, e, tip, tr, nx, &nl, &nr)) != start;) {
+                if (!ne || nb-- == 0)
+                    break; /* (not the cycle it seemed: reported below) */
+                if (strcmp(ne->s, min->s) < 0)
+                    min = ne;
+                memcpy(tip, nx, (size_t)k + 1);
+                e = ne, tr = nr;
+            }
+            start = min;
+            nb = 0;
+            memcpy(tip, start->s, (size_t)k + 1);
+            tr = start->r;
+            for (sk_t *e = start, *ne; (ne = stab_next(&t, e, tip, tr, nx, &nl, &nr)) != start;) {
+                if (!ne || nb == nuu)
+                    break; /* (not the cycle it seemed: reported below) */
+                buf[nb++] = nx[k - 1];
+                memcpy(tip, nx, (size_t)k + 1);
+                e = ne, tr = nr;
+            }
+        } else {
+            revcomp_str(start->s, (size_t)k, tip);
+            tr = comp_ch(start->l);
+            for (sk_t *e = start, *ne; (ne = stab_next(&t, e, tip, tr, nx, &nl, &nr));) {
+                if (ne == start || nleft + nb >= nuu)
+                    break; /* (malformed: reported below) */
+                left[nleft++] = nx[k - 1];
+                memcpy(tip, nx, (size_t)k + 1);
+                e = ne, tr = nr;
+            }
+        }
+        /* the contig: the left side's bases reverse-complemented, start, the right side's */
+        size_t clen = nleft + (size_t)k + nb;
+        char *c = xalloc(clen + 1), *rc = xalloc(clen + 1);
+        for (size_t j = 0; j < nleft; j++)
+            c[j] = comp_ch(left[nleft - 1 - j]);
+        memcpy(c + nleft, start->s, (size_t)k);
+        memcpy(c + nleft + k, buf, nb);
+        c[clen] = 0;
+        revcomp_str(c, clen, rc);
+        if (strcmp(rc, c) < 0) {
+            char *s = c;
+            c = rc;
+            rc = s;
+        }
+        free(rc);
+        cset_add(out, c);
+        for (size_t j = 0; j + (size_t)k <= clen; j++) { /* its k-mers: UU, in no other contig */
+            char kl, kr, km[33];
+            memcpy(km, c + j, (size_t)k);
+            km[k] = 0;
+            sk_t *e = stab_uu(&t, km, &kl, &kr);
+            if (!e || e->used) {
+                fprintf(stderr, "contigs: reference contig %zu: k-mer at %zu %s\n", out->n - 1, j,
+                        !e ? "is no UU k-mer" : "is in another contig");
                 ok = 0;
                 break;
             }
-            if (p + 1 >= (size_t)k) {
-                seen[at] = 1;
-                used++;
-            }
+            e->used = 1;
+            inside++;
         }
     }
-    if (ok && used != nu) {
-        fprintf(stderr, "contigs: serial: %zu UU k-mers, %zu in contigs\n", nu, used);
+    if (ok && inside != nuu) {
+        fprintf(stderr, "contigs: reference: %zu UU k-mers, %zu in contigs\n", nuu, inside);
         ok = 0;
     }
     if (out->n)
         qsort(out->s, out->n, sizeof(char *), cmp_str);
-    free(w.s[0].add.b);
-    free(w.s[1].add.b);
-    free(seen);
-    free(u);
-    free(e);
+    free(buf);
+    free(left);
+    free(t.e);
     return ok;
 }
 
-/* Rank 0 assembles every rank's occurrences itself and compares RMC's and MPI's contigs with it,
- * and with what the input promises (error-free reads: contigs on the genome; a circular genome
- * covered everywhere: one contig, the whole circle). Agreed. */
+/* Every rank's reads as text (dna_reads on rank 0 for each rank), in *n reads of len characters. */
+static char *all_reads_text(const ctg_t *x, size_t *n)
+{
+    const dna_cfg_t *c = &x->c;
+    unsigned char *g = dna_genome(c->genome);
+    size_t per = c->reads * c->len;
+    char *t = xalloc(dna_mul(per, (size_t)x->np, "reads") + 1);
+    for (int r = 0; r < x->np; r++) {
+        unsigned char *reads = dna_reads(c, g, r);
+        for (size_t i = 0; i < per; i++)
+            t[(size_t)r * per + i] = ACGT[reads[i]];
+        free(reads);
+    }
+    free(g);
+    *n = c->reads * (size_t)x->np;
+    return t;
+}
+
+/* Error-free reads of a linear genome: the contigs the genome implies, into out (sorted). Each read
+ * is found in the genome (it occurs once: no k-mer repeats); a genome k-mer at p is a UU k-mer when
+ * one read holds it with the base before (p - 1) and one with the base after (p + k); the
+ * contigs are the maximal runs of such positions, p .. q giving the genome's bases p .. q + k. */
+static void genome_contigs(const ctg_t *x, const char *text, size_t n, cset_t *out)
+{
+    size_t G = x->c.genome, k = (size_t)x->c.k, len = x->c.len;
+    unsigned char *g = dna_genome(G);
+    char *gs = xalloc(G + 1), *read = xalloc(len + 1);
+    for (size_t i = 0; i < G; i++)
+        gs[i] = ACGT[g[i]];
+    gs[G] = 0;
+    /* lext[p]: some read holds bases p - 1 .. p + k - 1; rext[p]: p .. p + k */
+    char *lext = calloc(G + 1, 1), *rext = calloc(G + 1, 1);
+    if (!lext || !rext)
+        bench_fail("out of memory");
+    for (size_t r = 0; r < n; r++) {
+        memcpy(read, text + r * len, len);
+        read[len] = 0;
+        const char *at = strstr(gs, read);
+        if (!at)
+            bench_fail("contigs: an error-free read is not in the genome");
+        size_t a = (size_t)(at - gs);
+        for (size_t p = a + 1; p + k <= a + len; p++)
+            lext[p] = 1;
+        for (size_t p = a; p + k + 1 <= a + len; p++)
+            rext[p] = 1;
+    }
+    for (size_t p = 0; p + k <= G;) {
+        if (!(lext[p] && rext[p])) {
+            p++;
+            continue;
+        }
+        size_t q = p;
+        while (q + 1 + k <= G && lext[q + 1] && rext[q + 1])
+            q++;
+        size_t clen = q - p + k;
+        char *c = xalloc(clen + 1), *rc = xalloc(clen + 1);
+        memcpy(c, gs + p, clen);
+        c[clen] = 0;
+        revcomp_str(c, clen, rc);
+        if (strcmp(rc, c) < 0) {
+            char *s = c;
+            c = rc;
+            rc = s;
+        }
+        free(rc);
+        cset_add(out, c);
+        p = q + 1;
+    }
+    if (out->n)
+        qsort(out->s, out->n, sizeof(char *), cmp_str);
+    free(g);
+    free(gs);
+    free(read);
+    free(lext);
+    free(rext);
+}
+
+/* Rank 0 assembles every rank's reads itself (reference_assembly) and compares RMC's and MPI's
+ * contigs with it, and with what the input promises (error-free reads: contigs on the genome; of a
+ * linear genome with every k-mer kept, exactly the contigs its reads' places imply; a circular
+ * genome covered everywhere: one contig, the whole circle). Agreed. */
 static int check_serial(ctg_t *x, const result_t *rr, const result_t *mr, gstats_t *st)
 {
-    int ok = 1, nb = (int)(x->nocc * sizeof(occ_t));
-    int *cnt = xalloc((size_t)x->np * sizeof(int)), *dsp = xalloc((size_t)x->np * sizeof(int));
-    MPI_Gather(&nb, 1, MPI_INT, cnt, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    size_t all = 0;
-    for (int r = 0; x->me == 0 && r < x->np; r++) {
-        dsp[r] = (int)all;
-        all += (size_t)cnt[r];
-    }
-    occ_t *o = x->me == 0 ? xalloc(all) : NULL;
-    MPI_Gatherv(x->occ, nb, MPI_BYTE, o, cnt, dsp, MPI_BYTE, 0, MPI_COMM_WORLD);
-    cset_t a = gather_set(x, &rr->set), b = gather_set(x, &mr->set), want = {0};
+    int ok = 1;
+    cset_t a = gather_set(x, &rr->set), b = gather_set(x, &mr->set), want = {0}, implied = {0};
     if (x->me == 0) {
-        ok = assemble_serial(x, o, all / sizeof(occ_t), &want);
-        ok = ok && same_sets("RMC against the serial assembly", &a, &want);
-        ok = ok && same_sets("MPI against the serial assembly", &b, &want);
+        size_t n;
+        char *text = all_reads_text(x, &n);
+        ok = reference_assembly(x, text, n, &want);
+        ok = ok && same_sets("RMC against the reference assembly", &a, &want);
+        ok = ok && same_sets("MPI against the reference assembly", &b, &want);
         *st = genome_stats(x, &a);
         if (st->repeats) {
             fprintf(stderr, "contigs: the genome repeats %zu k-mers\n", st->repeats);
@@ -1069,19 +1310,33 @@ static int check_serial(ctg_t *x, const result_t *rr, const result_t *mr, gstats
                     st->contigs - st->on_genome, st->contigs);
             ok = 0;
         }
+        if (x->c.err == 0 && !x->c.circular && x->min_count == 1 && x->min_ext == 1 && ok) {
+            genome_contigs(x, text, n, &implied);
+            size_t longest = 0;
+            for (size_t i = 0; i < implied.n; i++)
+                if (strlen(implied.s[i]) > longest)
+                    longest = strlen(implied.s[i]);
+            if (implied.n != st->contigs || longest != st->longest) {
+                fprintf(stderr,
+                        "contigs: the genome and the reads' places imply %zu contigs, longest "
+                        "%zu; RMC found %zu, longest %zu\n",
+                        implied.n, longest, st->contigs, st->longest);
+                ok = 0;
+            }
+            ok = ok && same_sets("RMC against the contigs the genome implies", &a, &implied);
+        }
         if (x->c.circular && (st->contigs != 1 || st->longest != x->c.genome + x->c.k - 1)) {
             fprintf(stderr, "contigs: a circular genome of %zu gave %zu contigs, longest %zu\n",
                     x->c.genome, st->contigs, st->longest);
             ok = 0;
         }
+        free(text);
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     cset_free(&a);
     cset_free(&b);
     cset_free(&want);
-    free(o);
-    free(cnt);
-    free(dsp);
+    cset_free(&implied);
     return ok;
 }
 
