@@ -507,9 +507,10 @@ int main(int argc, char **argv)
                          "idle); BLAS together: every rank's dgemm of its n/p rows at once, no "
                          "communication (what the ranks' BLAS reach side by side)");
     bench_table_note(tsplit,
-                     "RMC_BLOCK_RECT, n = %zu; compute: BLAS, comm wait: waiting for "
-                     "blocks, accumulate: pulling and adding partial blocks, imbalance: "
-                     "the final barrier",
+                     "RMC_BLOCK_RECT, n = %zu; compute: BLAS, comm wait: issuing and "
+                     "waiting for block transfers and reservations, accumulate: pulling and "
+                     "adding partial blocks, imbalance: waiting for the other ranks (barriers, "
+                     "collective steps, the final barrier); MB: node-local blocks 0",
                      last);
     bench_table_t *tabs[3] = {tt, tg, tsplit};
     int miss = bench_finish(&o, tabs, 3);

@@ -143,10 +143,10 @@ static int64_t box_of(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, in
     return tc[0] * d->nt[1] + tc[1];
 }
 
-/* Makes op(X)[i0, i1) x [j0, j1) available: in place when node-local, else fetched (nb) into buf.
- */
+/* Makes op(X)[i0, i1) x [j0, j1) available: in place when node-local, else fetched (nb) into buf
+ * (its bytes and the time to issue the fetch counted in *ss: bytes, comm wait). */
 static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int64_t j0, int64_t j1,
-                                char *buf, blk_t *b, double *bytes, const char *fn)
+                                char *buf, blk_t *b, rmc_gemm_stats_t *ss, const char *fn)
 {
     int64_t lo[2], hi[2];
     int64_t t = box_of(o, i0, i1, j0, j1, lo, hi);
@@ -160,9 +160,12 @@ static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int6
             return RMC_OK;
         int64_t rows, cols;
         rmcc_sptile_shape(o->s, t, &rows, &cols);
-        *bytes += (double)rmcc_spblock_bytes(rows, o->s->dir[t].nnz, o->s->idx64);
+        ss->bytes += (double)rmcc_spblock_bytes(rows, o->s->dir[t].nnz, o->s->idx64);
         b->own_csr = 1;
-        return rmc_spmatrix_tile_get_nb(o->s, t, &b->csr, &b->r);
+        double t0 = rmcc_now();
+        rmc_status_t st = rmc_spmatrix_tile_get_nb(o->s, t, &b->csr, &b->r);
+        ss->comm_wait += rmcc_now() - t0;
+        return st;
     }
     char *l = rmcc_tile_laddr(o->m, t);
     if (l) {
@@ -174,8 +177,11 @@ static rmc_status_t block_start(const operand_t *o, int64_t i0, int64_t i1, int6
     }
     b->ld = hi[1] - lo[1];
     b->p = buf;
-    *bytes += (double)((hi[0] - lo[0]) * b->ld) * (double)o->m->esz;
-    return rmcc_matrix_patch(o->m, 0, lo, hi, buf, NULL, NULL, &b->r, fn);
+    ss->bytes += (double)((hi[0] - lo[0]) * b->ld) * (double)o->m->esz;
+    double t0 = rmcc_now();
+    rmc_status_t st = rmcc_matrix_patch(o->m, 0, lo, hi, buf, NULL, NULL, &b->r, fn);
+    ss->comm_wait += rmcc_now() - t0;
+    return st;
 }
 
 /* Releases what a block holds (a fetched sparse tile). */
@@ -289,6 +295,22 @@ static rmc_status_t block_wait(gemm_t *g, blk_t *b)
     rmc_status_t s = rmc_wait(&b->r);
     g->st.comm_wait += now() - t0;
     return s;
+}
+
+/* Collective steps: waiting for the other ranks, counted as imbalance. */
+static rmc_status_t agree_timed(gemm_t *g, rmc_status_t st)
+{
+    double t0 = now();
+    st = rmcc_agree(st);
+    g->st.imbalance += now() - t0;
+    return st;
+}
+static rmc_status_t barrier_timed(gemm_t *g)
+{
+    double t0 = now();
+    rmc_status_t st = rmc_barrier();
+    g->st.imbalance += now() - t0;
+    return st;
 }
 
 /* dst (m x n, ldd) += alpha op(A) op(B) for one block product, cut into column panels between
@@ -465,10 +487,12 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
     if (st == RMC_OK)
         first[nr] = nseq;
     long all = 0;
+    double t1 = now(); /* (collective: waiting for the others) */
     st = rmcc_agree(st);
     if (st == RMC_OK && MPI_Allreduce(&nr, &all, 1, MPI_LONG, MPI_MAX, rmcc.comm) != MPI_SUCCESS)
         st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allreduce of the rounds");
     st = rmcc_agree(st);
+    g->st.imbalance += now() - t1;
     for (long r = 0; st == RMC_OK && r < all; r++) {
         int64_t q0 = r < nr ? first[r] : nseq, q1 = r < nr ? first[r + 1] : nseq;
         size_t total = 0, at = 0;
@@ -484,10 +508,10 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
             at += na + nb;
             if (st == RMC_OK)
                 st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
-                                 g->ck.at[kk + 1], bq, &A[q], &g->st.bytes, g->fn);
+                                 g->ck.at[kk + 1], bq, &A[q], &g->st, g->fn);
             if (st == RMC_OK)
                 st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j],
-                                 g->cj.at[j + 1], bq + na, &B[q], &g->st.bytes, g->fn);
+                                 g->cj.at[j + 1], bq + na, &B[q], &g->st, g->fn);
         }
         /* serve and wait: this rank's fetches, then every rank's (a background barrier) */
         double t0 = now();
@@ -518,7 +542,7 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
                 rmc_progress();
         }
         g->st.comm_wait += now() - t0;
-        st = rmcc_agree(st);
+        st = agree_timed(g, st);
         for (int64_t q = q0; st == RMC_OK && q < q1; q++) { /* the round's products */
             int64_t i = w[q][0], j = w[q][1], kk = w[q][2], ldc;
             char *cp = c_block(g, i, j, &ldc);
@@ -526,7 +550,7 @@ static rmc_status_t stationary_c_rounds(gemm_t *g, int64_t (*w)[3], int64_t nseq
             st = multiply(g, g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j],
                           g->ck.at[kk + 1] - g->ck.at[kk], &A[q], &B[q], cp, ldc, beta, NULL, 0);
         }
-        st = rmcc_agree(st); /* a rank that failed stops every rank at this round */
+        st = agree_timed(g, st); /* a rank that failed stops every rank at this round */
         for (int64_t q = q0; q < q1; q++) {
             for (int x = 0; x < 2; x++) {
                 blk_t *b = x ? &B[q] : &A[q];
@@ -582,9 +606,9 @@ static rmc_status_t stationary_c(gemm_t *g)
     char *ab[2] = {bufs, bufs + g->bufA + g->bufB}, *bb[2] = {ab[0] + g->bufA, ab[1] + g->bufA};
 #define START(x, s)                                                                                \
     ((sa = block_start(&g->a, g->ci.at[w[s][0]], g->ci.at[w[s][0] + 1], g->ck.at[w[s][2]],         \
-                       g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st.bytes, g->fn)) == RMC_OK        \
+                       g->ck.at[w[s][2] + 1], ab[x], &A[x], &g->st, g->fn)) == RMC_OK              \
          ? block_start(&g->b, g->ck.at[w[s][2]], g->ck.at[w[s][2] + 1], g->cj.at[w[s][1]],         \
-                       g->cj.at[w[s][1] + 1], bb[x], &B[x], &g->st.bytes, g->fn)                   \
+                       g->cj.at[w[s][1] + 1], bb[x], &B[x], &g->st, g->fn)                         \
          : sa)
     st = START(0, 0);
     for (int64_t s = 0; st == RMC_OK && s < nseq; s++) {
@@ -659,10 +683,10 @@ static rmc_status_t stationary_c_sparse(gemm_t *g)
             for (int64_t q = 0; st == RMC_OK && q < nk; q++) {
                 int64_t kk = (q + i + j) % nk;
                 st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk],
-                                 g->ck.at[kk + 1], NULL, &b[q], &g->st.bytes, g->fn);
+                                 g->ck.at[kk + 1], NULL, &b[q], &g->st, g->fn);
                 if (st == RMC_OK)
                     st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j],
-                                     g->cj.at[j + 1], NULL, &b[nk + q], &g->st.bytes, g->fn);
+                                     g->cj.at[j + 1], NULL, &b[nk + q], &g->st, g->fn);
             }
         }
         if (st != RMC_OK || s == 0)
@@ -756,7 +780,8 @@ static rmc_status_t pull_sparse(gemm_t *g, updater_t *u, const upd_t *d, rmc_csr
     memcpy(p->rowptr, rp, (size_t)(rows + 1) * w);
     memcpy(p->colind, ci, (size_t)d->nnz * w);
     memcpy(p->val, v, (size_t)d->nnz * 8);
-    g->st.bytes += (double)bytes;
+    if (rmc_same_node(d->p.rank) != 1) /* (the consumer counts it: a node-local one is 0) */
+        g->st.bytes += (double)bytes;
     return RMC_OK;
 }
 
@@ -786,14 +811,16 @@ static void add_block(const gemm_t *g, char *dst, int64_t ldd, const char *src, 
 }
 
 /* Drains this rank's update queue: pulls each product there now and adds it to the C block it
- * names (*left: the updates still to come). Counts accumulate time. */
+ * names (*left: the updates still to come). Counts accumulate time when there was something to
+ * pull (finding the queue empty is waiting: the callers count it as theirs). */
 static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
 {
     if (!u->queue || !u->q || !u->q[rmcc.rank])
         return RMC_OK;
     double t0 = now();
     rmc_status_t st = RMC_OK;
-    for (;;) {
+    int got = 0;
+    for (;; got = 1) {
         upd_t d;
         st = rmc_queue_pop(u->q[rmcc.rank], &d, 0);
         if (st == RMC_ERR_EMPTY) {
@@ -819,11 +846,13 @@ static rmc_status_t drain(gemm_t *g, updater_t *u, int64_t *left)
         rmc_status_t as = rmc_gptr_fetch_add_i64(d.ack, 1, &old);
         if ((st = gs != RMC_OK ? gs : as) != RMC_OK)
             break;
-        g->st.bytes += (double)bytes;
+        if (rmc_same_node(d.p.rank) != 1) /* (the consumer counts it: a node-local one is 0) */
+            g->st.bytes += (double)bytes;
         add_block(g, cp, ldc, u->pull, nj, mi, nj); /* (alpha was applied by the producer) */
         --*left;
     }
-    g->st.accumulate += now() - t0;
+    if (got || st != RMC_OK)
+        g->st.accumulate += now() - t0;
     return st;
 }
 
@@ -834,7 +863,7 @@ static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
     int s = u->next;
     u->next = (s + 1) % NSLOT;
     rmc_status_t st = RMC_OK;
-    double t0 = now();
+    double t0 = now(), acc0 = g->st.accumulate; /* (drain counts its own time) */
     if (!u->queue) {
         if (u->r[s])
             st = rmc_wait(&u->r[s]);
@@ -850,7 +879,7 @@ static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
             rmc_progress();
         }
     }
-    g->st.comm_wait += now() - t0;
+    g->st.comm_wait += now() - t0 - (g->st.accumulate - acc0);
     *buf = u->buf[s];
     return st;
 }
@@ -860,29 +889,35 @@ static rmc_status_t upd_slot(gemm_t *g, updater_t *u, int64_t *left, char **buf)
 static rmc_status_t push_update(gemm_t *g, updater_t *u, const upd_t *d, int64_t *left)
 {
     int owner = c_owner(g, d->i, d->j);
-    double t0 = now();
+    double t0 = now(), acc0 = g->st.accumulate; /* (drain counts its own time) */
     rmc_status_t st;
     while ((st = rmc_queue_push(u->q[owner], d, 0)) == RMC_ERR_FULL) {
         if ((st = drain(g, u, left)) != RMC_OK)
             break;
         rmc_progress();
     }
-    g->st.comm_wait += now() - t0;
+    g->st.comm_wait += now() - t0 - (g->st.accumulate - acc0);
     return st;
 }
 
-/* Sends the product in the buffer last given by upd_slot to C block [i, j]. */
+/* Sends the product in the buffer last given by upd_slot to C block [i, j] (the time to issue
+ * it: comm wait). Bytes: the accumulate or put sent to a C owner on another node (the queue
+ * method's consumer counts the block it pulls: only a descriptor goes out here). */
 static rmc_status_t upd_send(gemm_t *g, updater_t *u, int64_t i, int64_t j, int64_t kk,
                              int64_t *left)
 {
     int s = (u->next + NSLOT - 1) % NSLOT;
     int64_t mi = g->ci.at[i + 1] - g->ci.at[i], nj = g->cj.at[j + 1] - g->cj.at[j];
-    g->st.bytes += (double)(mi * nj) * (double)g->es;
     if (!u->queue) { /* into C (atomic accumulate), or into copy kk (a plain put) */
         int64_t lo[2] = {g->c0[0] + g->ci.at[i], g->c0[1] + g->cj.at[j]};
         int64_t hi[2] = {g->c0[0] + g->ci.at[i + 1], g->c0[1] + g->cj.at[j + 1]};
-        return rmcc_matrix_patch(u->copies ? u->cp[kk] : g->c, u->copies ? 1 : 2, lo, hi, u->buf[s],
-                                 NULL, NULL, &u->r[s], g->fn);
+        if (rmc_same_node(c_owner(g, i, j)) != 1) /* (the copies are on C's distribution) */
+            g->st.bytes += (double)(mi * nj) * (double)g->es;
+        double t0 = now();
+        rmc_status_t st = rmcc_matrix_patch(u->copies ? u->cp[kk] : g->c, u->copies ? 1 : 2, lo, hi,
+                                            u->buf[s], NULL, NULL, &u->r[s], g->fn);
+        g->st.comm_wait += now() - t0;
+        return st;
     }
     upd_t d = {u->slot[s], rmc_gptr_add(u->ack, 8 * s), i, j, 0};
     u->sent[s]++;
@@ -913,8 +948,7 @@ static rmc_status_t upd_send_sp(gemm_t *g, updater_t *u, int64_t i, int64_t j, c
     rmcc_spblock_arrays(rmc_gptr_local(blk), p->nrows, p->nnz, p->idx64, &rp, &ci, &v);
     memcpy(rp, p->rowptr, (size_t)(p->nrows + 1) * w);
     memcpy(ci, p->colind, (size_t)p->nnz * w);
-    memcpy(v, p->val, (size_t)p->nnz * 8);
-    g->st.bytes += (double)bytes;
+    memcpy(v, p->val, (size_t)p->nnz * 8); /* (bytes: counted by the owner that pulls it) */
     upd_t d = {blk, RMC_GPTR_NULL, i, j, p->nnz};
     return push_update(g, u, &d, left);
 }
@@ -987,6 +1021,7 @@ static rmc_status_t upd_init(gemm_t *g, updater_t *u)
 static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t left)
 {
     if (!u->queue) {
+        double t0 = now(); /* this rank's sends complete: comm wait */
         for (int s = 0; s < NSLOT; s++) {
             if (u->r[s]) {
                 rmc_status_t s2 = rmc_wait(&u->r[s]);
@@ -995,15 +1030,21 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
             }
             free(u->buf[s]);
         }
-        if (!u->copies)
+        if (!u->copies) {
+            g->st.comm_wait += now() - t0;
             return st;
+        }
         /* every copy complete, then each owner adds the copies' blocks of its C tiles */
-        rmc_status_t f = rmc_fence_all(), b = rmc_barrier();
+        rmc_status_t f = rmc_fence_all();
+        g->st.comm_wait += now() - t0;
+        t0 = now();
+        rmc_status_t b = rmc_barrier();
         st = rmcc_agree(st != RMC_OK ? st : f != RMC_OK ? f : b);
+        g->st.imbalance += now() - t0;
         for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++)
             if (!u->cp || !u->cp[kk])
                 st = RMC_ERR_INTERNAL; /* (cannot happen: creation failed everywhere first) */
-        double t0 = now();
+        t0 = now();
         for (int64_t i = 0; st == RMC_OK && i < g->ci.n; i++)
             for (int64_t j = 0; j < g->cj.n; j++) {
                 if (c_owner(g, i, j) != rmcc.rank)
@@ -1016,6 +1057,7 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
                               g->ci.at[i + 1] - g->ci.at[i], g->cj.at[j + 1] - g->cj.at[j]);
             }
         g->st.accumulate += now() - t0;
+        t0 = now(); /* (collective: waiting for the others) */
         for (int64_t kk = 0; u->cp && kk < g->ck.n; kk++)
             if (u->cp[kk]) {
                 rmc_status_t d = rmc_matrix_destroy(u->cp[kk]);
@@ -1023,11 +1065,14 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
                     st = d;
             }
         free(u->cp);
+        g->st.imbalance += now() - t0;
         return st;
     }
     /* every rank pulls its updates until all ranks have finished pushing theirs (a barrier in
      * the background: a failed rank ends it too, nobody waits for updates that never come), then
-     * what is left */
+     * what is left. Imbalance: all of it but the pulling and adding (accumulate, counted by drain)
+     */
+    double t0 = now(), acc0 = g->st.accumulate;
     MPI_Request rq;
     int done = 0;
     if (MPI_Ibarrier(rmcc.comm, &rq) != MPI_SUCCESS) {
@@ -1066,6 +1111,7 @@ static rmc_status_t upd_finish(gemm_t *g, updater_t *u, rmc_status_t st, int64_t
     free(u->blocks);
     free(u->q);
     free(u->pull);
+    g->st.imbalance += now() - t0 - (g->st.accumulate - acc0);
     return st;
 }
 
@@ -1127,18 +1173,18 @@ static rmc_status_t stationary_ab(gemm_t *g, int which, updater_t *u, int64_t *l
                 continue;
             blk_t S = {0}, M[2] = {{0}};
             int64_t k0 = g->ck.at[kk], k1 = g->ck.at[kk + 1];
-            st = which ? block_start(so, k0, k1, outer->at[o], outer->at[o + 1], sbuf, &S,
-                                     &g->st.bytes, g->fn)
-                       : block_start(so, outer->at[o], outer->at[o + 1], k0, k1, sbuf, &S,
-                                     &g->st.bytes, g->fn);
+            st = which ? block_start(so, k0, k1, outer->at[o], outer->at[o + 1], sbuf, &S, &g->st,
+                                     g->fn)
+                       : block_start(so, outer->at[o], outer->at[o + 1], k0, k1, sbuf, &S, &g->st,
+                                     g->fn);
             if (st == RMC_OK)
                 st = block_wait(g, &S); /* in place: it is this rank's */
             int64_t nm = moving->n, start = (o + kk) % (nm ? nm : 1);
 #define MSTART(x, s)                                                                               \
     (which ? block_start(mo, moving->at[(s + start) % nm], moving->at[(s + start) % nm + 1], k0,   \
-                         k1, mbuf[x], &M[x], &g->st.bytes, g->fn)                                  \
+                         k1, mbuf[x], &M[x], &g->st, g->fn)                                        \
            : block_start(mo, k0, k1, moving->at[(s + start) % nm],                                 \
-                         moving->at[(s + start) % nm + 1], mbuf[x], &M[x], &g->st.bytes, g->fn))
+                         moving->at[(s + start) % nm + 1], mbuf[x], &M[x], &g->st, g->fn))
             if (st == RMC_OK && nm)
                 st = MSTART(0, 0);
             for (int64_t s = 0; st == RMC_OK && s < nm; s++) {
@@ -1189,6 +1235,7 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
         st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the reservation grid");
     if (st == RMC_OK && (st = rmc_alloc(8 * (size_t)(nu ? nu : 1), &ctr)) == RMC_OK)
         base[rmcc.rank] = ctr.off;
+    double t0 = now(); /* (collective: waiting for the others) */
     st = rmcc_agree(st);
     if (st == RMC_OK && MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, base, 1, MPI_UINT64_T,
                                       rmcc.comm) != MPI_SUCCESS)
@@ -1196,6 +1243,7 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
     st = rmcc_agree(st);
     if (st == RMC_OK)
         st = rmcc_agree(rmc_barrier()); /* the counters are zero everywhere before any use */
+    g->st.imbalance += now() - t0;
     /* the order: own units, then the others (random or by locality), unit u = i * nk + kk */
     int64_t n = 0;
     uint64_t seed = 0x9e3779b97f4a7c15ull * (uint64_t)(rmcc.rank + 1);
@@ -1230,18 +1278,21 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
         int owner = op_owner(&g->a, &g->ci, i, &g->ck, kk);
         rmc_gptr_t c = {.rank = owner, .off = base[owner] + 8 * (uint64_t)v};
         int64_t j;
-        if ((st = rmc_gptr_fetch_add_i64(c, 1, &j)) != RMC_OK || j >= nj)
+        double t1 = now(); /* reservations: comm wait */
+        st = rmc_gptr_fetch_add_i64(c, 1, &j);
+        g->st.comm_wait += now() - t1;
+        if (st != RMC_OK || j >= nj)
             continue;
         blk_t S = {0}, M = {0};
         st = block_start(&g->a, g->ci.at[i], g->ci.at[i + 1], g->ck.at[kk], g->ck.at[kk + 1], sbuf,
-                         &S, &g->st.bytes, g->fn);
+                         &S, &g->st, g->fn);
         if (st == RMC_OK)
             st = block_wait(g, &S);
         while (st == RMC_OK && j < nj) {
             if (owner != rmcc.rank)
                 g->st.tiles_stolen++;
             st = block_start(&g->b, g->ck.at[kk], g->ck.at[kk + 1], g->cj.at[j], g->cj.at[j + 1],
-                             mbuf, &M, &g->st.bytes, g->fn);
+                             mbuf, &M, &g->st, g->fn);
             if (st == RMC_OK)
                 st = block_wait(g, &M);
             if (st == RMC_OK)
@@ -1249,8 +1300,11 @@ static rmc_status_t stealing(gemm_t *g, int local, updater_t *u, int64_t *left, 
             if (M.r)
                 rmc_wait(&M.r);
             block_release(&M);
-            if (st == RMC_OK)
+            if (st == RMC_OK) {
+                t1 = now();
                 st = rmc_gptr_fetch_add_i64(c, 1, &j);
+                g->st.comm_wait += now() - t1;
+            }
         }
         if (S.r)
             rmc_wait(&S.r);
@@ -1319,7 +1373,7 @@ static rmc_status_t panel(gemm_t *g, const operand_t *o, int64_t r0, int64_t r1,
     rmc_csr_t cut; /* a sparse panel that is part of its tile: that part */
     rmc_csr_init(&cut, o->s ? o->s->idx64 : 0);
     if (me == root) {
-        st = block_start(o, r0, r1, c0, c1, *buf, &src, &g->st.bytes, g->fn);
+        st = block_start(o, r0, r1, c0, c1, *buf, &src, &g->st, g->fn);
         if (st == RMC_OK && src.r)
             st = rmc_wait(&src.r);
         if (st == RMC_OK && o->s && (src.csr.nrows != rows || src.csr.ncols != cols)) {
@@ -1407,10 +1461,12 @@ static rmc_status_t summa(gemm_t *g)
     MPI_Comm row = MPI_COMM_NULL, col = MPI_COMM_NULL;
     int in = rmcc.rank < c->pgrid[0] * c->pgrid[1];
     grid_coords(c, in ? rmcc.rank : 0, &pr, &pc);
+    double t0 = now();
     if (MPI_Comm_split(rmcc.comm, in ? pr : MPI_UNDEFINED, pc, &row) != MPI_SUCCESS ||
         MPI_Comm_split(rmcc.comm, in ? pc : MPI_UNDEFINED, pr, &col) != MPI_SUCCESS)
         st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Comm_split of SUMMA's row / column communicators");
     st = rmcc_agree(st);
+    g->st.imbalance += now() - t0; /* (collective: waiting for the others) */
     char *abuf = NULL, *bbuf = NULL;
     size_t acap = 0, bcap = 0;
     int64_t i0 = rmcc_tile_lo(c, 0, pr), i1 = rmcc_tile_hi(c, 0, pr);
@@ -1418,19 +1474,19 @@ static rmc_status_t summa(gemm_t *g)
     for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++) {
         int64_t k0 = g->ck.at[kk], k1 = g->ck.at[kk + 1];
         if (!in) { /* outside the grid: only the two agreements of each step */
-            if ((st = rmcc_agree(st)) == RMC_OK)
-                st = rmcc_agree(st);
+            if ((st = agree_timed(g, st)) == RMC_OK)
+                st = agree_timed(g, st);
             continue;
         }
         int acol = (int)rmcc_tile_of(g->a.d, 1, k0), brow = (int)rmcc_tile_of(g->b.d, 0, k0);
         blk_t pa, pb;
-        double t0 = now();
+        double t0 = now(), w0 = g->st.comm_wait; /* (block_start inside counts its issue) */
         /* both panels on every rank (each agrees within its communicator), then all ranks */
         rmc_status_t sa = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &abuf, &acap, &pa);
         rmc_status_t sb = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &bbuf, &bcap, &pb);
         if ((st = rmcc_agree(sa != RMC_OK ? sa : sb)) != RMC_OK)
             break;
-        g->st.comm_wait += now() - t0;
+        g->st.comm_wait = w0 + (now() - t0);
         if (g->cs) {
             rmc_csr_t p;
             rmc_csr_init(&p, g->cs->idx64);
@@ -1443,7 +1499,7 @@ static rmc_status_t summa(gemm_t *g)
             st = multiply(g, i1 - i0, j1 - j0, k1 - k0, &pa, &pb, cp, ldc,
                           kk == 0 ? g->beta : g->one, NULL, 0);
         }
-        st = rmcc_agree(st);
+        st = agree_timed(g, st);
     }
     free(abuf);
     free(bbuf);
@@ -1563,12 +1619,14 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
         if (!g->part || !g->npart || !g->cappart)
             st = rmcc_fail(RMC_ERR_NOMEM, g->fn, "the partial products' lists");
     }
-    st = rmcc_agree(st);
+    st = agree_timed(g, st);
     int started = st == RMC_OK; /* (agreed) C may change: a sparse C is renewed at the end */
     int64_t left = 0;
     if (st == RMC_OK && g->m > 0 && g->n > 0) {
         if (g->k == 0) {
+            double t0 = now();
             scale_mine(g);
+            g->st.compute += now() - t0;
         } else if (algo == RMC_GEMM_STATIONARY_C) {
             st = stationary_c(g);
         } else if (algo == RMC_GEMM_SUMMA) {
@@ -1577,11 +1635,15 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
             /* the update path first (it may fail: then C is left as it was), its outcome agreed:
              * finished on every rank */
             updater_t u;
+            double t0 = now(); /* (collective setup: waiting for the others) */
             st = upd_init(g, &u);
+            g->st.imbalance += now() - t0;
             started = st == RMC_OK; /* (upd_init agrees) */
             if (st == RMC_OK) {
+                t0 = now();
                 scale_mine(g);
-                st = rmcc_agree(rmc_barrier()); /* C scaled everywhere before updates arrive */
+                g->st.compute += now() - t0;
+                st = agree_timed(g, barrier_timed(g)); /* C scaled everywhere before updates */
             }
             left = updates_to_me(g);
             rmc_gptr_t ctr = RMC_GPTR_NULL; /* stealing's reservation counters */
@@ -1593,7 +1655,7 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
             /* no waiting between the work and the drain: an owner must keep pulling its
              * updates until every one has arrived (a producer may wait for its ack) */
             st = upd_finish(g, &u, st, left);
-            rmc_status_t b = rmc_barrier(); /* nobody reserves any more */
+            rmc_status_t b = barrier_timed(g); /* nobody reserves any more */
             if (st == RMC_OK)
                 st = b;
             if (!rmc_gptr_is_null(ctr))
@@ -1621,8 +1683,8 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
     if (st == RMC_OK)
         st = f;
     rmc_status_t bar = rmc_barrier();
-    g->st.imbalance = now() - t_end;
-    st = rmcc_agree(st != RMC_OK ? st : bar);
+    g->st.imbalance += now() - t_end;
+    st = agree_timed(g, st != RMC_OK ? st : bar);
     if (g->cs && started) { /* publish the tiles set (on failure during the work C is undefined:
                              * its tiles may be mixed; refused before it, C is as it was) */
         rmc_status_t r = rmc_spmatrix_renew(g->cs);
@@ -1646,9 +1708,33 @@ static int same_ranks(const struct rmc_matrix *x, const struct rmc_matrix *y)
     return r == MPI_IDENT || r == MPI_CONGRUENT;
 }
 
-/* op(X)[r, r + nr) x [q, q + nq) of operand o, as X stores it, into buf (*ld: its row length). */
+/* Bytes of X's box [lo, hi) in tiles whose owner is on another node (the statistics' bytes: the
+ * part on this rank's node is read by loads). */
+static double box_remote_bytes(const operand_t *o, const int64_t lo[2], const int64_t hi[2])
+{
+    const struct rmc_dist *d = o->d;
+    double b = 0;
+    if (lo[0] >= hi[0] || lo[1] >= hi[1])
+        return 0;
+    for (int64_t t0 = rmcc_tile_of(d, 0, lo[0]); t0 < d->nt[0] && rmcc_tile_lo(d, 0, t0) < hi[0];
+         t0++) {
+        int64_t r0 = rmcc_tile_lo(d, 0, t0), r1 = rmcc_tile_hi(d, 0, t0);
+        int64_t nr = (r1 < hi[0] ? r1 : hi[0]) - (r0 > lo[0] ? r0 : lo[0]);
+        for (int64_t t1 = rmcc_tile_of(d, 1, lo[1]);
+             t1 < d->nt[1] && rmcc_tile_lo(d, 1, t1) < hi[1]; t1++) {
+            int64_t c0 = rmcc_tile_lo(d, 1, t1), c1 = rmcc_tile_hi(d, 1, t1);
+            int64_t nc = (c1 < hi[1] ? c1 : hi[1]) - (c0 > lo[1] ? c0 : lo[1]);
+            if (rmc_same_node(o->towner[t0 * d->nt[1] + t1]) != 1)
+                b += (double)(nr * nc) * (double)o->m->esz;
+        }
+    }
+    return b;
+}
+
+/* op(X)[r, r + nr) x [q, q + nq) of operand o, as X stores it, into buf (*ld: its row length);
+ * the bytes from other nodes added to *bytes. */
 static rmc_status_t op_panel(const operand_t *o, int64_t r, int64_t nr, int64_t q, int64_t nq,
-                             char *buf, int64_t *ld, const char *fn)
+                             char *buf, int64_t *ld, double *bytes, const char *fn)
 {
     int64_t lo[2], hi[2];
     if (!o->trans) {
@@ -1656,6 +1742,7 @@ static rmc_status_t op_panel(const operand_t *o, int64_t r, int64_t nr, int64_t 
     } else {
         lo[0] = o->c0 + q, lo[1] = o->r0 + r, hi[0] = lo[0] + nq, hi[1] = lo[1] + nr, *ld = nr;
     }
+    *bytes += box_remote_bytes(o, lo, hi);
     return rmcc_matrix_patch(o->m, 0, lo, hi, buf, ld, NULL, NULL, fn);
 }
 
@@ -1780,15 +1867,16 @@ static rmc_status_t gemm_subset(gemm_t *g, MPI_Comm comm)
         size_t at = 0;
         for (int64_t i = 0; st == RMC_OK && i < nrr; at += (size_t)(rr[i].len * kk) * es, i++) {
             rr[i].at = at;
-            st = op_panel(&g->a, rr[i].lo, rr[i].len, k0, kk, pa + at, &rr[i].ld, g->fn);
+            st = op_panel(&g->a, rr[i].lo, rr[i].len, k0, kk, pa + at, &rr[i].ld, &g->st.bytes,
+                          g->fn);
         }
         at = 0;
         for (int64_t i = 0; st == RMC_OK && i < ncr; at += (size_t)(cr[i].len * kk) * es, i++) {
             cr[i].at = at;
-            st = op_panel(&g->b, k0, kk, cr[i].lo, cr[i].len, pb + at, &cr[i].ld, g->fn);
+            st = op_panel(&g->b, k0, kk, cr[i].lo, cr[i].len, pb + at, &cr[i].ld, &g->st.bytes,
+                          g->fn);
         }
         g->st.comm_wait += now() - t0;
-        g->st.bytes += (double)((rows + cols) * kk) * (double)es;
         t0 = now();
         for (int64_t i = 0; st == RMC_OK && i < nt; i++) {
             const sub_tile_t *x = &tl[i];
@@ -1812,8 +1900,9 @@ out:
     free(rr);
     double t0 = now();
     rmc_status_t bar = rmcc_barrier_on(comm); /* every member's part of C is complete */
-    g->st.imbalance = now() - t0;
-    return rmcc_agree_on(comm, st != RMC_OK ? st : bar);
+    st = rmcc_agree_on(comm, st != RMC_OK ? st : bar);
+    g->st.imbalance += now() - t0;
+    return st;
 }
 
 /* Are m's tiles small (fewer than SMALL_TILE rows or columns on average, and more tiles than
@@ -1918,8 +2007,10 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
                         (uint64_t)algo,
                         hb,
                         hs};
+    double tc = now(); /* (collective: waiting for the others) */
     if ((st = rmcc_coll_begin_on(comm, fn, args, 8, st)) != RMC_OK)
         return st;
+    g.st.imbalance = now() - tc;
     g.e = c->elem;
     g.es = c->esz;
     g.alpha = alpha;

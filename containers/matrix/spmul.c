@@ -84,6 +84,7 @@ static rmc_status_t run(gemm_t *g, rmc_gemm_algo_t algo, rmc_status_t st, const 
                         x1};
     if ((st = rmcc_coll_begin(g->fn, args, 6, st)) != RMC_OK)
         return st;
+    g->st.imbalance += rmcc_now() - t0; /* (collective: waiting for the others) */
     g->m = g->co.d->dims[0];
     g->n = g->co.d->dims[1];
     g->k = g->a.d->dims[1];

@@ -285,11 +285,24 @@ typedef enum rmc_gemm_algo {
 const char *rmc_gemm_algo_name(rmc_gemm_algo_t a);
 
 /* Where one rank's time in a multiplication went (seconds; a Table 7.5 analogue), and what it
- * did. imbalance: waiting for the others at the end. */
+ * did. The four parts are disjoint stretches of total and come to nearly all of it:
+ *   compute     local multiplies (BLAS, the sparse kernels) and scaling C by beta
+ *   comm_wait   issuing fetches, accumulates, puts and queue descriptors, waiting for them to
+ *               complete, and stealing's reservations (fetch-and-add)
+ *   accumulate  pulling partial C blocks from the update queue and adding them, adding the copies
+ *               (RMC_GEMM_UPDATE=copies), summing sparse partial products
+ *   imbalance   waiting for the other ranks: the barriers and collective steps (the start's
+ *               argument check, setting up and ending the update paths, stealing's reservation
+ *               grid, SUMMA's and stationary C's per-step agreements) and the final barrier; a
+ *               rank with no work spends its time here */
 typedef struct rmc_gemm_stats {
     double total, compute, comm_wait, accumulate, imbalance;
-    double flops;       /* floating-point operations of this rank's local multiplies */
-    double bytes;       /* bytes this rank fetched or sent (node-local blocks used in place: 0) */
+    double flops; /* floating-point operations of this rank's local multiplies */
+    /* bytes this rank fetched or sent: blocks of A and B fetched, partial C blocks accumulated
+     * or put into (copies of) C, the update queue's blocks counted once, by the owner that pulls
+     * them; blocks whose tile is on this rank's node (used in place, or reached by load and store)
+     * count 0; SUMMA: the panels this rank receives by broadcast */
+    double bytes;
     long tiles_stolen;  /* work-stealing variants: block products taken from others */
     rmc_gemm_algo_t algo; /* the algorithm that ran (AUTO resolved) */
 } rmc_gemm_stats_t;

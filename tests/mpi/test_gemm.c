@@ -2,7 +2,8 @@
  * on square, rectangular and ragged shapes, tile-divisible or not, with A, B and C on different
  * distributions (the sliced multiply), transposes and complex conjugates, patches, beta 0 over a C
  * holding NaNs, both update paths of the stationary-A/B variants and work stealing, matrices of a
- * subset of the ranks (owner computes, two subsets at once); bad input
+ * subset of the ranks (owner computes, two subsets at once); the statistics' time split and bytes;
+ * bad input
  * fails on every rank alike and changes nothing. Relative error bound: 1e-12 (double), 1e-4
  * (float). */
 #include "cttest.h"
@@ -315,6 +316,98 @@ static void test_summa_patch_beta0(void **s)
     MPI_CHECK_OK(rmc_matrix_destroy(C));
 }
 
+/* A rows x cols F64 matrix filled with x: RMC_BLOCK_SQUARE tiles of `tile`, RMC_BLOCK_RECT
+ * (tile 0) or all on rank 0 (tile < 0). */
+static rmc_matrix_h make_fill(int64_t rows, int64_t cols, int64_t tile, double x)
+{
+    rmc_dist_h d = NULL;
+    int64_t dims[2] = {rows, cols};
+    int pg[2] = {1, 1};
+    if (tile < 0)
+        assert_int_equal(rmc_dist_regular(2, dims, NULL, pg, &d), RMC_OK);
+    else
+        assert_int_equal(
+            rmc_dist_2d(tile ? RMC_BLOCK_SQUARE : RMC_BLOCK_RECT, rows, cols, tile, &d), RMC_OK);
+    rmc_matrix_h m;
+    assert_int_equal(rmc_matrix_create(d, RMC_ELEM_F64, &m), RMC_OK);
+    rmc_dist_free(d);
+    MPI_CHECK_OK(rmc_matrix_fill(m, &x));
+    return m;
+}
+
+/* The time split: compute + comm wait + accumulate + imbalance are disjoint parts of the total, so
+ * they come to it on every rank for every algorithm and both update methods (acc, queue; they
+ * used to leave the waits of stationary A / B and stealing out: 0% on a rank without work, and
+ * to count the queue's draining twice: 145%); a rank with no work spends most of its total as
+ * imbalance; the bytes moved (summed over the ranks) are the same for both methods (the queue's
+ * were counted at both ends). Percentages, not times: no sum can exceed the total whatever the
+ * load (checked on every run), while a rank descheduled outside the timed parts can fall short
+ * (each configuration is retried a few times: one run must come to 80%). */
+static void test_stats_split(void **s)
+{
+    (void)s;
+    static const rmc_gemm_algo_t al[] = {RMC_GEMM_STATIONARY_C, RMC_GEMM_STATIONARY_A,
+                                         RMC_GEMM_STATIONARY_B, RMC_GEMM_STEAL_RANDOM,
+                                         RMC_GEMM_STEAL_LOCAL,  RMC_GEMM_SUMMA};
+    static const char *const method[] = {"acc", "queue"};
+    const int64_t N = 256;
+    double one = 1, zero = 0;
+    /* square tiles of 64 (several per rank), one tile per rank (SUMMA), all on rank 0 */
+    rmc_matrix_h A = make_fill(N, N, 64, 1), B = make_fill(N, N, 64, 2), C = make_fill(N, N, 64, 0);
+    rmc_matrix_h Ar = make_fill(N, N, 0, 1), Br = make_fill(N, N, 0, 2), Cr = make_fill(N, N, 0, 0);
+    rmc_matrix_h A0 = make_fill(N, N, -1, 1), B0 = make_fill(N, N, -1, 2);
+    rmc_matrix_h C0 = make_fill(N, N, -1, 0);
+    double bytes[2][3] = {{0}}; /* [method][stationary A, B] summed over the ranks */
+    for (int idle = 0; idle < 2; idle++)
+        for (int q = 0; q < (int)(sizeof(al) / sizeof(al[0])); q++) {
+            if (idle && (al[q] == RMC_GEMM_STEAL_RANDOM || al[q] == RMC_GEMM_STEAL_LOCAL))
+                continue; /* (the others steal rank 0's work) */
+            for (int mth = 0; mth < 2; mth++) {
+                setenv("RMC_GEMM_UPDATE", method[mth], 1);
+                rmc_matrix_h a = idle ? A0 : al[q] == RMC_GEMM_SUMMA ? Ar : A;
+                rmc_matrix_h b = idle ? B0 : al[q] == RMC_GEMM_SUMMA ? Br : B;
+                rmc_matrix_h c = idle ? C0 : al[q] == RMC_GEMM_SUMMA ? Cr : C;
+                int good = 0;
+                for (int tries = 0; !good && tries < 6; tries++) {
+                    rmc_gemm_stats_t st;
+                    MPI_CHECK_OK(rmc_matrix_gemm('N', 'N', &one, a, b, &zero, c, al[q], &st));
+                    double parts = st.compute + st.comm_wait + st.accumulate + st.imbalance;
+                    /* never more than the total (disjoint parts; 1 us for rounding) */
+                    int over = parts > 1.05 * st.total + 1e-6;
+                    /* a whole: at least 80%; an idle rank (not 0): mostly imbalance */
+                    int mine = parts >= 0.8 * st.total &&
+                               (!idle || me == 0 || st.imbalance >= 0.5 * st.total);
+                    if (over || !mine)
+                        fprintf(stderr,
+                                "[rank %d] %s %s%s: total %.6f compute %.6f wait %.6f acc %.6f "
+                                "imbalance %.6f: parts %.0f%%\n",
+                                me, rmc_gemm_algo_name(al[q]), method[mth], idle ? " idle" : "",
+                                st.total, st.compute, st.comm_wait, st.accumulate, st.imbalance,
+                                100 * parts / st.total);
+                    MPI_CHECK_ALL(!over);
+                    MPI_Allreduce(&mine, &good, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+                    int ab = al[q] == RMC_GEMM_STATIONARY_A   ? 0
+                             : al[q] == RMC_GEMM_STATIONARY_B ? 1
+                                                              : -1;
+                    if (!idle && ab >= 0 && tries == 0)
+                        MPI_Allreduce(&st.bytes, &bytes[mth][ab], 1, MPI_DOUBLE, MPI_SUM,
+                                      MPI_COMM_WORLD);
+                }
+                MPI_CHECK_ALL(good);
+            }
+        }
+    unsetenv("RMC_GEMM_UPDATE");
+    for (int ab = 0; ab < 2; ab++) {
+        if (bytes[0][ab] != bytes[1][ab])
+            fprintf(stderr, "[rank %d] stationary %c: bytes %.0f (acc) against %.0f (queue)\n", me,
+                    "AB"[ab], bytes[0][ab], bytes[1][ab]);
+        MPI_CHECK_ALL(bytes[0][ab] == bytes[1][ab]);
+    }
+    rmc_matrix_h ms[] = {A, B, C, Ar, Br, Cr, A0, B0, C0};
+    for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+        MPI_CHECK_OK(rmc_matrix_destroy(ms[i]));
+}
+
 static void test_bad_input(void **s)
 {
     (void)s;
@@ -608,4 +701,4 @@ static void test_subset(void **s)
 
 MPITEST_MAIN("gemm", cttest_setup, mpitest_teardown_rmc, test_square, test_ragged_mixed,
              test_transposes, test_update_queue, test_summa_patch_beta0, test_subset,
-             test_bad_input)
+             test_stats_split, test_bad_input)
