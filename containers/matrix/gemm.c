@@ -1584,6 +1584,51 @@ rmc_gemm_algo_t rmcc_gemm_choose(double bytes_a, double bytes_b, double bytes_c)
                                 : RMC_GEMM_STATIONARY_B;
 }
 
+/* RMC_GEMM_AUTO on dense C: the stationary variant that moves the least data between nodes, from
+ * the work grid and the tile owners (every rank has both): each rank sums what it would fetch or
+ * send in each variant, counted as the statistics' bytes are (a block on this rank's node: 0),
+ * over the blocks it would own (O(blocks^3 / p)), and the three sums are added up over the ranks
+ * (exact integers: the same choice everywhere). Ties: C, then A, then B. */
+static rmc_status_t choose_moving_least(gemm_t *g, rmc_gemm_algo_t *algo)
+{
+    int64_t v[3] = {0, 0, 0}, all[3] = {0, 0, 0}; /* stationary C, A, B */
+    size_t buf, es = g->es;
+    const cuts_t *ci = &g->ci, *cj = &g->cj, *ck = &g->ck;
+#define FA(i, kk)                                                                                  \
+    (int64_t) fetch_bytes(&g->a, ci->at[i], ci->at[i + 1], ck->at[kk], ck->at[kk + 1], es, &buf)
+#define FB(kk, j)                                                                                  \
+    (int64_t) fetch_bytes(&g->b, ck->at[kk], ck->at[kk + 1], cj->at[j], cj->at[j + 1], es, &buf)
+#define SC(i, j)                                                                                   \
+    (rmc_same_node(c_owner(g, i, j)) == 1                                                          \
+         ? 0                                                                                       \
+         : (ci->at[i + 1] - ci->at[i]) * (cj->at[j + 1] - cj->at[j]) * (int64_t)es)
+    for (int64_t i = 0; i < ci->n; i++)
+        for (int64_t j = 0; j < cj->n; j++)
+            if (c_owner(g, i, j) == rmcc.rank)
+                for (int64_t kk = 0; kk < ck->n; kk++)
+                    v[0] += FA(i, kk) + FB(kk, j);
+    for (int64_t i = 0; i < ci->n; i++)
+        for (int64_t kk = 0; kk < ck->n; kk++)
+            if (op_owner(&g->a, ci, i, ck, kk) == rmcc.rank)
+                for (int64_t j = 0; j < cj->n; j++)
+                    v[1] += FB(kk, j) + SC(i, j);
+    for (int64_t kk = 0; kk < ck->n; kk++)
+        for (int64_t j = 0; j < cj->n; j++)
+            if (op_owner(&g->b, ck, kk, cj, j) == rmcc.rank)
+                for (int64_t i = 0; i < ci->n; i++)
+                    v[2] += FA(i, kk) + SC(i, j);
+#undef FA
+#undef FB
+#undef SC
+    *algo = RMC_GEMM_STATIONARY_C;
+    if (MPI_Allreduce(v, all, 3, MPI_INT64_T, MPI_SUM, rmcc.comm) != MPI_SUCCESS)
+        return rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Allreduce of RMC_GEMM_AUTO's volumes");
+    *algo = all[0] <= all[1] && all[0] <= all[2] ? RMC_GEMM_STATIONARY_C
+            : all[1] <= all[2]                   ? RMC_GEMM_STATIONARY_A
+                                                 : RMC_GEMM_STATIONARY_B;
+    return RMC_OK;
+}
+
 /* The work grid of g (its operands and C set): cuts at every tiling's boundaries. */
 static rmc_status_t work_grid(gemm_t *g)
 {
@@ -1608,6 +1653,12 @@ rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo)
     for (int r = 0; r < rmcc.nranks; r++) /* some rank is reached through MPI */
         g->poll |= rmc_same_node(r) != 1;
     rmc_status_t st = work_grid(g);
+    if (algo == RMC_GEMM_AUTO) { /* (dense C; collective: every rank, the grid made or not) */
+        double t0 = now();
+        rmc_status_t s2 = choose_moving_least(g, &algo);
+        g->st.imbalance += now() - t0;
+        st = st != RMC_OK ? st : s2;
+    }
     g->st.algo = algo;
     if (st == RMC_OK && algo == RMC_GEMM_SUMMA)
         st = summa_check(g);
@@ -2036,12 +2087,7 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
             *stats = g.st;
         return st;
     }
-    if (algo == RMC_GEMM_AUTO) { /* §7.5's volumes: the least data moved */
-        double es = (double)g.es;
-        algo = rmcc_gemm_choose((double)g.m * (double)g.k * es, (double)g.k * (double)g.n * es,
-                                (double)g.m * (double)g.n * es);
-    }
-    st = rmcc_gemm_run(&g, algo);
+    st = rmcc_gemm_run(&g, algo); /* (AUTO: the variant moving the least data, chosen there) */
     g.st.total = now() - t_start;
     if (stats)
         *stats = g.st;

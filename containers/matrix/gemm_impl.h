@@ -63,9 +63,10 @@ typedef struct gemm {
     const char *fn;
 } gemm_t;
 
-/* Runs algorithm `algo` (not AUTO) on a set-up multiplication, collectively, to the end: every
- * rank's C complete (dense: in place; sparse: every C tile summed and set, the matrix renewed).
- * Frees the cuts. Returns the agreed status. */
+/* Runs algorithm `algo` (AUTO only for dense C: the stationary variant moving the least data
+ * between nodes, counted on the work grid) on a set-up multiplication, collectively, to the end:
+ * every rank's C complete (dense: in place; sparse: every C tile summed and set, the matrix
+ * renewed). Frees the cuts. Returns the agreed status. */
 rmc_status_t rmcc_gemm_run(gemm_t *g, rmc_gemm_algo_t algo);
 
 /* The volume-based choice (seed 001 §7.5) among stationary C, A and B, from the bytes of A, B

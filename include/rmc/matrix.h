@@ -266,9 +266,13 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v);
  *   RMC_GEMM_STEAL_LOCAL   the same, stealing first where it holds a block of A, B or C
  *   RMC_GEMM_SUMMA         the bulk-synchronous reference: MPI row and column communicators and
  *                          broadcasts (needs a regular distribution with one tile per process)
- *   RMC_GEMM_AUTO          the stationary variant that moves the least data (§7.5's volumes:
- *                          C: mk/p + kn/p, A: kn/p + mn/p, B: mk/p + mn/p); on small tiles
- *                          (under 48 rows or columns on average, more tiles than ranks) owner
+ *   RMC_GEMM_AUTO          the stationary variant that moves the least data between nodes:
+ *                          each one's bytes (the statistics' count: A / B blocks fetched, C
+ *                          blocks sent, node-local ones 0) summed exactly over the work grid and
+ *                          the ranks, ties to C, then A, then B (not §7.5's mk/p + kn/p, ...,
+ *                          which assume a sqrt(p) x sqrt(p) grid and every block remote); on
+ *                          small tiles (under 48 rows or columns on average, more tiles than
+ *                          ranks) owner
  *                          computes with panels shared by the tiles of a row or column, as for
  *                          matrices of a subset of the ranks (reported as stationary C)
  */

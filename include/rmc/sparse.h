@@ -109,7 +109,9 @@ rmc_status_t rmc_spmatrix_erdos_renyi(rmc_dist_h d, double p, uint64_t seed, int
  * stealing variants send partial C blocks: SpMM (C dense) as rmc_matrix_gemm does
  * (RMC_GEMM_UPDATE), SpGEMM (C sparse) always through the owners' update queues (a CHECKSUM queue
  * of descriptors of partial CSR blocks left in the producer's segment; the owner pulls them and
- * sums them with the accumulator). */
+ * sums them with the accumulator). RMC_GEMM_AUTO here picks by seed 001 §7.5's volumes (C: A + B,
+ * A: B + C, B: A + C, a sparse operand's size its tiles' bytes, sparse C's A + B), not by the exact
+ * count of the dense multiplication. */
 
 /* Collective. SpMM: C = alpha A B + beta C, A sparse (m x k), B (k x n) and C (m x n) dense double
  * matrices. stats as rmc_matrix_gemm. C may not be B nor share its memory (an overlay): RMC_ERR_ARG.

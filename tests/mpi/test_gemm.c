@@ -2,8 +2,8 @@
  * on square, rectangular and ragged shapes, tile-divisible or not, with A, B and C on different
  * distributions (the sliced multiply), transposes and complex conjugates, patches, beta 0 over a C
  * holding NaNs, both update paths of the stationary-A/B variants and work stealing, matrices of a
- * subset of the ranks (owner computes, two subsets at once); the statistics' time split and bytes;
- * bad input
+ * subset of the ranks (owner computes, two subsets at once); the statistics' time split and bytes,
+ * AUTO's choice; bad input
  * fails on every rank alike and changes nothing. Relative error bound: 1e-12 (double), 1e-4
  * (float). */
 #include "cttest.h"
@@ -408,6 +408,45 @@ static void test_stats_split(void **s)
         MPI_CHECK_OK(rmc_matrix_destroy(ms[i]));
 }
 
+/* RMC_GEMM_AUTO runs the stationary variant that moves the least data (the bytes of the
+ * statistics, summed over the ranks; ties: C, A, B), on a tall-skinny shape (it used to pick
+ * stationary A from the whole matrices' sizes: 3 times stationary C's bytes with
+ * RMC_NODE_SIZE=1, and with every rank on one node, where nothing moves, A over C) and a square
+ * one. */
+static void test_auto_least(void **s)
+{
+    (void)s;
+    static const int64_t shape[][3] = {{256, 8, 256}, {96, 96, 96}, {8, 256, 256}};
+    static const rmc_gemm_algo_t al[] = {RMC_GEMM_STATIONARY_C, RMC_GEMM_STATIONARY_A,
+                                         RMC_GEMM_STATIONARY_B};
+    double one = 1, zero = 0;
+    for (int q = 0; q < 3; q++) {
+        int64_t m = shape[q][0], n = shape[q][1], k = shape[q][2];
+        rmc_matrix_h A = make_fill(m, k, 0, 1), B = make_fill(k, n, 0, 2),
+                     C = make_fill(m, n, 0, 0);
+        double v[3], vauto, mine;
+        rmc_gemm_stats_t st;
+        for (int x = 0; x < 3; x++) {
+            MPI_CHECK_OK(rmc_matrix_gemm('N', 'N', &one, A, B, &zero, C, al[x], &st));
+            mine = st.bytes;
+            MPI_Allreduce(&mine, &v[x], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        }
+        MPI_CHECK_OK(rmc_matrix_gemm('N', 'N', &one, A, B, &zero, C, RMC_GEMM_AUTO, &st));
+        mine = st.bytes;
+        MPI_Allreduce(&mine, &vauto, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        int best = v[0] <= v[1] && v[0] <= v[2] ? 0 : v[1] <= v[2] ? 1 : 2;
+        if (st.algo != al[best] || vauto != v[best])
+            fprintf(stderr,
+                    "[rank %d] %lldx%lldx%lld: AUTO ran %s (%.0f bytes); C %.0f, A %.0f, B %.0f\n",
+                    me, (long long)m, (long long)n, (long long)k, rmc_gemm_algo_name(st.algo),
+                    vauto, v[0], v[1], v[2]);
+        MPI_CHECK_ALL(st.algo == al[best] && vauto == v[best]);
+        MPI_CHECK_OK(rmc_matrix_destroy(A));
+        MPI_CHECK_OK(rmc_matrix_destroy(B));
+        MPI_CHECK_OK(rmc_matrix_destroy(C));
+    }
+}
+
 static void test_bad_input(void **s)
 {
     (void)s;
@@ -701,4 +740,4 @@ static void test_subset(void **s)
 
 MPITEST_MAIN("gemm", cttest_setup, mpitest_teardown_rmc, test_square, test_ragged_mixed,
              test_transposes, test_update_queue, test_summa_patch_beta0, test_subset,
-             test_stats_split, test_bad_input)
+             test_stats_split, test_auto_least, test_bad_input)
