@@ -30,6 +30,7 @@
 #include "config.h"
 #include <complex.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1335,6 +1336,7 @@ static rmc_status_t summa_check(const gemm_t *g)
 {
     const struct rmc_dist *a = g->a.d, *b = g->b.d, *c = g->co.d;
     const char *why = NULL;
+    char tiles[160];
     if (g->a.trans || g->b.trans)
         why = "transposed operands";
     else if (g->c0[0] || g->c0[1] || g->a.r0 || g->a.c0 || g->b.r0 || g->b.c0 ||
@@ -1345,9 +1347,21 @@ static rmc_status_t summa_check(const gemm_t *g)
         why = "irregular or round-robin distributions";
     else if (a->nmap || b->nmap || c->nmap)
         why = "distributions placed on chosen ranks (rmc_dist_set_ranks)";
-    else if (a->nt[0] != a->pgrid[0] || a->nt[1] != a->pgrid[1] || b->nt[0] != b->pgrid[0] ||
-             b->nt[1] != b->pgrid[1] || c->nt[0] != c->pgrid[0] || c->nt[1] != c->pgrid[1])
-        why = "more than one tile per process";
+    else {
+        const struct rmc_dist *x[3] = {a, b, c};
+        for (int q = 0; !why && q < 3; q++)
+            for (int k = 0; !why && k < 2; k++)
+                if (x[q]->nt[k] != x[q]->pgrid[k]) {
+                    snprintf(tiles, sizeof tiles,
+                             "%c's dimension %d in %lld tiles on %d processes (%s than one tile "
+                             "per process)",
+                             "ABC"[q], k, (long long)x[q] -> nt[k], x[q] -> pgrid[k],
+                             x[q] -> nt[k] < x[q] -> pgrid[k] ? "fewer" : "more");
+                    why = tiles;
+                }
+    }
+    if (why)
+        ;
     else if (a->pgrid[0] != c->pgrid[0] || a->pgrid[1] != c->pgrid[1] ||
              b->pgrid[0] != c->pgrid[0] || b->pgrid[1] != c->pgrid[1])
         why = "different process grids";

@@ -481,6 +481,24 @@ static void test_bad_input(void **s)
     rmc_matrix_h A2 = make(RMC_ELEM_F64, 1, 10, 7, 1);
     MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, A2, B, &one, C, RMC_GEMM_SUMMA, NULL) ==
                   RMC_ERR_UNSUPPORTED);
+    MPI_CHECK_ALL(strstr(rmc_last_error(), "tiles on") != NULL &&
+                  strstr(rmc_last_error(), "than one tile per process") != NULL);
+    /* fewer tiles than processes (1 x 1 on a grid of np): said so, with the operand and the
+     * dimension (it was called "more than one tile per process") */
+    if (np > 1) {
+        rmc_matrix_h T1 = make(RMC_ELEM_F64, 0, 1, 1, 1), T2 = make(RMC_ELEM_F64, 0, 1, 1, 2);
+        rmc_matrix_h T3 = make(RMC_ELEM_F64, 0, 1, 1, 3);
+        MPI_CHECK_ALL(rmc_matrix_gemm('N', 'N', &one, T1, T2, &one, T3, RMC_GEMM_SUMMA, NULL) ==
+                      RMC_ERR_UNSUPPORTED);
+        if (!strstr(rmc_last_error(), "A's dimension 0 in 1 tiles on") ||
+            !strstr(rmc_last_error(), "fewer than one tile per process"))
+            fprintf(stderr, "[rank %d] %s\n", me, rmc_last_error());
+        MPI_CHECK_ALL(strstr(rmc_last_error(), "A's dimension 0 in 1 tiles on") != NULL &&
+                      strstr(rmc_last_error(), "fewer than one tile per process") != NULL);
+        MPI_CHECK_OK(rmc_matrix_destroy(T1));
+        MPI_CHECK_OK(rmc_matrix_destroy(T2));
+        MPI_CHECK_OK(rmc_matrix_destroy(T3));
+    }
     /* a patch outside the matrix */
     int64_t lo[2] = {0, 0}, hi[2] = {11, 7}, bhi[2] = {7, 6}, chi[2] = {11, 6};
     MPI_CHECK_ALL(rmc_matrix_gemm_patch('N', 'N', &one, A2, lo, hi, B, lo, bhi, &one, C, lo, chi, 0,
