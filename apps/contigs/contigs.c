@@ -1011,6 +1011,22 @@ static void revcomp_str(const char *s, size_t n, char *out)
     out[n] = 0;
 }
 
+/* Adds the contig c of n bases (taken over) or its reverse complement, whichever is smaller, to
+ * the set; returns the string added. */
+static char *cset_add_canonical(cset_t *out, char *c, size_t n)
+{
+    char *rc = xalloc(n + 1);
+    revcomp_str(c, n, rc);
+    if (strcmp(rc, c) < 0) {
+        char *t = c;
+        c = rc;
+        rc = t;
+    }
+    free(rc);
+    cset_add(out, c);
+    return c;
+}
+
 /* The entry of k-mer s (k characters), created when `make`; NULL when absent. */
 static sk_t *stab_at(stab_t *t, const char *s, int make)
 {
@@ -1167,20 +1183,13 @@ static int reference_assembly(const ctg_t *x, const char *text, size_t n, cset_t
         }
         /* the contig: the left side's bases reverse-complemented, start, the right side's */
         size_t clen = nleft + (size_t)k + nb;
-        char *c = xalloc(clen + 1), *rc = xalloc(clen + 1);
+        char *c = xalloc(clen + 1);
         for (size_t j = 0; j < nleft; j++)
             c[j] = comp_ch(left[nleft - 1 - j]);
         memcpy(c + nleft, start->s, (size_t)k);
         memcpy(c + nleft + k, buf, nb);
         c[clen] = 0;
-        revcomp_str(c, clen, rc);
-        if (strcmp(rc, c) < 0) {
-            char *s = c;
-            c = rc;
-            rc = s;
-        }
-        free(rc);
-        cset_add(out, c);
+        c = cset_add_canonical(out, c, clen);
         for (size_t j = 0; j + (size_t)k <= clen; j++) { /* its k-mers: UU, in no other contig */
             char kl, kr, km[33];
             memcpy(km, c + j, (size_t)k);
@@ -1263,17 +1272,10 @@ static void genome_contigs(const ctg_t *x, const char *text, size_t n, cset_t *o
         while (q + 1 + k <= G && lext[q + 1] && rext[q + 1])
             q++;
         size_t clen = q - p + k;
-        char *c = xalloc(clen + 1), *rc = xalloc(clen + 1);
+        char *c = xalloc(clen + 1);
         memcpy(c, gs + p, clen);
         c[clen] = 0;
-        revcomp_str(c, clen, rc);
-        if (strcmp(rc, c) < 0) {
-            char *s = c;
-            c = rc;
-            rc = s;
-        }
-        free(rc);
-        cset_add(out, c);
+        cset_add_canonical(out, c, clen);
         p = q + 1;
     }
     if (out->n)
