@@ -25,8 +25,13 @@ const char *rmc_version(void)
 
 /* ------------------------------------------------------------------ last error --- */
 
-#define RMCI_ERRMSG 512
 static _Thread_local char last_error[RMCI_ERRMSG];
+static _Thread_local unsigned long nerrors; /* failures recorded by this thread */
+
+unsigned long rmci_error_count(void)
+{
+    return nerrors;
+}
 
 const char *rmc_last_error(void)
 {
@@ -38,16 +43,38 @@ void rmc_last_error_clear(void)
     last_error[0] = 0;
 }
 
+static int verbose_ = -1; /* RMC_VERBOSE: -1 not read yet (rmci_error_reset) */
+
 static int verbose(void)
 {
-    static int v = -1; /* read once: the knob cannot change a running job */
-    if (v < 0)
+    int v = __atomic_load_n(&verbose_, __ATOMIC_RELAXED);
+    if (v < 0) {
         v = rmci_env_switch("RMC_VERBOSE") > 0;
+        __atomic_store_n(&verbose_, v, __ATOMIC_RELAXED);
+    }
     return v;
+}
+
+void rmci_error_reset(void)
+{
+    __atomic_store_n(&verbose_, -1, __ATOMIC_RELAXED); /* read again at the next failure */
+}
+
+unsigned long rmci_error_save(char *buf)
+{
+    memcpy(buf, last_error, RMCI_ERRMSG);
+    return nerrors;
+}
+
+void rmci_error_restore(const char *buf, unsigned long count)
+{
+    memcpy(last_error, buf, RMCI_ERRMSG);
+    nerrors = count;
 }
 
 static void record(const char *where, const char *fmt, va_list ap)
 {
+    nerrors++;
     int n = snprintf(last_error, RMCI_ERRMSG, "%s: ", where ? where : "rmc");
     if (n < 0 || n >= RMCI_ERRMSG)
         n = 0;
@@ -133,6 +160,17 @@ void rmci_async_fail(const char *where, const char *fmt, ...)
 rmc_status_t rmci_not_init(const char *fn)
 {
     return rmci_fail(RMC_ERR_NOT_INIT, fn, "RMC is not initialized");
+}
+
+rmc_status_t rmci_not_init_or_handler(const char *fn)
+{
+    if (!rmci_info_.initialized)
+        return rmci_not_init(fn);
+    return rmci_fail(RMC_ERR_STATE, fn,
+                     "called inside an active-message handler: handlers may not call RMC's "
+                     "communication functions (a wait there could only hang: the rank that sent "
+                     "the request may be waiting for this handler's reply); they read and write "
+                     "their own rank's memory directly and answer through their reply buffer");
 }
 
 rmc_status_t rmci_bad_rank(const char *fn, int rank)

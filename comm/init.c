@@ -85,14 +85,14 @@ static rmc_status_t node_split(long k)
         rmci_res_count(RMCI_RES_COMM, 1);
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Comm_size, (real, &rmci.machine_ranks));
-    st = rmci_agree(rmci_info_.comm, st);
+    st = rmci_agree(rmci_info_.comm, st, "rmc_init");
     if (st != RMC_OK || k <= 0) {
         rmci.node_comm = real;
         return st;
     }
     int rr = 0;
     st = RMCI_MPI_ST(MPI_Comm_rank, (real, &rr));
-    st = rmci_agree(real, st);
+    st = rmci_agree(real, st, "rmc_init");
     if (st == RMC_OK) {
         st = RMCI_MPI_ST(MPI_Comm_split, (real, (int)(rr / k), rr, &rmci.node_comm));
         if (st == RMC_OK)
@@ -101,7 +101,7 @@ static rmc_status_t node_split(long k)
             rmci.node_comm = MPI_COMM_NULL;
     }
     rmci_comm_free(&real);
-    return rmci_agree(rmci_info_.comm, st);
+    return rmci_agree(rmci_info_.comm, st, "rmc_init");
 }
 
 /* node_of[] (dense node index of every rank, numbered by their smallest rank) from every rank's
@@ -170,7 +170,7 @@ static rmc_status_t topo_setup(void)
      * ranks with different values would wait in different collectives. Every rank sees the same
      * minimum and maximum, so every rank fails alike when they differ. */
     long long kv[2] = {rmci.emulated, -(long long)rmci.emulated};
-    st = rmci_agree_vals(rmci_info_.comm, st, kv, 2);
+    st = rmci_agree_vals(rmci_info_.comm, st, kv, 2, "rmc_init");
     if (st == RMC_OK && kv[0] != -kv[1])
         st = rmci_fail(RMC_ERR_ARG, "rmc_init",
                        "RMC_NODE_SIZE is not the same on every rank (%lld to %lld)", kv[0], -kv[1]);
@@ -186,8 +186,8 @@ static rmc_status_t topo_setup(void)
         leader = rmci.node_rank == 0 ? rmci_info_.rank : -1;
     /* node id = smallest rank of the node (the leader's), renumbered densely */
     long long v = -(long long)leader; /* agreement takes minima: negate for the maximum */
-    st = rmci_agree_vals(rmci.node_comm, st, &v, 1);
-    st = rmci_agree(rmci_info_.comm, st);
+    st = rmci_agree_vals(rmci.node_comm, st, &v, 1, "rmc_init");
+    st = rmci_agree(rmci_info_.comm, st, "rmc_init");
     if (st != RMC_OK)
         goto out;
     leader = (int)-v;
@@ -200,7 +200,7 @@ static rmc_status_t topo_setup(void)
         number_nodes(leaders);
         st = map_node_ranks();
     }
-    st = rmci_agree(rmci_info_.comm, st);
+    st = rmci_agree(rmci_info_.comm, st, "rmc_init");
 out:
     free(leaders);
     return st;
@@ -254,6 +254,7 @@ rmc_status_t rmc_init(MPI_Comm comm)
     RMCI_SERIAL();
     if (rmci_info_.initialized)
         return rmci_fail(RMC_ERR_ALREADY_INIT, __func__, "RMC is already initialized");
+    rmci_error_reset(); /* RMC_VERBOSE is read anew for this run */
     if (comm == MPI_COMM_NULL)
         return rmci_fail(RMC_ERR_ARG, __func__, "comm is MPI_COMM_NULL");
     rmc_status_t st = mpi_ready();
@@ -276,14 +277,14 @@ rmc_status_t rmc_init(MPI_Comm comm)
         st = rmci_fault_setup(rank);
     if (st == RMC_OK)
         st = rmci_mt_setup();
-    st = rmci_agree(comm, st); /* on the caller's communicator: ours does not exist yet */
+    st = rmci_agree(comm, st, __func__); /* on the caller's communicator: ours does not exist yet */
     if (st == RMC_OK)
         st = rmci_comm_dup(comm, &rmci_info_.comm, __func__);
     if (st == RMC_OK) {
         st = RMCI_MPI_ST(MPI_Comm_rank, (rmci_info_.comm, &rmci_info_.rank));
         if (st == RMC_OK)
             st = RMCI_MPI_ST(MPI_Comm_size, (rmci_info_.comm, &rmci_info_.nranks));
-        st = rmci_agree(rmci_info_.comm, st);
+        st = rmci_agree(rmci_info_.comm, st, __func__);
     }
     if (st == RMC_OK)
         st = topo_setup();
@@ -399,7 +400,7 @@ int rmc_same_node(int rank)
 
 rmc_status_t rmc_topology(rmc_topology_t *t)
 {
-    RMCI_CHECK_INIT(__func__);
+    RMCI_CHECK_INIT_QUERY(__func__);
     if (!t)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL topology pointer");
     t->rank = rmci_info_.rank;

@@ -50,7 +50,7 @@ static rmc_status_t init_one(int i)
                   rmc_status_string(st));
     /* init returns an agreed status (layer.h); check it: a layer up on some ranks only cannot be
      * finalized (that is collective), so it is dropped and the contract breach reported */
-    rmc_status_t all = rmci_agree(rmci_info_.comm, st);
+    rmc_status_t all = rmci_agree(rmci_info_.comm, st, "rmc_init");
     if (st == RMC_OK && all != RMC_OK)
         rmci_fail(RMC_ERR_INTERNAL, "rmc_init",
                   "layer '%s' initialized here but failed elsewhere: its init must agree", d->name);
@@ -104,7 +104,7 @@ rmc_status_t rmc_layer_register(const rmc_layer_t *d)
     else if (nlayers == RMCI_MAX_LAYERS)
         st = rmci_fail(RMC_ERR_TOO_BIG, __func__, "more than %d layers", RMCI_MAX_LAYERS);
     if (init)
-        st = rmci_agree(rmci_info_.comm, st);
+        st = rmci_agree(rmci_info_.comm, st, __func__);
     if (st != RMC_OK)
         return st;
     int i = nlayers++;
@@ -169,14 +169,15 @@ rmc_status_t rmci_layers_unmapped(int is_put, const void *remote, void *local, s
 
 /* ------------------------------------------------------------------------ polls --- */
 
-int rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
+__thread int rmci_poll_countdown_ __attribute__((tls_model("initial-exec"))) =
+    RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
 static int polling; /* a poll is running: handlers never re-enter polls */
 
 /* Every up layer's poll, never re-entered (a handler never starts a poll of its own). */
 static void poll_layers(int full)
 {
     rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
-    if (polling)
+    if (polling || rmci_in_handler_)
         return;
     polling = 1;
     for (int i = 0; i < npollers; i++)

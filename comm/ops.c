@@ -9,7 +9,7 @@ rmc_op_counts_t rmci_opc_;
 rmc_status_t rmc_op_counts(rmc_op_counts_t *counts)
 {
     RMCI_SERIAL();
-    RMCI_CHECK_INIT(__func__);
+    RMCI_CHECK_INIT_QUERY(__func__);
     if (!counts)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL counts pointer");
     *counts = rmci_opc_;
@@ -29,7 +29,7 @@ rmc_status_t rmc_comm(MPI_Comm *comm)
 {
     if (comm)
         *comm = MPI_COMM_NULL;
-    RMCI_CHECK_INIT(__func__);
+    RMCI_CHECK_INIT_QUERY(__func__);
     if (!comm)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL communicator pointer");
     *comm = rmci_info_.comm;

@@ -200,7 +200,7 @@ static rmc_status_t sub_members(alloc_t *a, MPI_Comm comm, int *me)
         st = RMCI_MPI_ST(MPI_Comm_rank, (r->comm, me));
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Comm_size, (r->comm, &csize));
-    st = rmci_agree(comm, st);
+    st = rmci_agree(comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;
     /* every member's RMC rank (a->lidx is scratch here: csize <= n) */
@@ -213,7 +213,7 @@ static rmc_status_t sub_members(alloc_t *a, MPI_Comm comm, int *me)
         r->hot.mrank[i] = -1;
     for (int i = 0; st == RMC_OK && i < csize; i++)
         r->hot.mrank[a->lidx[i]] = i;
-    return rmci_agree(r->comm, st);
+    return rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
 }
 
 /* r->node_comm (the members of this, possibly emulated, node) and a->lidx. Collective over r->comm;
@@ -232,12 +232,12 @@ static rmc_status_t node_members(alloc_t *a, int me)
     }
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Comm_size, (r->node_comm, &nl));
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;
     int *ranks = rmci_malloc((size_t)nl * sizeof(int));
     st = ranks ? RMC_OK : rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc_comm", "node member table");
-    st = rmci_agree(r->node_comm, st);
+    st = rmci_agree(r->node_comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     MPI_Request rq;
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Iallgather,
@@ -249,7 +249,7 @@ static rmc_status_t node_members(alloc_t *a, int me)
     for (int i = 0; st == RMC_OK && i < nl; i++)
         a->lidx[ranks[i]] = i;
     free(ranks);
-    return rmci_agree(r->comm, st);
+    return rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
 }
 
 /* Membership of a region on `comm`: r->comm (rmci.comm itself, or an owned duplicate), r->hot.mrank
@@ -289,7 +289,7 @@ static rmc_status_t region_shared(alloc_t *a, size_t size)
         st = RMCI_MPI_ST(MPI_Info_set, (info, "alloc_shared_noncontig", "true"));
     /* the window is collective over the node's members: they agree first (a failure elsewhere
      * must not leave them waiting in it) */
-    st = rmci_agree(r->node_comm, st);
+    st = rmci_agree(r->node_comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st == RMC_OK) {
         st = RMCI_MPI_ST(MPI_Win_allocate_shared,
                          ((MPI_Aint)bytes, 1, info, r->node_comm, &seg, &r->shm_win));
@@ -305,7 +305,7 @@ static rmc_status_t region_shared(alloc_t *a, size_t size)
     }
     if (info != MPI_INFO_NULL)
         rmci_keep(&st, RMCI_MPI_ST(MPI_Info_free, (&info)));
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;
     memset(seg, 0, bytes);
@@ -332,7 +332,7 @@ static rmc_status_t region_own_shared(alloc_t *a, size_t size)
         r->own->fd = -1;
     if (st == RMC_OK)
         st = rmci_shm_create(RMCI_REGION_HDR + size, r->own, "rmc_region_reserve");
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;
     char *seg = r->own->map;
@@ -383,7 +383,7 @@ static rmc_status_t region_publish(alloc_t *a, size_t size)
     unsigned long long *all = rmci_malloc((size_t)(csize > 0 ? csize : 1) * NI * sizeof(*all));
     if (st == RMC_OK && !all)
         st = rmci_fail(RMC_ERR_NOMEM, "rmc_region_alloc", "table of %d members", csize);
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     MPI_Request rq;
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Iallgather, (mine, NI, MPI_UNSIGNED_LONG_LONG, all, NI,
@@ -405,7 +405,7 @@ static rmc_status_t region_publish(alloc_t *a, size_t size)
         st = map_member(a, i, li, info);
     }
     free(all);
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (r->own) /* every node-local member has mapped it (or the allocation fails): no name left */
         rmci_shm_unlink(r->own);
     return st;
@@ -422,7 +422,7 @@ static rmc_status_t region_window(alloc_t *a, size_t size)
         st = RMCI_MPI_ST(MPI_Info_set, (info, "same_disp_unit", "true"));
     if (st == RMC_OK)
         st = RMCI_MPI_ST(MPI_Info_set, (info, "accumulate_ordering", "none"));
-    st = rmci_agree(r->comm, st);
+    st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st == RMC_OK)
         st = rmci_attentive_barrier(r->comm, "rmc_region_alloc");
     if (st == RMC_OK) {
@@ -439,7 +439,7 @@ static rmc_status_t region_window(alloc_t *a, size_t size)
     if (st == RMC_OK &&
         (st = RMCI_MPI_ST(MPI_Win_lock_all, (MPI_MODE_NOCHECK, r->hot.win))) == RMC_OK)
         a->locked = 1;
-    return rmci_agree(r->comm, st);
+    return rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
 }
 
 /* Makes the region live: an id agreed by the members (the largest next id among them, so ids stay
@@ -450,7 +450,8 @@ static rmc_status_t region_go_live(alloc_t *a)
 {
     struct rmc_region *r = a->r;
     long long id = -(long long)rmci.next_region_id;
-    rmc_status_t st = rmci_agree_vals(r->comm, RMC_OK, &id, 1);
+    rmc_status_t st = rmci_agree_vals(r->comm, RMC_OK, &id, 1,
+                                      a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;
     r->id = (uint32_t)-id;
@@ -465,7 +466,7 @@ static rmc_status_t region_go_live(alloc_t *a)
     } else {
         st = rmci_fail(st, "rmc_region_alloc", "translation cache is out of memory");
     }
-    return rmci_agree(r->comm, st);
+    return rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
 }
 
 /* rmc_region_alloc on `comm` (rmci.comm or a sub-communicator whose processes are RMC ranks). */
@@ -488,7 +489,7 @@ static rmc_status_t region_alloc(MPI_Comm comm, size_t size, void **bases, rmc_r
     if (st == RMC_OK && (!a.r || !a.r->sizes || !a.r->bases || !a.r->lptr || !a.r->hdr ||
                          !a.r->cs || !a.r->pair || !a.lidx))
         st = rmci_fail(RMC_ERR_NOMEM, fn, "region tables");
-    st = rmci_agree_pausing(comm, st); /* (nothing shared has changed yet) */
+    st = rmci_agree_pausing(comm, st, fn); /* (nothing shared has changed yet) */
     if (st == RMC_OK)
         st = region_members(&a, comm);
     if (st == RMC_OK)
@@ -600,7 +601,7 @@ rmc_status_t rmc_region_free(rmc_region_h r)
 rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size)
 {
     RMCI_SERIAL();
-    RMCI_CHECK_INIT(__func__);
+    RMCI_CHECK_INIT_QUERY(__func__);
     if (rank < 0 || rank >= rmci_info_.nranks)
         return rmci_bad_rank(__func__, rank);
     rmc_status_t hst = region_check(r, __func__);
@@ -616,7 +617,7 @@ rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size
 rmc_status_t rmc_region_local(rmc_region_h r, int rank, void **ptr)
 {
     RMCI_SERIAL();
-    RMCI_CHECK_INIT(__func__);
+    RMCI_CHECK_INIT_QUERY(__func__);
     if (!ptr)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL result pointer");
     *ptr = NULL;

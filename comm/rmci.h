@@ -74,6 +74,18 @@ RMCI_COLD rmc_status_t rmci_mpi_fail(const char *call, const char *where, int rc
 /* Prefixes the recorded message with "<fn>: " (the public function a nested failure happened in)
  * unless it starts with it already; returns st. For the error paths of entry points. */
 RMCI_COLD rmc_status_t rmci_in(rmc_status_t st, const char *fn);
+/* RMC_VERBOSE is read again at the next failure (rmc_init calls it: knobs are read at every
+ * rmc_init, docs/environment.md). */
+void rmci_error_reset(void);
+/* This thread's last error and count of failures (rmci_error_count), saved to buf[RMCI_ERRMSG]
+ * (returns the count) and restored: code that runs inside another call, as a handler served while
+ * the thread waits, leaves the caller's message and count as they were. */
+#define RMCI_ERRMSG 512
+unsigned long rmci_error_save(char *buf);
+void rmci_error_restore(const char *buf, unsigned long count);
+/* Counts the failures this thread recorded: a caller compares it before and after a callee to
+ * know whether the callee recorded its failure (then rmci_in, else rmci_fail). */
+unsigned long rmci_error_count(void);
 /* A failure that no call can return (found by the progress thread, a poll): always on stderr. */
 RMCI_COLD void rmci_async_fail(const char *where, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -140,7 +152,21 @@ void rmci_type_free(MPI_Datatype *t);
 /* Argument checks shared by the entry points. `fn` names the public function for the message. */
 RMCI_COLD rmc_status_t rmci_not_init(const char *fn);
 RMCI_COLD rmc_status_t rmci_bad_rank(const char *fn, int rank);
+/* This thread runs an active-message handler (set by comm/progress while one runs). A handler
+ * never waits for RMC's thread lock (RMCI_SERIAL takes it not on a thread that does not hold it
+ * already: the holder may be waiting for this handler's reply) and every entry point that checks
+ * RMCI_CHECK_INIT refuses it (RMC_ERR_STATE): a handler may not call RMC's communication functions
+ * (their waits need the handler to return). Initial-exec TLS as rmci_mt_depth_. */
+extern __thread int rmci_in_handler_ __attribute__((tls_model("initial-exec")));
+RMCI_COLD rmc_status_t rmci_not_init_or_handler(const char *fn);
 #define RMCI_CHECK_INIT(fn)                                                                        \
+    do {                                                                                           \
+        if (RMCI_UNLIKELY(!rmci_info_.initialized || rmci_in_handler_))                            \
+            return rmci_not_init_or_handler(fn);                                                   \
+    } while (0)
+/* RMCI_CHECK_INIT of a query that touches no other rank (rmc_region_base, rmc_topology, ...):
+ * allowed inside handlers. */
+#define RMCI_CHECK_INIT_QUERY(fn)                                                                  \
     do {                                                                                           \
         if (RMCI_UNLIKELY(!rmci_info_.initialized))                                                \
             return rmci_not_init(fn);                                                              \
@@ -186,6 +212,8 @@ static inline int rmci_serial_enter_(void)
 {
     if (RMCI_LIKELY(!rmci_mt_on_))
         return 0;
+    if (RMCI_UNLIKELY(rmci_in_handler_) && rmci_mt_depth_ == 0)
+        return 0; /* a handler on a thread without the lock (progress thread): never waits for it */
     if (rmci_mt_depth_++ == 0)
         rmci_mt_acquire();
     return 1;
@@ -220,7 +248,10 @@ int rmci_env_switch(const char *name);
  * (rmci_poll_charge), so AM service keeps its pace in every loop. */
 #define RMCI_POLL_INTERVAL 16
 #define RMCI_POLL_CALL     16 /* budget units of one call that may communicate */
-extern int rmci_poll_countdown_;
+extern __thread int rmci_poll_countdown_
+    __attribute__((tls_model("initial-exec"))); /* per thread:
+                                                 * a handler sets its own to 0, so no fast path
+                                                 * bypasses the entry points' checks */
 void rmci_poll_now(void);
 #define RMCI_POLL_UNITS(n)                                                                         \
     do {                                                                                           \
@@ -247,11 +278,14 @@ void rmci_wait_round(unsigned *spins);
 /* Agreement: every member of `comm` learns the worst (most negative) status, and vals[0..n) are
  * replaced by their minimum over the members (n may be 0; negate a value to get its maximum).
  * Attentive (an MPI_Iallreduce waited with rmci_wait). Every collective of comm agrees on its
- * outcome with it before going on, so a failure on one rank never leaves another hanging. */
-rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n);
-static inline rmc_status_t rmci_agree(MPI_Comm comm, rmc_status_t st)
+ * outcome with it before going on, so a failure on one rank never leaves another hanging. `fn`
+ * names the public function: a rank whose own status was RMC_OK records "<fn>: failed on another
+ * rank: <status text>" when the agreed one is not. */
+rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n,
+                             const char *fn);
+static inline rmc_status_t rmci_agree(MPI_Comm comm, rmc_status_t st, const char *fn)
 {
-    return rmci_agree_vals(comm, st, NULL, 0);
+    return rmci_agree_vals(comm, st, NULL, 0, fn);
 }
 /* An attentive barrier on comm (MPI_Ibarrier + rmci_wait). Entered before an MPI collective that
  * has no nonblocking form (window creation, communicator creation), so that no member sits in a
@@ -261,7 +295,7 @@ rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where);
  * (rmci_mt_pause: when the caller holds RMC's lock once). For a collective's waits while nothing
  * shared is mid-change (its first agreement): a member may be waiting for a thread of this rank
  * (a mutex it holds) before it joins, and that thread needs the lock to let go. */
-rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st);
+rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st, const char *fn);
 rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where);
 
 /* ---------------------------------------------------------------------- regions --- */

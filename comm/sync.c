@@ -70,9 +70,12 @@ static rmc_status_t wait_pausing(MPI_Request *req, const char *where)
 
 typedef rmc_status_t (*wait_fn)(MPI_Request *req, const char *where);
 
-/* rmci_agree_vals, waiting with `wait` (rmci_wait inside comm, rmci_wait_top for rmc_agree). */
+__thread int rmci_in_handler_ __attribute__((tls_model("initial-exec")));
+
+/* rmci_agree_vals, waiting with `wait` (rmci_wait inside comm, rmci_wait_top for rmc_agree). `fn`
+ * names the caller for the message of a failure elsewhere (NULL: none, the caller words it). */
 static rmc_status_t agree(MPI_Comm comm, rmc_status_t st, long long *vals, int n, wait_fn wait,
-                          const char *where)
+                          const char *where, const char *fn)
 {
     enum { MAXV = 7 };
     long long in[MAXV + 1], out[MAXV + 1];
@@ -92,12 +95,15 @@ static rmc_status_t agree(MPI_Comm comm, rmc_status_t st, long long *vals, int n
         return s2;
     for (int i = 0; i < n; i++)
         vals[i] = out[i + 1];
-    return (rmc_status_t)out[0];
+    rmc_status_t all = (rmc_status_t)out[0];
+    if (st == RMC_OK && all != RMC_OK && fn) /* this rank's own failure keeps its message */
+        rmci_fail(all, fn, "failed on another rank: %s", rmc_status_string(all));
+    return all;
 }
 
-rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n)
+rmc_status_t rmci_agree_vals(MPI_Comm comm, rmc_status_t st, long long *vals, int n, const char *fn)
 {
-    return agree(comm, st, vals, n, rmci_wait, __func__);
+    return agree(comm, st, vals, n, rmci_wait, __func__, fn);
 }
 
 /* An MPI_Ibarrier on comm waited with `wait`. */
@@ -114,9 +120,9 @@ rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where)
     return barrier(comm, rmci_wait, where);
 }
 
-rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st)
+rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st, const char *fn)
 {
-    return agree(comm, st, NULL, 0, wait_pausing, __func__);
+    return agree(comm, st, NULL, 0, wait_pausing, __func__, fn);
 }
 
 rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where)
@@ -128,7 +134,9 @@ rmc_status_t rmc_agree(rmc_status_t status)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
-    return agree(rmci_info_.comm, status, NULL, 0, rmci_wait_top, __func__);
+    return agree(rmci_info_.comm, status, NULL, 0, rmci_wait_top, __func__,
+                 NULL); /* (the
+                         * application words its own failures) */
 }
 
 rmc_status_t rmc_progress(void)
@@ -256,7 +264,7 @@ rmc_status_t rmci_barrier_setup(void)
                        rmc_knob_value("RMC_SHM_BARRIER"));
     /* 1. a node of several ranks exists (node_count is the same everywhere), the knob allows */
     long long use = knob != 0 && rmci_info_.node_count < rmci_info_.nranks;
-    st = rmci_agree_vals(all, st, &use, 1);
+    st = rmci_agree_vals(all, st, &use, 1, "rmc_init");
     if (st != RMC_OK || !use)
         return st;
     /* 2. the leader of a node of several ranks makes the segment, the others map it */
@@ -271,7 +279,7 @@ rmc_status_t rmci_barrier_setup(void)
                 b->shm.fd = -1;
             }
         }
-        st = rmci_agree_vals(rmci.node_comm, st, &key, 1);
+        st = rmci_agree_vals(rmci.node_comm, st, &key, 1, "rmc_init");
         char *p = NULL;
         if (st == RMC_OK && !leader && key >= 0 &&
             rmci_shm_attach((unsigned long long)key, len, &p, "rmc_init") == RMC_OK) {
@@ -281,7 +289,7 @@ rmc_status_t rmci_barrier_setup(void)
     }
     /* 3. used only if every node of several ranks has its words on every rank */
     long long ok = ns == 1 || b->shm.map != NULL;
-    st = rmci_agree_vals(all, st, &ok, 1);
+    st = rmci_agree_vals(all, st, &ok, 1, "rmc_init");
     rmci_shm_unlink(&b->shm); /* every member has tried to map it: the name goes (leader's) */
     /* 4. the leaders' communicator, when there are several nodes */
     if (st == RMC_OK && ok && rmci_info_.node_count > 1) {
@@ -293,7 +301,7 @@ rmc_status_t rmci_barrier_setup(void)
         b->comm = s2 == RMC_OK ? lc : MPI_COMM_NULL;
         b->owned = 1;
         ok = s2 == RMC_OK;
-        st = rmci_agree_vals(all, st, &ok, 1);
+        st = rmci_agree_vals(all, st, &ok, 1, "rmc_init");
     } else if (st == RMC_OK && ok) {
         b->comm = MPI_COMM_NULL; /* one node: no MPI part */
     }

@@ -471,12 +471,13 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
         return RMC_OK;
     }
     RMCI_POLL_UNITS(RMCI_POLL_CALL - 1);
+    unsigned long nerr = rmci_error_count(); /* did the callee below record its failure? */
     if (st == RMC_OK)
         st = amo.mode == RMC_AMO_MODE_MPI ? mpi_amo(op, width, &t, a, b, fetched, rank, r)
                                           : thread_remote_amo(op, width, &t, a, b, out, rank, r);
     else if (st == RMC_ERR_NOT_REGION)
         st = registered_amo(op, width, (void *)dst, a, b, out, rank, r);
-    if (RMCI_UNLIKELY(st == RMC_ERR_MPI)) /* recorded where it happened */
+    if (RMCI_UNLIKELY(st != RMC_OK && rmci_error_count() != nerr)) /* recorded where it happened */
         return rmci_in(st, fn);
     if (RMCI_UNLIKELY(st != RMC_OK))
         return rmci_fail(st, fn, "%d-byte atomic at %p on rank %d: %s", width, dst, rank,
@@ -537,6 +538,16 @@ static int parse_mode(const char *v)
 }
 
 void rmci_mutex_shutdown(void); /* mutex.c: drops the sets (their regions go with rmc_finalize) */
+void rmci_mutex_serve_gone(void); /* mutex.c: passes on the abandoned tickets whose turn came */
+
+/* Every waiting round passes on this rank's abandoned mutex tickets (mutex.c) when their turn comes
+ */
+static void amo_poll(int full, void *arg)
+{
+    (void)arg;
+    if (full)
+        rmci_mutex_serve_gone();
+}
 
 static void amo_finalize(void *arg)
 {
@@ -561,7 +572,7 @@ static rmc_status_t amo_init(void *arg)
     int req = parse_mode(rmc_knob_value("RMC_AMO"));
     /* all ranks must ask for the same mode: agree on min and max */
     long long v[2] = {req, -req};
-    rmc_status_t st = rmci_agree_vals(RMCI.comm, RMC_OK, v, 2);
+    rmc_status_t st = rmci_agree_vals(RMCI.comm, RMC_OK, v, 2, "rmc_init");
     if (st != RMC_OK)
         return st;
     int lo = (int)v[0], hi = (int)-v[1];
@@ -588,7 +599,7 @@ static rmc_status_t amo_init(void *arg)
              : rmci_fail(RMC_ERR_NOMEM, "rmc_init", "the atomics' table of %d ranks", RMCI.nranks);
     if (st == RMC_OK)
         st = rmci_am_add_internal(h_amo, &registered_tag, &amo.id_reg);
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree(RMCI.comm, st, "rmc_init");
     if (st != RMC_OK)
         amo_finalize(NULL);
     return st;
@@ -600,6 +611,7 @@ static const rmc_layer_t amo_layer = {
     .finalize = amo_finalize,
     .region_created = amo_region_created,
     .region_freed = amo_region_freed,
+    .poll = amo_poll,
 };
 
 /* Registered before main(), after the progress layer (its active messages carry atomics). */

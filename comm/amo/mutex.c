@@ -8,11 +8,23 @@
  * between polls, so a waiter never blocks the progress of others. Which mutexes this rank holds
  * (by which of its threads, with which ticket) is tracked locally: unlock of a mutex the rank does
  * not hold is refused (RMC_ERR_STATE) without touching the word, and so is a second lock by the
- * holding thread; another thread of the rank takes a ticket and waits like any other rank. */
+ * holding thread; another thread of the rank takes a ticket and waits like any other rank.
+ *
+ * A ticket once taken is always served, even when the lock fails after taking it (its polls of the
+ * word fail: an MPI failure): the lock retries the poll a few times, then gives the ticket up
+ * (abandoned) and returns the error. Every abandoned ticket stays on this rank's list `gone` (its
+ * record allocated before the fetch-add, so recording cannot fail) until the word's served half
+ * reaches it; then this rank adds 1 to the served half, exactly as the holder's unlock would, and
+ * drops it. The list is served by every mutex call of the rank and by every round of every waiting
+ * loop of RMC (the amo layer's full poll: rmci_mutex_serve_gone), so the turn passes on as soon as
+ * it comes and the rank is inside RMC, as a holder's unlock would; no other rank's progress depends
+ * on anything else. Only a rank that never enters RMC again (or whose every transfer to the host
+ * fails) holds the line up, as a holder that never unlocks would. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +47,31 @@ struct rmc_mutex {
 };
 
 static struct rmc_mutex *live;
+
+/* An abandoned ticket (above): served when the word's served half reaches `ticket`. */
+struct gone {
+    struct rmc_mutex *m;
+    int idx, rank;
+    uint32_t ticket;
+    struct gone *next;
+};
+static struct gone *gone;
+void rmci_mutex_serve_gone(void); /* (also the amo layer's full poll, amo.c) */
+static int gone_busy; /* rmci_mutex_serve_gone is running (its AMOs may poll: not re-entered) */
+
+/* Drops the abandoned tickets of m (NULL: all). */
+static void gone_drop(struct rmc_mutex *m)
+{
+    for (struct gone **pp = &gone; *pp;) {
+        struct gone *g = *pp;
+        if (!m || g->m == m) {
+            *pp = g->next;
+            free(g);
+        } else {
+            pp = &g->next;
+        }
+    }
+}
 
 static void mutex_release(struct rmc_mutex *m)
 {
@@ -91,7 +128,7 @@ rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
     }
     if (st == RMC_OK && (!m || !m->count || !m->base || !m->first || !bases))
         st = rmci_fail(RMC_ERR_NOMEM, fn, "mutex tables for %d ranks", n);
-    st = rmci_agree_pausing(RMCI.comm, st); /* (nothing shared has changed yet) */
+    st = rmci_agree_pausing(RMCI.comm, st, fn); /* (nothing shared has changed yet) */
     if (st == RMC_OK)
         st = rmc_region_alloc((size_t)count * MUTEX_STRIDE, bases, &m->region); /* agreed */
     if (st != RMC_OK)
@@ -102,7 +139,7 @@ rmc_status_t rmc_mutex_create(int count, rmc_mutex_h *out)
     m->ticket = rmci_calloc(total ? total : 1, sizeof(uint32_t));
     if (!m->holder || !m->ticket)
         st = rmci_fail(RMC_ERR_NOMEM, fn, "state of %zu mutexes", total);
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree(RMCI.comm, st, fn);
     if (st != RMC_OK) {
         rmc_region_free(m->region);
         goto fail;
@@ -131,9 +168,11 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m)
         for (size_t i = 0; i < m->first[RMCI.nranks] && st == RMC_OK; i++)
             if (m->holder[i])
                 st = rmci_fail(RMC_ERR_STATE, __func__, "this rank holds a mutex of the set");
-    st = rmci_agree_pausing(RMCI.comm, st); /* (nothing shared has changed yet) */
+    st = rmci_agree_pausing(RMCI.comm, st, __func__); /* (nothing shared has changed yet) */
     if (st != RMC_OK)
         return st;
+    rmci_mutex_serve_gone();
+    gone_drop(m); /* (no rank holds or waits for one of the set: any turn left has come) */
     for (struct rmc_mutex **pp = &live; *pp; pp = &(*pp)->next)
         if (*pp == m) {
             *pp = m->next;
@@ -168,6 +207,30 @@ static inline void *word_of(rmc_mutex_h m, int idx, int rank)
     return m->base[rank] + (size_t)idx * MUTEX_STRIDE;
 }
 
+/* Passes on every abandoned ticket whose turn has come (the served half equals it): adds 1 to the
+ * served half as unlock does. A failed load or add leaves the record for the next call. */
+void rmci_mutex_serve_gone(void)
+{
+    if (!gone || gone_busy)
+        return;
+    gone_busy = 1;
+    for (struct gone **pp = &gone; *pp;) {
+        struct gone *g = *pp;
+        void *w = word_of(g->m, g->idx, g->rank);
+        int64_t cur;
+        if (rmc_amo_load_i64(w, &cur, g->rank) == RMC_OK && (uint32_t)(uint64_t)cur == g->ticket) {
+            uint64_t inc = g->ticket == UINT32_MAX ? (uint64_t)1 - TICKET : 1;
+            if (rmc_amo_add_i64(w, (int64_t)inc, g->rank) == RMC_OK) {
+                *pp = g->next;
+                free(g);
+                continue;
+            }
+        }
+        pp = &g->next;
+    }
+    gone_busy = 0;
+}
+
 /* One back-off step of a waiter: short spins for node-local words in thread mode, then sleeps
  * growing to 64 us; active messages are served in between. */
 static void backoff(unsigned *k, int cheap)
@@ -193,30 +256,60 @@ static void backoff(unsigned *k, int cheap)
     rmci_mt_reacquire(out);
 }
 
+#define LOCK_POLL_TRIES                                                                            \
+    4 /* failed polls of the word in a row before a lock gives its ticket up                       \
+       */
+
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
 {
     RMCI_SERIAL();
+    const char *fn = __func__;
     size_t slot;
-    rmc_status_t st = check(m, idx, rank, &slot, __func__);
+    rmc_status_t st = check(m, idx, rank, &slot, fn);
     if (st != RMC_OK)
         return st;
     if (m->holder[slot] == self_id())
-        return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this thread", idx,
+        return rmci_fail(RMC_ERR_STATE, fn, "mutex %d of rank %d is held by this thread", idx,
                          rank);
+    rmci_mutex_serve_gone();
+    /* the record of an abandoned ticket, taken before the ticket: giving it up cannot fail */
+    struct gone *g = malloc(sizeof(*g));
+    if (!g)
+        return rmci_fail(RMC_ERR_NOMEM, fn, "mutex %d of rank %d: a ticket's record", idx, rank);
     void *w = word_of(m, idx, rank);
     int64_t old;
     st = rmc_amo_fetch_add_i64(w, (int64_t)TICKET, &old, rank);
-    if (st != RMC_OK)
-        return st;
+    if (st != RMC_OK) {
+        free(g);
+        return rmci_in(st, fn); /* no ticket taken */
+    }
     uint32_t mine = (uint32_t)((uint64_t)old >> 32);
     int cheap = rmc_amo_mode() == RMC_AMO_MODE_THREAD && rmc_same_node(rank) == 1;
     unsigned k = 0;
+    int failed = 0;
     while ((uint32_t)(uint64_t)old != mine) {
         backoff(&k, cheap);
         st = rmc_amo_load_i64(w, &old, rank);
-        if (st != RMC_OK)
-            return st; /* cannot happen once the fetch-add succeeded, short of an MPI failure */
+        if (st == RMC_OK) {
+            failed = 0;
+            continue;
+        }
+        if (++failed < LOCK_POLL_TRIES) {
+            old = (int64_t)((uint64_t)mine + 1); /* (not our turn: poll again) */
+            continue;
+        }
+        /* the ticket is given up, never left outstanding: this rank passes the turn on when it
+         * comes (rmci_mutex_serve_gone, above) */
+        *g = (struct gone){m, idx, rank, mine, gone};
+        gone = g;
+        char why[256];
+        snprintf(why, sizeof why, "%s", rmc_last_error());
+        return rmci_fail(st, fn,
+                         "mutex %d of rank %d: polling its word failed %d times in a row (%s); "
+                         "ticket %u given up (this rank passes its turn on when it comes)",
+                         idx, rank, LOCK_POLL_TRIES, why, mine);
     }
+    free(g);
     m->holder[slot] = self_id();
     m->ticket[slot] = mine;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -234,6 +327,7 @@ rmc_status_t rmc_mutex_trylock(rmc_mutex_h m, int idx, int rank, int *acquired)
         return st;
     if (!acquired)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL acquired pointer");
+    rmci_mutex_serve_gone();
     if (m->holder[slot] == self_id())
         return rmci_fail(RMC_ERR_STATE, __func__, "mutex %d of rank %d is held by this thread", idx,
                          rank);
@@ -283,6 +377,7 @@ rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
 void rmci_mutex_shutdown(void)
 {
     /* the regions go with rmc_finalize's sweep */
+    gone_drop(NULL);
     while (live) {
         struct rmc_mutex *m = live;
         live = m->next;

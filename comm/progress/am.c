@@ -20,7 +20,7 @@
 
 am_state_t am;
 __thread int am_is_thread;
-static __thread int am_in_handler; /* this thread runs a handler: it must not send */
+#define am_in_handler rmci_in_handler_ /* this thread runs a handler (rmci.h): it must not send */
 
 int rmci_am_on_thread(void)
 {
@@ -164,9 +164,14 @@ static void defer(int src, const char *buf, int cnt)
     RMCI_PSTAT_ADD(am_deferred, 1);
 }
 
-/* Runs the handler of request h (payload p) into rep (cap bytes after the reply header). */
+/* Runs the handler of request h (payload p) into rep (cap bytes after the reply header). A failure
+ * decided here sets *why (and *val) for the origin's message. The handler runs with this thread's
+ * last error saved and restored (a handler served while this thread waits inside a call must not
+ * replace that call's message) and with this thread's poll budget at 0 (every RMC entry point it
+ * calls goes through its checks, which refuse it: RMCI_CHECK_INIT). Only comm's internal handlers
+ * may defer (RMCI_AM_DEFER): any other positive status is a failure (AM_WHY_POSITIVE). */
 static rmc_status_t run_handler(int src, const am_hdr_t *h, const char *p, char *rep, size_t cap,
-                                size_t *rlen)
+                                size_t *rlen, am_why_t *why, uint32_t *val)
 {
     /* the lock is held while the handler runs: handlers of one rank never run concurrently
      * (thread and main thread serving deferred requests), and rmc_am_register returns only when
@@ -174,11 +179,24 @@ static rmc_status_t run_handler(int src, const am_hdr_t *h, const char *p, char 
     pthread_mutex_lock(&am.hlock);
     am_handler_t hd = am.handlers[h->id];
     rmc_status_t st = RMC_ERR_NOT_FOUND;
+    *why = AM_WHY_NONE;
     if (hd.fn) {
-        int outer = am_in_handler;
+        int internal = h->id > RMC_AM_ID_MAX && !hd.layer;
+        char saved[RMCI_ERRMSG];
+        unsigned long nerr = rmci_error_save(saved);
+        int outer = am_in_handler, budget = rmci_poll_countdown_;
         am_in_handler = 1;
+        rmci_poll_countdown_ = 0;
         st = hd.fn(src, p, h->len, rep + sizeof(am_rep_t), cap, rlen, hd.arg);
         am_in_handler = outer;
+        rmci_poll_countdown_ = budget;
+        rmci_error_restore(saved, nerr);
+        *why = AM_WHY_HANDLER;
+        if (st > 0 && !(internal && st == RMCI_AM_DEFER)) {
+            *why = AM_WHY_POSITIVE;
+            *val = (uint32_t)st;
+            st = RMC_ERR_INTERNAL;
+        }
         if (st != RMCI_AM_DEFER) {
             RMCI_PSTAT_ADD(am_served, 1);
             if (am_is_thread)
@@ -200,13 +218,17 @@ static int handle_msg(am_srv_t *s, int src, const char *buf, int cnt)
         return 1;
     size_t cap = h.reply_cap;
     rmc_status_t st = RMC_OK;
+    am_why_t why = AM_WHY_HANDLER;
+    uint32_t val = 0;
     if ((size_t)cnt - sizeof(h) != h.len || cap > am.max_payload || h.id >= AM_ID_SHUTDOWN) {
         st = RMC_ERR_ARG;
+        why = AM_WHY_MALFORMED;
         cap = 0;
     }
     char *rep = malloc(sizeof(am_rep_t) + cap);
     if (!rep) {
         st = RMC_ERR_NOMEM;
+        why = AM_WHY_NOMEM;
         cap = 0;
         rep = malloc(sizeof(am_rep_t));
         if (!rep) {
@@ -216,7 +238,7 @@ static int handle_msg(am_srv_t *s, int src, const char *buf, int cnt)
     }
     size_t rlen = 0;
     if (st == RMC_OK)
-        st = run_handler(src, &h, buf + sizeof(h), rep, cap, &rlen);
+        st = run_handler(src, &h, buf + sizeof(h), rep, cap, &rlen, &why, &val);
     if (st == RMCI_AM_DEFER) {
         if (am_is_thread) {
             free(rep);
@@ -224,12 +246,19 @@ static int handle_msg(am_srv_t *s, int src, const char *buf, int cnt)
             return 0;
         }
         st = RMC_ERR_INTERNAL; /* only the thread defers */
+        why = AM_WHY_POSITIVE;
+        val = (uint32_t)RMCI_AM_DEFER;
     }
-    if (st == RMC_OK && rlen > cap)
+    if (st == RMC_OK && rlen > cap) {
         st = RMC_ERR_TOO_BIG; /* the handler said it wrote past the reply buffer */
+        why = AM_WHY_BIG;
+        val = rlen > UINT32_MAX ? UINT32_MAX : (uint32_t)rlen;
+    }
     if (st != RMC_OK)
         rlen = 0;
-    am_rep_t rh = {.status = (int32_t)st, .len = (uint32_t)rlen, .pad = 0};
+    am_rep_t rh = {.status = (int32_t)st,
+                   .len = (uint32_t)rlen,
+                   .pad = st == RMC_OK ? 0 : (uint64_t)why | (uint64_t)val << 32};
     memcpy(rep, &rh, sizeof(rh));
     srv_send(s, rep, (int)(sizeof(am_rep_t) + rlen), src, h.rtag);
     return 0;
@@ -427,6 +456,7 @@ static rmc_status_t op_start(int rank, int id, const void *p1, size_t n1, const 
     op->rbuf = op->sbuf + sroom;
     op->rcap = rcap;
     op->rank = rank;
+    op->id = id;
     am.seq = (am.seq + 1) % (uint32_t)am.tag_span;
     int tag = AM_TAG_FIRST_REPLY + (int)am.seq;
     am_hdr_t h = {
@@ -478,12 +508,50 @@ static rmc_status_t op_result(am_op_t *op, const char **data, size_t *len)
     return (rmc_status_t)rh.status;
 }
 
+/* Records why the target refused or failed a request (its reply's reason, am_why_t). */
+static rmc_status_t op_fail(const am_op_t *op, rmc_status_t st)
+{
+    am_rep_t rh;
+    memcpy(&rh, op->rbuf, sizeof(rh));
+    const char *fn = op->fn;
+    uint32_t val = (uint32_t)(rh.pad >> 32);
+    switch ((am_why_t)(uint32_t)rh.pad) {
+    case AM_WHY_NONE:
+        return rmci_fail(st, fn,
+                         "rank %d, handler %d: no handler is registered under this id there",
+                         op->rank, op->id);
+    case AM_WHY_BIG:
+        return rmci_fail(st, fn,
+                         "rank %d, handler %d: the handler's reply of %u bytes exceeds reply_cap "
+                         "%zu",
+                         op->rank, op->id, val, op->rcap);
+    case AM_WHY_POSITIVE:
+        return rmci_fail(
+            st, fn,
+            "rank %d, handler %d: the handler returned %d (a positive status: handlers "
+            "return RMC_OK or a negative rmc_status_t)",
+            op->rank, op->id, (int)val);
+    case AM_WHY_MALFORMED:
+        return rmci_fail(st, fn, "rank %d, handler %d: the target found the request malformed",
+                         op->rank, op->id);
+    case AM_WHY_NOMEM:
+        return rmci_fail(st, fn, "rank %d, handler %d: no memory for the reply at the target",
+                         op->rank, op->id);
+    case AM_WHY_HANDLER:
+        break;
+    }
+    return rmci_fail(st, fn, "rank %d, handler %d: the handler failed: %s", op->rank, op->id,
+                     rmc_status_string(st));
+}
+
 /* Copies a completed op's reply to the caller's buffer. */
 static rmc_status_t op_deliver(am_op_t *op, void *reply, size_t reply_cap, size_t *reply_len)
 {
     const char *data;
     size_t len;
     rmc_status_t st = op_result(op, &data, &len);
+    if (st != RMC_OK && !op->mpi_failed && op->fn)
+        op_fail(op, st); /* (comm's own requests word their failures themselves) */
     if (op->fin)
         return op->fin(st, data, len, op->fin_ptr, op->fin_data);
     if (len > reply_cap)
@@ -502,13 +570,17 @@ static rmc_status_t internal_in_handler(void)
 {
     return rmci_fail(RMC_ERR_STATE, "rmc (inside an active-message handler)",
                      "a transfer to registered memory or an atomic in thread AMO mode is an "
-                     "active message, which a handler may not send (it could hang): handlers "
-                     "may use regions' memory by one-sided transfers, or answer through their "
-                     "reply buffer");
+                     "active message, which a handler may not send (it could hang): handlers may "
+                     "not call RMC's communication functions; they read and write their own "
+                     "rank's memory directly and answer through their reply buffer");
 }
 
-rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
-                          void *reply, size_t reply_cap, size_t *reply_len)
+/* A blocking request: started, then waited for with `pausing` rounds (rmci_mt_pause: other
+ * threads of this rank get RMC's lock while this one waits, as rmc_wait's do) or plain ones
+ * (internal callers, whose state may be mid-change). */
+static rmc_status_t am_call(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
+                            void *reply, size_t reply_cap, size_t *reply_len, const char *fn,
+                            int pausing)
 {
     if (am_in_handler)
         return internal_in_handler();
@@ -516,14 +588,24 @@ rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const voi
     rmc_status_t st = op_start(rank, id, p1, n1, p2, n2, reply_cap, &op);
     if (st != RMC_OK)
         return st;
+    op->fn = fn;
     unsigned spins = 0;
-    while (!am_op_progress(op))
+    while (!am_op_progress(op)) {
         rmci_wait_round(&spins);
+        if (pausing)
+            rmci_mt_pause();
+    }
     am_op_unlink(op);
     st = op_deliver(op, reply, reply_cap, reply_len);
     if (!op->mpi_failed) /* else leaked: MPI may still use its buffers */
         free(op);
     return st;
+}
+
+rmc_status_t rmci_am_call(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
+                          void *reply, size_t reply_cap, size_t *reply_len)
+{
+    return am_call(rank, id, p1, n1, p2, n2, reply, reply_cap, reply_len, NULL, 0);
 }
 
 /* Generalized-request callbacks: the poll function keeps the engine going inside MPI_Wait/Test. */
@@ -597,7 +679,8 @@ typedef struct am_delivery {
 } am_delivery_t;
 
 static rmc_status_t start_nb(int rank, int id, const void *p1, size_t n1, const void *p2, size_t n2,
-                             size_t rcap, const am_delivery_t *dl, rmc_request_h *req)
+                             size_t rcap, const am_delivery_t *dl, rmc_request_h *req,
+                             const char *fn)
 {
     struct rmc_request *q = rmci_req_alloc();
     if (!q)
@@ -608,6 +691,7 @@ static rmc_status_t start_nb(int rank, int id, const void *p1, size_t n1, const 
         rmci_req_release(q);
         return st;
     }
+    op->fn = fn;
     op->fin = dl->fin;
     op->fin_ptr = dl->fin_ptr;
     op->fin_data = dl->fin_data;
@@ -643,7 +727,7 @@ rmc_status_t rmci_am_call_nb(int rank, int id, const void *p1, size_t n1, const 
         return internal_in_handler();
     }
     am_delivery_t dl = {.fin = fin, .fin_ptr = ptr, .fin_data = data};
-    return start_nb(rank, id, p1, n1, p2, n2, reply_cap, &dl, req);
+    return start_nb(rank, id, p1, n1, p2, n2, reply_cap, &dl, req, NULL);
 }
 
 /* --------------------------------------------------------------------------- public --- */
@@ -691,7 +775,7 @@ rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void
     rmc_status_t st = send_checks(rank, id, payload, len, reply, reply_cap, __func__);
     if (st != RMC_OK)
         return st;
-    return rmci_am_call(rank, id, payload, len, NULL, 0, reply, reply_cap, reply_len);
+    return am_call(rank, id, payload, len, NULL, 0, reply, reply_cap, reply_len, __func__, 1);
 }
 
 rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, void *reply,
@@ -711,7 +795,7 @@ rmc_status_t rmc_am_send_nb(int rank, int id, const void *payload, size_t len, v
     if (st != RMC_OK)
         return st;
     am_delivery_t dl = {.reply = reply, .reply_cap = reply_cap, .reply_len = reply_len};
-    return start_nb(rank, id, payload, len, NULL, 0, reply_cap, &dl, req);
+    return start_nb(rank, id, payload, len, NULL, 0, reply_cap, &dl, req, __func__);
 }
 
 rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)
@@ -724,12 +808,12 @@ rmc_status_t rmc_am_register(int id, rmc_am_handler_t handler, void *arg)
     rmc_status_t st = RMC_OK;
     if (id < 0 || id > RMC_AM_ID_MAX)
         st = rmci_fail(RMC_ERR_ARG, __func__, "handler id %d outside [0, %d]", id, RMC_AM_ID_MAX);
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree(RMCI.comm, st, __func__);
     if (st != RMC_OK)
         return st;
     set_handler(id, handler, arg);
     /* every rank has registered before any returns */
-    return rmci_agree(RMCI.comm, RMC_OK);
+    return rmci_agree(RMCI.comm, RMC_OK, __func__);
 }
 
 rmc_status_t rmc_am_register_layer(rmc_am_handler_t handler, void *arg, int *id)
@@ -747,7 +831,7 @@ rmc_status_t rmc_am_register_layer(rmc_am_handler_t handler, void *arg, int *id)
         am.handlers[mine].layer = 1;
     /* every rank hands out ids in the same order: check that they agree (minimum and maximum) */
     long long v[2] = {mine, -(long long)mine};
-    rmc_status_t all = rmci_agree_vals(RMCI.comm, st, v, 2);
+    rmc_status_t all = rmci_agree_vals(RMCI.comm, st, v, 2, __func__);
     if (all == RMC_OK && v[0] != -v[1])
         all = rmci_fail(RMC_ERR_STATE, __func__,
                         "the ranks registered layer handlers in different orders");

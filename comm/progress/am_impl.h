@@ -24,8 +24,18 @@ typedef struct am_hdr {
 typedef struct am_rep {
     int32_t status;
     uint32_t len;
-    uint64_t pad;
+    uint64_t pad; /* a failure's reason (am_why_t) | (uint64_t)(uint32_t)its value << 32 */
 } am_rep_t;
+
+/* Why a request failed at the target: the origin words its message from it (op_deliver). */
+typedef enum am_why {
+    AM_WHY_HANDLER,   /* the handler returned the status (an error of its own) */
+    AM_WHY_NONE,      /* no handler under the id */
+    AM_WHY_BIG,       /* the handler's reply (value: its length) exceeds the reply capacity */
+    AM_WHY_POSITIVE,  /* the handler returned a positive status (value) */
+    AM_WHY_MALFORMED, /* the request's header does not match its size or the limits */
+    AM_WHY_NOMEM      /* no memory for the reply at the target */
+} am_why_t;
 
 /* An outstanding request of this rank (origin side). One allocation: struct, send buffer, reply
  * buffer. */
@@ -36,6 +46,8 @@ typedef struct am_op {
     struct am_op *onext, *oprev; /* am.open while the reply has not arrived */
     int done, has_greq;
     int rank;       /* the target */
+    int id;         /* the handler id */
+    const char *fn; /* the public function for the messages of a failure (NULL: "active message") */
     int mpi_failed; /* MPI_Testall failed: the result is RMC_ERR_MPI and the op is never freed
                      * (its buffers may still be in use by MPI) */
     char *sbuf, *rbuf;

@@ -111,7 +111,7 @@ static rmc_status_t progress_init(void *arg)
      * this rank's limit, so a larger one from a peer would be truncated there. Every rank sees the
      * same minimum and maximum, so every rank fails alike when they differ. */
     long long lim[2] = {(long long)am.max_payload, -(long long)am.max_payload};
-    st = rmci_agree_vals(RMCI.comm, st, lim, 2);
+    st = rmci_agree_vals(RMCI.comm, st, lim, 2, "rmc_init");
     if (st == RMC_OK && lim[0] != -lim[1])
         st = rmci_fail(RMC_ERR_ARG, "rmc_init",
                        "RMC_AM_MAX_PAYLOAD is not the same on every rank (%lld to %lld bytes)",
@@ -126,7 +126,7 @@ static rmc_status_t progress_init(void *arg)
      * (docs/benchmarks.md). Every rank learns whether every rank runs one (AMO mode). */
     int on = st == RMC_OK && multiple && (want == 1 || (want == 2 && pu >= 0));
     long long v = on;
-    st = rmci_agree_vals(RMCI.comm, st, &v, 1);
+    st = rmci_agree_vals(RMCI.comm, st, &v, 1, "rmc_init");
     am.thread_all = (int)v;
     if (st == RMC_OK) {
         am.up = 1;
@@ -134,7 +134,7 @@ static rmc_status_t progress_init(void *arg)
     }
     if (st == RMC_OK && on)
         st = am_thread_start(pu, spin);
-    st = rmci_agree(RMCI.comm, st);
+    st = rmci_agree(RMCI.comm, st, "rmc_init");
     if (st != RMC_OK)
         teardown();
     return st;

@@ -158,7 +158,7 @@ int am_choose_pu(int *spin, rmc_status_t *st)
         if (*st == RMC_OK && !all)
             *st = rmci_fail(RMC_ERR_NOMEM, "rmc_init", "progress thread placement table");
     }
-    *st = rmci_agree(RMCI.comm, *st); /* nobody enters the gather unless everyone can */
+    *st = rmci_agree(RMCI.comm, *st, "rmc_init"); /* nobody enters the gather unless everyone can */
     if (*st == RMC_OK) {
         binding(mine, LEN);
         MPI_Request rq;
@@ -169,7 +169,7 @@ int am_choose_pu(int *spin, rmc_status_t *st)
             all[(size_t)i * LEN + LEN - 1] = 0;
         if (*st == RMC_OK)
             pu = free_pu(all, nloc, LEN, rr, spin);
-        *st = rmci_agree(RMCI.comm, *st);
+        *st = rmci_agree(RMCI.comm, *st, "rmc_init");
     }
     free(all);
     rmci_comm_free(&real);

@@ -131,8 +131,11 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m);
  * previous holder before its unlock is visible to the new holder's gets and loads.
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or destroyed set), RMC_ERR_RANK,
  * RMC_ERR_ARG (idx outside [0, count of rank)), RMC_ERR_STATE (the calling thread already holds
- * it). With threads (rmc_thread_safe), another thread of the rank that holds it makes the caller
- * wait like any other rank's thread. */
+ * it), RMC_ERR_NOMEM, RMC_ERR_MPI (a transfer to the mutex's host failed: when the lock had taken
+ * its place in the queue, that place is given up and this rank passes the turn on when it comes,
+ * during its later RMC calls, so the mutex stays usable by everyone; not held). With threads
+ * (rmc_thread_safe), another thread of the rank that holds it makes the caller wait like any other
+ * rank's thread. */
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank);
 
 /* As rmc_mutex_lock but never waits: *acquired = 1 when the mutex was free and is now held, else 0.

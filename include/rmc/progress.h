@@ -16,9 +16,13 @@
  * Handlers run on the progress thread (if any) or on the thread calling RMC, one at a time per
  * rank. With a progress thread they run concurrently with the application's main thread: the data
  * they touch must be synchronized by the application (e.g. atomics). A handler must not call RMC
- * communication functions: those that would send an active message return RMC_ERR_STATE inside
- * a handler (rmc_am_send / rmc_am_send_nb, a transfer to registered memory, an atomic in thread
- * AMO mode).
+ * communication functions: inside a handler they return RMC_ERR_STATE without doing anything
+ * (rmc_put / rmc_get and their strided, vector and non-blocking forms, accumulates, atomics,
+ * fences, rmc_wait, rmc_barrier, collectives, rmc_am_send / rmc_am_send_nb, rmc_progress): a wait
+ * there could only hang (the origin's thread, or this rank's, may wait for the handler's reply
+ * while holding RMC's lock). Handlers read and write their own rank's memory directly and answer
+ * through their reply buffer; queries (rmc_region_base, rmc_region_local, rmc_topology, rmc_comm,
+ * rmc_rank, ...) are allowed.
  *
  * Progress thread: RMC_PROGRESS_THREAD=1|0|auto (auto: on when MPI_THREAD_MULTIPLE is provided and
  * a processing unit no rank is bound to is free for it). It needs
@@ -60,7 +64,9 @@ extern "C" {
 /* A handler: `payload`/`len` is the request, `origin` the sender. It may write up to `reply_cap`
  * bytes into `reply` and set *reply_len (initially 0). Its return status is delivered to the origin
  * as the status of the send (RMC_OK: success; a *reply_len above reply_cap is delivered as
- * RMC_ERR_TOO_BIG with no reply). `arg` is the pointer given at registration. */
+ * RMC_ERR_TOO_BIG with no reply; a positive status, which is no rmc_status_t, as RMC_ERR_INTERNAL).
+ * `arg` is the pointer given at registration. The origin's rmc_last_error names the target rank
+ * and the handler id of a failure decided at the target. */
 typedef rmc_status_t (*rmc_am_handler_t)(int origin, const void *payload, size_t len, void *reply,
                                          size_t reply_cap, size_t *reply_len, void *arg);
 
@@ -91,7 +97,8 @@ size_t rmc_am_max_payload(void);
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (id out of range, NULL payload with len > 0,
  * NULL reply with reply_cap > 0), RMC_ERR_TOO_BIG (len or reply_cap above rmc_am_max_payload();
  * nothing sent), RMC_ERR_STATE (called inside a handler), RMC_ERR_NOT_FOUND (no handler under `id`
- * at the target), RMC_ERR_MPI, or the handler's status. */
+ * at the target), RMC_ERR_MPI, RMC_ERR_INTERNAL (the handler returned a positive status), or the
+ * handler's status. */
 rmc_status_t rmc_am_send(int rank, int id, const void *payload, size_t len, void *reply,
                          size_t reply_cap, size_t *reply_len);
 

@@ -1,7 +1,8 @@
 /* Active messages: many requests in flight from every rank to every rank (self included), replies
  * matched to their requests, handlers run exactly once and in issue order per origin; handler
- * status propagation; bad input (unknown id, oversize payload, ...). With and without the progress
- * thread. */
+ * status propagation; bad input (unknown id, oversize payload, ...); RMC's communication functions
+ * refused inside handlers; failures decided at the target worded at the origin; a positive handler
+ * status. With and without the progress thread. */
 #include "test_amo_util.h"
 
 #define MAXR    16 /* ranks supported by the per-origin counters */
@@ -9,6 +10,9 @@
 #define H_FAIL  2
 #define H_BIG   3
 #define H_NEST  4  /* a handler that tries to send */
+#define H_COMM  5  /* a handler that tries RMC's communication functions */
+#define H_POS   6  /* a handler that returns a positive status */
+#define H_OVER  7  /* a handler that claims a reply longer than its buffer */
 #define H_NEVER 77 /* never registered */
 
 static int runs[MAXR];     /* handler runs per origin (atomic: may run on the thread) */
@@ -95,6 +99,55 @@ static rmc_status_t h_nest(int origin, const void *payload, size_t len, void *re
 }
 
 static rmc_status_t fail_status = RMC_ERR_STATE;
+
+/* H_COMM: the region the handler would write into, every rank's base */
+static void **comm_bases;
+#define NCOMM 8
+
+/* Tries one-sided transfers (to the origin's region: node-local in the real mode, so rmc_put and
+ * rmc_get are plain copies there), an atomic, a fence, the barrier, waits: each is refused inside a
+ * handler (RMC_ERR_STATE; a handler that waits hangs when the origin's thread holds RMC's lock or
+ * waits for it) with a message naming the function and the handler. Replies with the statuses and
+ * whether every message said so. */
+static rmc_status_t h_comm(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                           size_t *rlen, void *arg)
+{
+    (void)payload, (void)len, (void)arg;
+    int st[NCOMM + 1];
+    if (cap < sizeof st)
+        return RMC_ERR_TOO_BIG;
+    int64_t v = 42, g = 0;
+    int64_t *at = (int64_t *)comm_bases[origin];
+    rmc_request_h q = RMC_REQUEST_NULL;
+    int msg_ok = 1;
+#define TRY(i, call)                                                                               \
+    do {                                                                                           \
+        st[i] = (int)(call);                                                                       \
+        msg_ok &= strstr(rmc_last_error(), "inside an active-message handler") != NULL;            \
+    } while (0)
+    TRY(0, rmc_put(&v, at, sizeof v, origin));
+    TRY(1, rmc_get(&g, at, sizeof g, origin));
+    TRY(2, rmc_put_nb(&v, at, sizeof v, origin, &q));
+    TRY(3, rmc_amo_fetch_add_i64(at + 1, 1, &g, origin));
+    TRY(4, rmc_fence_all());
+    TRY(5, rmc_barrier());
+    TRY(6, rmc_wait(&q));
+    TRY(7, rmc_progress());
+#undef TRY
+    st[NCOMM] = msg_ok && q == RMC_REQUEST_NULL && g == 0;
+    memcpy(reply, st, sizeof st);
+    *rlen = sizeof st;
+    return RMC_OK;
+}
+
+static int pos_runs; /* H_POS runs (atomic: may run on the thread) */
+static rmc_status_t h_pos(int origin, const void *payload, size_t len, void *reply, size_t cap,
+                          size_t *rlen, void *arg)
+{
+    (void)origin, (void)payload, (void)len, (void)reply, (void)cap, (void)rlen, (void)arg;
+    __atomic_fetch_add(&pos_runs, 1, __ATOMIC_SEQ_CST);
+    return (rmc_status_t)1;
+}
 
 static void reset_counters(void)
 {
@@ -251,6 +304,100 @@ static void statuses(void)
     MPI_CHECK_ALL(s == RMC_ERR_NOT_FOUND);
 }
 
+/* The statuses that H_COMM replied: every call refused with RMC_ERR_STATE, every message said
+ * why, nothing written. */
+static int comm_refused(const int *st)
+{
+    int ok = st[NCOMM] == 1;
+    for (int i = 0; i < NCOMM; i++)
+        ok &= st[i] == RMC_ERR_STATE;
+    if (!ok) {
+        fprintf(stderr, "[rank %d] H_COMM replied", mpitest_rank_);
+        for (int i = 0; i <= NCOMM; i++)
+            fprintf(stderr, " %d", st[i]);
+        fprintf(stderr, "\n");
+    }
+    return ok;
+}
+
+/* What a handler may not do, and failures decided at the target: each is reported at the origin
+ * with a message naming the rank and the handler; this rank's last error is its own. */
+static void handler_rules(void)
+{
+    int n = mpitest_nranks_, me = mpitest_rank_;
+    int peer = (me + 1) % n;
+    rmc_region_h r;
+    comm_bases = malloc((size_t)n * sizeof(void *));
+    MPI_CHECK_OK(rmc_region_alloc(64, comm_bases, &r));
+    memset(comm_bases[me], 0, 64);
+    pos_runs = 0;
+    MPI_CHECK_OK(rmc_am_register(H_COMM, h_comm, NULL));
+    MPI_CHECK_OK(rmc_am_register(H_POS, h_pos, NULL));
+    MPI_CHECK_OK(rmc_am_register(H_OVER, h_overclaim, NULL));
+    MPI_CHECK_OK(rmc_am_register(H_FAIL, h_fail, &fail_status)); /* (statuses() removed it) */
+    MPI_CHECK_OK(rmc_barrier());
+    int ok = 1;
+    /* communication inside a handler is refused: to the peer and to self, and every rank sending
+     * to its peer at once, many times (each rank's thread waits in rmc_am_send while its handler
+     * runs: with the handler's rmc_put waiting for RMC's lock this hung) */
+    int st[NCOMM + 1];
+    size_t rl = 0;
+    for (int i = 0; i < 200 && ok; i++) {
+        memset(st, 0, sizeof st);
+        ok &= rmc_am_send(i % 2 ? me : peer, H_COMM, NULL, 0, st, sizeof st, &rl) == RMC_OK &&
+              rl == sizeof st && comm_refused(st);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(ok);
+    int64_t mine[2];
+    memcpy(mine, comm_bases[me], sizeof mine);
+    MPI_CHECK_ALL(mine[0] == 0 && mine[1] == 0); /* nothing was written */
+    /* failures decided at the target, worded at the origin */
+    char want[64];
+    rmc_status_t s1 = rmc_am_send(peer, H_NEVER, NULL, 0, NULL, 0, NULL);
+    snprintf(want, sizeof want, "rmc_am_send: rank %d, handler %d: no handler", peer, H_NEVER);
+    ok &= s1 == RMC_ERR_NOT_FOUND && strstr(rmc_last_error(), want);
+    s1 = rmc_am_send(peer, H_FAIL, NULL, 0, NULL, 0, NULL);
+    snprintf(want, sizeof want, "rmc_am_send: rank %d, handler %d: the handler failed", peer,
+             H_FAIL);
+    ok &= s1 == RMC_ERR_STATE && strstr(rmc_last_error(), want);
+    unsigned char rep[16];
+    s1 = rmc_am_send(peer, H_OVER, NULL, 0, rep, sizeof rep, &rl);
+    snprintf(want, sizeof want, "rank %d, handler %d: the handler's reply of 17 bytes", peer,
+             H_OVER);
+    ok &= s1 == RMC_ERR_TOO_BIG && rl == 0 && strstr(rmc_last_error(), want) &&
+          strstr(rmc_last_error(), "reply_cap 16");
+    rmc_request_h q = RMC_REQUEST_NULL;
+    ok &= rmc_am_send_nb(peer, H_NEVER, NULL, 0, NULL, 0, NULL, &q) == RMC_OK;
+    ok &= rmc_wait(&q) == RMC_ERR_NOT_FOUND && strstr(rmc_last_error(), "rmc_am_send_nb: rank");
+    /* a positive status from a handler: a failure at the origin, the handler ran once (1 was the
+     * progress thread's "defer": the request ran again on the main thread) */
+    s1 = rmc_am_send(peer, H_POS, NULL, 0, NULL, 0, NULL);
+    snprintf(want, sizeof want, "rank %d, handler %d: the handler returned 1", peer, H_POS);
+    ok &= s1 == RMC_ERR_INTERNAL && strstr(rmc_last_error(), want);
+    if (!ok)
+        fprintf(stderr, "[rank %d] last error '%s'\n", me, rmc_last_error());
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_ALL(__atomic_load_n(&pos_runs, __ATOMIC_SEQ_CST) == 1);
+    /* handlers this thread serves while it waits leave its last error alone: its own failure,
+     * then a send served by the peer while the peer's sends to this rank run H_COMM here (whose
+     * refusals record messages on the serving thread) */
+    rmc_status_t own = rmc_am_send(n, H_ECHO, NULL, 0, NULL, 0, NULL);
+    char mine_msg[256];
+    snprintf(mine_msg, sizeof mine_msg, "%s", rmc_last_error());
+    for (int i = 0; i < 20 && ok; i++)
+        ok &= rmc_am_send(peer, H_COMM, NULL, 0, st, sizeof st, &rl) == RMC_OK && comm_refused(st);
+    MPI_CHECK_OK(rmc_barrier());
+    ok &= own == RMC_ERR_RANK && strcmp(rmc_last_error(), mine_msg) == 0;
+    if (!ok)
+        fprintf(stderr, "[rank %d] last error '%s', was '%s'\n", me, rmc_last_error(), mine_msg);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(r));
+    free(comm_bases);
+    comm_bases = NULL;
+}
+
 static void run(const char *thread)
 {
     amotest_cfg_t c = {"mpi", thread};
@@ -258,7 +405,20 @@ static void run(const char *thread)
     register_all();
     many_in_flight();
     statuses();
+    handler_rules();
     amotest_done();
+}
+
+/* The same in thread AMO mode (atomics inside the handler are active messages there). */
+static void test_handler_rules_thread_amo(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        amotest_init(&amotest_cfgs[t ? 2 : 1]);
+        register_all();
+        handler_rules();
+        amotest_done();
+    }
 }
 
 static void test_am_nothread(void **state)
@@ -360,5 +520,5 @@ static void test_payload_knob(void **state)
     MPI_CHECK_ALL(rmc_am_max_payload() == 0);
 }
 
-MPITEST_MAIN("am", NULL, NULL, test_am_nothread, test_am_thread, test_layer_ids,
-             test_payload_knob)
+MPITEST_MAIN("am", NULL, NULL, test_am_nothread, test_am_thread, test_layer_ids, test_payload_knob,
+             test_handler_rules_thread_amo)

@@ -6,7 +6,9 @@
  *  - a failing MPI call in a one-sided operation names the public function and the MPI call;
  *  - a failed re-post of the active-message receive does not stop AM service on that rank;
  *  - rmc_region_alloc_comm on a communicator with a process outside RMC: the members refuse it
- *    without a collective (the outsider gets RMC_ERR_NOT_INIT), nobody hangs.
+ *    without a collective (the outsider gets RMC_ERR_NOT_INIT), nobody hangs;
+ *  - a collective failing because of one rank: the others' rmc_last_error says so;
+ *  - RMC_VERBOSE is read again at rmc_init.
  * Tests initialize RMC themselves (several configurations per program). */
 #include "test_amo_util.h"
 
@@ -384,6 +386,99 @@ static void test_fence_failure(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* A collective that fails because of one rank: every other rank gets the status and a message
+ * saying so (it had an empty rmc_last_error), the failing rank its own message. */
+static int elsewhere(rmc_status_t st, rmc_status_t want, const char *fn, const char *own)
+{
+    char w[128];
+    snprintf(w, sizeof w, "%s: failed on another rank: %s", fn, rmc_status_string(want));
+    int ok = st == want &&
+             (me == 0 ? strstr(rmc_last_error(), own) != NULL : strcmp(rmc_last_error(), w) == 0);
+    if (!ok)
+        fprintf(stderr, "[rank %d] %s -> %d '%s'\n", me, fn, st, rmc_last_error());
+    return ok;
+}
+
+static void test_failed_elsewhere(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    /* rmc_init with a bad knob on rank 0 */
+    if (me == 0)
+        setenv("RMC_SHM_BARRIER", "bogus", 1);
+    rmc_last_error_clear();
+    rmc_status_t st = rmc_init(MPI_COMM_WORLD);
+    unsetenv("RMC_SHM_BARRIER");
+    MPI_CHECK_ALL(elsewhere(st, RMC_ERR_ARG, "rmc_init", "RMC_SHM_BARRIER=bogus"));
+    MPI_CHECK_ALL(!rmc_initialized());
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    rmc_mutex_h m = NULL;
+    rmc_last_error_clear();
+    st = rmc_mutex_create(me == 0 ? -1 : 1, &m);
+    MPI_CHECK_ALL(elsewhere(st, RMC_ERR_ARG, "rmc_mutex_create", "count -1 < 0"));
+    MPI_CHECK_OK(rmc_mutex_create(1, &m));
+    rmc_status_t sl = me == 0 ? rmc_mutex_lock(m, 0, 0) : RMC_OK;
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(sl);
+    rmc_last_error_clear();
+    st = rmc_mutex_destroy(m);
+    MPI_CHECK_ALL(elsewhere(st, RMC_ERR_STATE, "rmc_mutex_destroy", "holds a mutex"));
+    MPI_CHECK_OK(me == 0 ? rmc_mutex_unlock(m, 0, 0) : RMC_OK);
+    MPI_CHECK_OK(rmc_mutex_destroy(m));
+    rmc_last_error_clear();
+    st = rmc_am_register(me == 0 ? 999 : 1, NULL, NULL);
+    MPI_CHECK_ALL(elsewhere(st, RMC_ERR_ARG, "rmc_am_register", "handler id 999"));
+    void **bases = malloc((size_t)np * sizeof(void *));
+    rmc_region_h r = NULL;
+    rmc_last_error_clear();
+    st = rmc_region_alloc(me == 0 ? (size_t)1 << 62 : 64, bases, &r);
+    MPI_CHECK_ALL(elsewhere(st, RMC_ERR_NOMEM, "rmc_region_alloc", "more than this machine"));
+    free(bases);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
+/* RMC_VERBOSE is read at every rmc_init (docs/environment.md), even when a failure before the first
+ * rmc_init has read it already (it stayed as read then). */
+static void test_verbose_reread(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    unsetenv("RMC_VERBOSE");
+    MPI_CHECK_ALL(rmc_finalize() == RMC_ERR_NOT_INIT); /* a failure: reads RMC_VERBOSE (unset) */
+    setenv("RMC_VERBOSE", "1", 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    /* the failure below goes to stderr: catch it in a file */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/rmc-test-verbose-%d-%d", (int)getpid(), me);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w+");
+    int ok = saved >= 0 && f && dup2(fileno(f), 2) >= 0;
+    rmc_status_t st = rmc_amo_fetch_add_i64(NULL, 1, NULL, np + 5);
+    fflush(stderr);
+    if (saved >= 0) {
+        dup2(saved, 2);
+        close(saved);
+    }
+    char line[512] = "";
+    if (f) {
+        rewind(f);
+        if (!fgets(line, sizeof line, f))
+            line[0] = 0;
+        fclose(f);
+    }
+    unlink(path);
+    unsetenv("RMC_VERBOSE");
+    char want[64];
+    snprintf(want, sizeof want, "rmc[%d]: rmc_amo_fetch_add_i64: rank %d", me, np + 5);
+    ok &= st == RMC_ERR_RANK && strstr(line, want) == line;
+    if (!ok)
+        fprintf(stderr, "[rank %d] stderr had '%s'\n", me, line);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
              test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
-             test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure)
+             test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure,
+             test_failed_elsewhere, test_verbose_reread)

@@ -1,5 +1,6 @@
 /* Mutexes: counters updated with get/put under a lock by every rank are exact (one mutex contended
  * by all, and one mutex per host), trylock, bad input; in the AMO configurations of amotest_cfgs.
+ * A lock whose polls fail after it took its ticket does not jam the mutex (RMC_FAULT).
  */
 #include "test_amo_util.h"
 
@@ -198,5 +199,75 @@ static void test_bad_input(void **state)
     MPI_CHECK_ALL(rmc_mutex_create(1, &m) == RMC_ERR_NOT_INIT);
 }
 
+/* A lock whose polls of the word fail after it took its ticket (RMC_FAULT: MPI atomics, rank f's
+ * Fetch_and_op calls #k..#k+3 fail; #1 is its fetch-add, so k = 2 hits its first four polls): it
+ * returns the error naming rmc_mutex_lock and the mutex, and the ticket it gave up does not jam the
+ * mutex: rank 0 (the holder) unlocks, locks again, every rank then finds it free. Rank 0 lets go
+ * after a while whatever happened at f, so nothing here waits on the fault's placement. */
+static void test_lock_fails_after_ticket(void **state)
+{
+    (void)state;
+    int n = mpitest_nranks_, me = mpitest_rank_, f = n - 1;
+    int gave_up = 0;
+    for (int k = 2; k <= 3; k++) { /* (the fault's later calls would fail the checks below) */
+        char spec[160];
+        snprintf(spec, sizeof spec,
+                 "MPI_Fetch_and_op@%d#%d,MPI_Fetch_and_op@%d#%d,MPI_Fetch_and_op@%d#%d,"
+                 "MPI_Fetch_and_op@%d#%d",
+                 f, k, f, k + 1, f, k + 2, f, k + 3);
+        setenv("RMC_FAULT", spec, 1);
+        amotest_init(&amotest_cfgs[0]); /* MPI atomics: every poll is an MPI_Fetch_and_op */
+        unsetenv("RMC_FAULT");
+        rmc_mutex_h m;
+        MPI_CHECK_OK(rmc_mutex_create(1, &m));
+        rmc_status_t s0 = me == 0 ? rmc_mutex_lock(m, 0, f) : RMC_OK;
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(s0);
+        int ok = 1;
+        if (me == 0) {
+            double t = MPI_Wtime();
+            while (MPI_Wtime() - t < 0.3)
+                rmc_progress();
+            ok &= rmc_mutex_unlock(m, 0, f) == RMC_OK;
+        } else if (me == f) {
+            rmc_last_error_clear();
+            rmc_status_t st = rmc_mutex_lock(m, 0, f);
+            if (st == RMC_OK) {
+                ok &= rmc_mutex_unlock(m, 0, f) == RMC_OK;
+            } else {
+                char want[64];
+                snprintf(want, sizeof want, "rmc_mutex_lock: mutex 0 of rank %d", f);
+                ok &= st == RMC_ERR_MPI;
+                ok &= strstr(rmc_last_error(), "rmc_mutex_lock") == rmc_last_error();
+                if (strstr(rmc_last_error(), want) && strstr(rmc_last_error(), "given up"))
+                    gave_up++;
+                if (!ok)
+                    fprintf(stderr, "[rank %d] k %d: lock -> %d '%s'\n", me, k, st,
+                            rmc_last_error());
+            }
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_ALL(ok);
+        /* not jammed: the holder locks again (the given-up ticket's turn passes on), then every
+         * rank in turn finds the mutex free (served == taken) */
+        ok = me == 0 ? rmc_mutex_lock(m, 0, f) == RMC_OK && rmc_mutex_unlock(m, 0, f) == RMC_OK : 1;
+        for (int turn = 0; turn < n; turn++) {
+            MPI_CHECK_OK(rmc_barrier());
+            if (turn == me) {
+                int got = 0;
+                ok &= rmc_mutex_trylock(m, 0, f, &got) == RMC_OK && got == 1;
+                ok &= rmc_mutex_unlock(m, 0, f) == RMC_OK;
+            }
+        }
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_OK(rmc_mutex_destroy(m));
+        amotest_done();
+    }
+    /* the polls failed (ticket given up) for some placement */
+    MPI_Bcast(&gave_up, 1, MPI_INT, f, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(gave_up >= 1);
+}
+
 MPITEST_MAIN("mutex", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
-             test_mpi_thread, test_bad_input)
+             test_mpi_thread, test_bad_input, test_lock_fails_after_ticket)

@@ -293,8 +293,9 @@ static void atomics(world_t *w)
 }
 
 /* A handler that reads the origin's registered buffer 0 (an active message of comm's own) and its
- * region: the first is refused (RMC_ERR_STATE: two ranks' handlers waiting for each other hung),
- * the second works (one-sided). Replies with both statuses. */
+ * region: both are refused (RMC_ERR_STATE: two ranks' handlers waiting for each other hung, and
+ * a one-sided transfer waits for RMC's thread lock, which the origin's thread may hold while it
+ * waits for this handler's reply). Replies with both statuses. */
 static rmc_status_t h_read_back(int origin, const void *payload, size_t len, void *reply,
                                 size_t cap, size_t *rlen, void *arg)
 {
@@ -317,7 +318,7 @@ static void in_handler(world_t *w)
     int st[2] = {0, 0};
     size_t rl = 0;
     int ok = n == 1 || (rmc_am_send(peer, 7, NULL, 0, st, sizeof st, &rl) == RMC_OK &&
-                        rl == sizeof st && st[0] == RMC_ERR_STATE && st[1] == RMC_OK);
+                        rl == sizeof st && st[0] == RMC_ERR_STATE && st[1] == RMC_ERR_STATE);
     if (!ok)
         fprintf(stderr, "[rank %d] handler's gets: %d %d\n", me, st[0], st[1]);
     MPI_CHECK_OK(rmc_barrier());
