@@ -176,8 +176,10 @@ static int polling; /* a poll is running: handlers never re-enter polls */
 /* Every up layer's poll, never re-entered (a handler never starts a poll of its own). */
 static void poll_layers(int full)
 {
+    if (rmci_in_handler_) /* its countdown stays 0: no fast path skips the entry checks */
+        return;
     rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
-    if (polling || rmci_in_handler_)
+    if (polling)
         return;
     polling = 1;
     for (int i = 0; i < npollers; i++)

@@ -41,6 +41,8 @@ rmc_status_t rmc_wait_mpi(MPI_Request *req)
     RMCI_SERIAL();
     if (!req)
         return rmci_fail(RMC_ERR_ARG, __func__, "NULL request pointer");
+    if (rmci_info_.initialized && rmci_in_handler_)
+        return rmci_not_init_or_handler(__func__);
     if (!rmci_info_.initialized)
         return rmci_mpi_status("MPI_Wait", __func__,
                                RMCI_MPI_RC(MPI_Wait, (req, MPI_STATUS_IGNORE)));

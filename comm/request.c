@@ -192,6 +192,7 @@ rmc_status_t rmc_wait(rmc_request_h *req)
     if (st != RMC_OK && !done) {
         /* MPI failed while the operation may still use the request's buffers: leak them (the
          * request is gone for the caller) rather than free memory MPI may still write */
+        q->magic = RMCI_REQ_LEAKED;
         *req = RMC_REQUEST_NULL;
         return st;
     }
@@ -231,6 +232,9 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done)
  * is called until it finishes, serving active messages between calls; MPI requests are waited and
  * the completion step, e.g. a strided get's unpack, is run) and releases it. The application's
  * handles of them are dead afterwards. Returns the first failure; *n = how many were live. */
+static rmc_status_t complete_one(struct rmc_request *q, size_t *n, unsigned *spins,
+                                 rmc_status_t st);
+
 rmc_status_t rmci_req_complete_all(size_t *n)
 {
     rmc_status_t st = RMC_OK;
@@ -238,23 +242,32 @@ rmc_status_t rmci_req_complete_all(size_t *n)
     *n = 0;
     while (customs) /* their steps may start (and test) MPI requests of their own */
         rmci_wait_round_top(&spins);
-    for (slab_t *s = slabs; s; s = s->next)
-        for (int i = 0; i < SLAB; i++) {
-            struct rmc_request *q = &s->reqs[i];
-            if (q->magic != RMCI_REQ_MAGIC)
-                continue;
-            ++*n;
-            int done = 0;
-            rmc_status_t t;
-            while ((t = req_test(q, &done, "rmc_finalize")) == RMC_OK && !done)
-                rmci_wait_round_top(&spins);
-            if (t != RMC_OK && !done) { /* as rmc_wait: MPI may still use its buffers */
-                rmci_keep(&st, t);
-                continue;
-            }
-            rmci_keep(&st, t);
-            rmci_keep(&st, req_finish(q, "rmc_finalize"));
-        }
+    /* (a completion step may start requests of its own: in a new slab, at the front) */
+    for (slab_t *first = NULL; first != slabs;) {
+        first = slabs;
+        for (slab_t *s = first; s; s = s->next)
+            for (int i = 0; i < SLAB; i++)
+                st = complete_one(&s->reqs[i], n, &spins, st);
+    }
+    return st;
+}
+
+/* rmci_req_complete_all's step for one slot: a live request is completed and released. */
+static rmc_status_t complete_one(struct rmc_request *q, size_t *n, unsigned *spins, rmc_status_t st)
+{
+    if (q->magic != RMCI_REQ_MAGIC)
+        return st;
+    ++*n;
+    int done = 0;
+    rmc_status_t t;
+    while ((t = req_test(q, &done, "rmc_finalize")) == RMC_OK && !done)
+        rmci_wait_round_top(spins);
+    rmci_keep(&st, t);
+    if (t != RMC_OK && !done) { /* as rmc_wait: MPI may still use its buffers */
+        q->magic = RMCI_REQ_LEAKED;
+        return st;
+    }
+    rmci_keep(&st, req_finish(q, "rmc_finalize"));
     return st;
 }
 

@@ -427,6 +427,7 @@ typedef enum rmci_mode {
 
 #define RMCI_REQ_MAGIC 0x52455155u /* live */
 #define RMCI_REQ_FREE  0x46524545u
+#define RMCI_REQ_LEAKED 0x4c45414bu /* MPI failed under it: its buffers are never freed early */
 
 struct rmc_request {
     uint32_t magic;

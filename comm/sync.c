@@ -26,7 +26,7 @@ void rmc_wait_round(unsigned *spins)
 {
     RMCI_SERIAL();
     unsigned dummy = 0;
-    if (rmci_info_.initialized)
+    if (rmci_info_.initialized && !rmci_in_handler_) /* (a handler's waits serve nothing) */
         rmci_wait_round_top(spins ? spins : &dummy);
     else
         sched_yield();

@@ -460,7 +460,6 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     RMCI_CHECK_ARG(!nb || req, RMC_ERR_ARG, fn, "NULL request pointer");
     if (RMCI_UNLIKELY((uintptr_t)dst & (uintptr_t)(width - 1)))
         return rmci_fail(RMC_ERR_ALIGN, fn, "address %p is not %d-byte aligned", dst, width);
-    RMCI_OPC(atomic, (size_t)width);
     void *out = op == RMCI_AMO_add ? NULL : fetched;
     rmc_request_h *r = nb ? req : NULL;
     rmci_target_t t;
@@ -468,6 +467,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     if (RMCI_LIKELY(st == RMC_OK && t.local && amo.mode == RMC_AMO_MODE_THREAD)) {
         RMCI_STAT(local_ops, 1);
         store_fetched(out, width, cpu_amo(t.local, op, width, a, b));
+        RMCI_OPC(atomic, (size_t)width);
         return RMC_OK;
     }
     RMCI_POLL_UNITS(RMCI_POLL_CALL - 1);
@@ -482,6 +482,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     if (RMCI_UNLIKELY(st != RMC_OK))
         return rmci_fail(st, fn, "%d-byte atomic at %p on rank %d: %s", width, dst, rank,
                          rmc_status_string(st));
+    RMCI_OPC(atomic, (size_t)width); /* (the calls that succeeded, as every operation's) */
     return st;
 }
 

@@ -208,12 +208,17 @@ static inline void *word_of(rmc_mutex_h m, int idx, int rank)
 }
 
 /* Passes on every abandoned ticket whose turn has come (the served half equals it): adds 1 to the
- * served half as unlock does. A failed load or add leaves the record for the next call. */
+ * served half as unlock does. A failed load or add leaves the record for the next call. It runs
+ * inside other calls (polls): the failures it meets are not theirs, so the thread's last error and
+ * failure count are left as they were. (Its atomics count in rmc_op_counts; a list exists only
+ * after a failed lock.) */
 void rmci_mutex_serve_gone(void)
 {
     if (!gone || gone_busy)
         return;
     gone_busy = 1;
+    char saved[RMCI_ERRMSG];
+    unsigned long nerr = rmci_error_save(saved);
     for (struct gone **pp = &gone; *pp;) {
         struct gone *g = *pp;
         void *w = word_of(g->m, g->idx, g->rank);
@@ -228,6 +233,7 @@ void rmci_mutex_serve_gone(void)
         }
         pp = &g->next;
     }
+    rmci_error_restore(saved, nerr);
     gone_busy = 0;
 }
 
@@ -281,7 +287,8 @@ rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank)
     st = rmc_amo_fetch_add_i64(w, (int64_t)TICKET, &old, rank);
     if (st != RMC_OK) {
         free(g);
-        return rmci_in(st, fn); /* no ticket taken */
+        return rmci_in(st, fn); /* no ticket taken (unless MPI applied it and a later step
+                                 * failed: a limit the header states) */
     }
     uint32_t mine = (uint32_t)((uint64_t)old >> 32);
     int cheap = rmc_amo_mode() == RMC_AMO_MODE_THREAD && rmc_same_node(rank) == 1;
@@ -376,7 +383,10 @@ rmc_status_t rmc_mutex_unlock(rmc_mutex_h m, int idx, int rank)
 
 void rmci_mutex_shutdown(void)
 {
-    /* the regions go with rmc_finalize's sweep */
+    /* A ticket this rank gave up is passed on when its turn comes (the amo layer's poll, still
+     * up here): a rank waiting behind it joins this barrier only once served, so after it every
+     * turn left has come. The regions go with rmc_finalize's sweep. */
+    (void)rmci_attentive_barrier(rmci_info_.comm, "rmc_finalize");
     gone_drop(NULL);
     while (live) {
         struct rmc_mutex *m = live;

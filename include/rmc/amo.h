@@ -133,7 +133,9 @@ rmc_status_t rmc_mutex_destroy(rmc_mutex_h m);
  * RMC_ERR_ARG (idx outside [0, count of rank)), RMC_ERR_STATE (the calling thread already holds
  * it), RMC_ERR_NOMEM, RMC_ERR_MPI (a transfer to the mutex's host failed: when the lock had taken
  * its place in the queue, that place is given up and this rank passes the turn on when it comes,
- * during its later RMC calls, so the mutex stays usable by everyone; not held). With threads
+ * during its later RMC calls and at the latest in rmc_finalize, so the mutex stays usable by
+ * everyone; not held. Limits: a ticket whose fetch-and-add failed after MPI applied it, or whose
+ * host stays unreachable from this rank, cannot be passed on). With threads
  * (rmc_thread_safe), another thread of the rank that holds it makes the caller wait like any other
  * rank's thread. */
 rmc_status_t rmc_mutex_lock(rmc_mutex_h m, int idx, int rank);

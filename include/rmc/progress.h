@@ -22,7 +22,8 @@
  * there could only hang (the origin's thread, or this rank's, may wait for the handler's reply
  * while holding RMC's lock). Handlers read and write their own rank's memory directly and answer
  * through their reply buffer; queries (rmc_region_base, rmc_region_local, rmc_topology, rmc_comm,
- * rmc_rank, ...) are allowed.
+ * rmc_rank, ...) are allowed, without RMC's thread lock: on the progress thread they must not race
+ * with another thread of the rank allocating or freeing regions.
  *
  * Progress thread: RMC_PROGRESS_THREAD=1|0|auto (auto: on when MPI_THREAD_MULTIPLE is provided and
  * a processing unit no rank is bound to is free for it). It needs
