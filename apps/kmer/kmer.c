@@ -76,9 +76,10 @@ static void make_input(kmer_t *x)
     unsigned char *g = dna_genome(c->genome), *reads;
     if (x->fixed) { /* the test's reads, as bases 0..3 */
         reads = bench_alloc(dna_mul(c->reads, c->len, "the reads' bases") + 1);
+        static const char bases[] = "ACGT";
         for (size_t i = (size_t)x->me, r = 0; i < x->nfixed; i += (size_t)x->np, r++)
             for (size_t j = 0; j < c->len; j++)
-                reads[r * c->len + j] = (unsigned char)(strchr("ACGT", x->fixed[i][j]) - "ACGT");
+                reads[r * c->len + j] = (unsigned char)(strchr(bases, x->fixed[i][j]) - bases);
     } else
         reads = dna_reads(c, g, x->me);
     size_t per = c->len - (size_t)c->k + 1;
