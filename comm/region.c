@@ -79,7 +79,6 @@ static struct rmc_region *region_new(void)
     return r;
 }
 
-/* Releases the bookkeeping of a region whose windows are gone (or were never created). */
 /* Freed region structs wait here (their members freed) before malloc may reuse them: a handle kept
  * after rmc_region_free is then not the handle of the next region (its address) for the next
  * RMCI_QUARANTINE frees, so using it gives RMC_ERR_HANDLE instead of acting on another region. */
@@ -104,6 +103,7 @@ void rmci_region_quarantine_end(void)
     dead_next = 0;
 }
 
+/* Releases the bookkeeping of a region whose windows are gone (or were never created). */
 static void region_release(struct rmc_region *r)
 {
     if (!r)
@@ -549,12 +549,13 @@ rmc_status_t rmc_region_reserve(size_t size, void **bases, rmc_region_h *region)
 }
 
 /* Is `h` a live region? Walks the list and moves a hit to the front, so repeated queries of the
- * same region are O(1); a freed handle is never dereferenced. */
+ * same region are O(1); a freed handle is never dereferenced. A handler (which may run on the
+ * progress thread without RMC's lock) only reads the list. */
 static int region_live(rmc_region_h h)
 {
     for (struct rmc_region *r = rmci.regions; r; r = r->next)
         if (r == h) {
-            if (r != rmci.regions) {
+            if (r != rmci.regions && !rmci_in_handler_) {
                 region_unlink(r);
                 region_link(r);
             }
