@@ -145,6 +145,18 @@ rmc_status_t rmci_in(rmc_status_t st, const char *fn)
     return st;
 }
 
+void rmci_verbose_note(const char *fmt, ...)
+{
+    if (!verbose())
+        return;
+    char msg[RMCI_ERRMSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    print(msg);
+}
+
 void rmci_async_fail(const char *where, const char *fmt, ...)
 {
     char msg[RMCI_ERRMSG];

@@ -3,7 +3,6 @@
  * failure on one rank (an allocation, an MPI call) makes every rank's rmc_init fail, frees what it
  * took and never leaves a rank waiting. */
 #include "config.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <hwloc.h>
@@ -346,9 +345,8 @@ rmc_status_t rmc_finalize(void)
     /* first the requests never waited for (their custom steps may still use the layers) */
     size_t live = 0;
     rmc_status_t st = rmci_req_complete_all(&live);
-    if (live && rmci_env_switch("RMC_VERBOSE") > 0)
-        fprintf(stderr, "rmc[%d]: rmc_finalize completed %zu request(s) never waited for\n",
-                rmci_info_.rank, live);
+    if (live)
+        rmci_verbose_note("rmc_finalize completed %zu request(s) never waited for", live);
     rmci_keep(&st, rmci_fence(-1));
     rmci_layers_finalize();
     rmci_keep(&st, free_leftover_regions());

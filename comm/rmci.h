@@ -87,6 +87,8 @@ void rmci_error_restore(const char *buf, unsigned long count);
  * know whether the callee recorded its failure (then rmci_in, else rmci_fail). */
 unsigned long rmci_error_count(void);
 /* A failure that no call can return (found by the progress thread, a poll): always on stderr. */
+/* A note that is no failure, on stderr only with RMC_VERBOSE (as the failures' messages). */
+RMCI_COLD void rmci_verbose_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 RMCI_COLD void rmci_async_fail(const char *where, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
