@@ -321,9 +321,10 @@ static __attribute__((noinline)) rmc_status_t plan_build(int kind, rmc_acc_type_
                                                          size_t es, plan_t **out, const char *fn)
 {
     rmci_sdesc_t d;
-    rmc_status_t st = rmci_sdesc_build(&d, sstr, dstr, count, levels, al, es);
+    char why[160];
+    rmc_status_t st = rmci_sdesc_check(&d, sstr, dstr, count, levels, al, es, why, sizeof why);
     if (st != RMC_OK)
-        return rmci_fail(st, fn, "bad descriptor (%d levels): %s", levels, rmc_status_string(st));
+        return rmci_fail(st, fn, "bad descriptor (%s): %s", rmc_status_string(st), why);
     plan_t *p = &plans[kind >> 1];
     p->valid = 1;
     p->planned = 0;

@@ -33,6 +33,14 @@ typedef struct rmci_sdesc {
  * RMC_ERR_TOO_BIG (size_t overflow of the extent). */
 rmc_status_t rmci_sdesc_build(rmci_sdesc_t *d, const int *src_stride, const int *dst_stride,
                               const int *count, int levels, size_t align, size_t esize);
+/* Returns st after writing the reason into why[n] (when why is not NULL and n > 0). */
+rmc_status_t rmci_why_set(rmc_status_t st, char *why, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* rmci_sdesc_build that also writes, on failure, which level / side / value is wrong into
+ * why[whylen] (e.g. "dst_stride_arr[1] = 8 is below the 16 bytes a block of level 2 spans"). */
+rmc_status_t rmci_sdesc_check(rmci_sdesc_t *d, const int *src_stride, const int *dst_stride,
+                              const int *count, int levels, size_t align, size_t esize, char *why,
+                              size_t whylen);
 
 /* Dense (packed) strides of a descriptor: dense[k-1] = l0 * cnt[1] * ... * cnt[k-1]. */
 void rmci_sdesc_dense(const rmci_sdesc_t *d, size_t dense[RMCI_SL_MAX]);

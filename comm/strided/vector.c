@@ -45,7 +45,7 @@ static int spans_overlap(span_t *s, size_t n)
  * read meets the hull of the bytes written in this process's address space (*rw_meet). */
 static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *iov, int len,
                              int proc, size_t *total, size_t *nseg, rmci_region_t **one,
-                             int *rw_meet)
+                             int *rw_meet, char *why, size_t whylen)
 {
     size_t tb = 0, ns = 0;
     uintptr_t rlo = UINTPTR_MAX, rhi = 0, wlo = UINTPTR_MAX, whi = 0;
@@ -54,22 +54,36 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
     for (int j = 0; j < len; j++) {
         const rmc_iov_t *v = &iov[j];
         if (!v->src || !v->dst)
-            return RMC_ERR_ARG;
+            return rmci_why_set(RMC_ERR_ARG, why, whylen, "iov[%d].%s is NULL", j,
+                                v->src ? "dst" : "src");
         if (v->count < 1 || v->bytes < 1)
-            return RMC_ERR_STRIDE;
+            return rmci_why_set(RMC_ERR_STRIDE, why, whylen,
+                                "iov[%d] has count %d, bytes %zu (both at least 1)", j, v->count,
+                                v->bytes);
         if (v->bytes % es)
-            return RMC_ERR_ALIGN;
+            return rmci_why_set(RMC_ERR_ALIGN, why, whylen,
+                                "iov[%d].bytes = %zu is not a multiple of the element size %zu", j,
+                                v->bytes, es);
         if (v->bytes > (size_t)INT_MAX)
-            return RMC_ERR_TOO_BIG;
+            return rmci_why_set(RMC_ERR_TOO_BIG, why, whylen,
+                                "iov[%d].bytes = %zu (limit 2^31 - 1 per segment)", j, v->bytes);
         for (int i = 0; i < v->count; i++) {
             if (!v->src[i] || !v->dst[i])
-                return RMC_ERR_ARG;
+                return rmci_why_set(RMC_ERR_ARG, why, whylen, "iov[%d].%s[%d] is NULL", j,
+                                    v->src[i] ? "dst" : "src", i);
             if (((uintptr_t)v->src[i] % al) || ((uintptr_t)v->dst[i] % al))
-                return RMC_ERR_ALIGN;
+                return rmci_why_set(RMC_ERR_ALIGN, why, whylen,
+                                    "iov[%d].%s[%d] = %p is not aligned to %zu bytes", j,
+                                    ((uintptr_t)v->src[i] % al) ? "src" : "dst", i,
+                                    ((uintptr_t)v->src[i] % al) ? v->src[i] : v->dst[i], al);
             rmci_target_t t = {0};
             rmc_status_t st = rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
             if (st != RMC_OK)
-                return st;
+                return rmci_why_set(
+                    st, why, whylen, "iov[%d].%s[%d] = %p (%zu bytes) %s of rank %d", j,
+                    kind == SK_GET ? "src" : "dst", i, (void *)REM(kind, v, i), v->bytes,
+                    st == RMC_ERR_BOUNDS ? "runs past the end of its region" : "is not in a region",
+                    proc);
             if (!r0)
                 r0 = t.region;
             else if (t.region != r0)
@@ -86,7 +100,8 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
         size_t b;
         if (__builtin_mul_overflow((size_t)v->count, v->bytes, &b) ||
             __builtin_add_overflow(tb, b, &tb))
-            return RMC_ERR_TOO_BIG;
+            return rmci_why_set(RMC_ERR_TOO_BIG, why, whylen,
+                                "the byte count overflows size_t at iov[%d]", j);
         ns += (size_t)v->count;
     }
     *total = tb;
@@ -581,13 +596,15 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
         return rmci_fail(RMC_ERR_ARG, fn, "NULL descriptor array");
     if (len < 1)
         return rmci_fail(RMC_ERR_STRIDE, fn, "%d descriptors (at least 1)", len);
-    size_t total, nseg;
-    rmci_region_t *one;
-    int rw_meet;
-    rmc_status_t st = validate(kind, al, es, iov, len, proc, &total, &nseg, &one, &rw_meet);
+    size_t total = 0, nseg = 0;
+    rmci_region_t *one = NULL;
+    int rw_meet = 0;
+    char why[160];
+    rmc_status_t st =
+        validate(kind, al, es, iov, len, proc, &total, &nseg, &one, &rw_meet, why, sizeof why);
     if (st != RMC_OK)
-        return rmci_fail(st, fn, "bad vector descriptor for rank %d: %s", proc,
-                         rmc_status_string(st));
+        return rmci_fail(st, fn, "bad vector descriptor for rank %d (%s): %s", proc,
+                         rmc_status_string(st), why);
     /* all remote segments of one call are equally node-local (same proc) */
     rmci_target_t t = {0};
     rmci_resolve(proc, REM(kind, iov, 0), iov[0].bytes, &t);

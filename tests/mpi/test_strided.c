@@ -334,7 +334,10 @@ static void test_repeated_shapes(void **s)
     int bad[2] = {40, 0}, small[1] = {8};
     for (int k = 0; k < 2; k++) {
         ok &= rmc_put_strided(lbuf, put.sstr, rb, put.dstr, bad, 1, tgt) == RMC_ERR_STRIDE;
+        ok &=
+            strstr(rmc_last_error(), "rmc_put_strided") && strstr(rmc_last_error(), "count[1] = 0");
         ok &= rmc_put_strided(lbuf, put.sstr, rb, small, put.count, 1, tgt) == RMC_ERR_STRIDE;
+        ok &= strstr(rmc_last_error(), "dst_stride_arr[0] = 8 is below") != NULL;
         ok &= rep_op(0, &put, lbuf, 0, rb, 1024, mirror, tgt, 4 + k);
     }
     ok &= rmc_get(rb, whole, REG, tgt) == RMC_OK && memcmp(whole, mirror, REG) == 0;

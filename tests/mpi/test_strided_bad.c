@@ -55,6 +55,17 @@ static int nbad;
         }                                                                                          \
     } while (0)
 
+/* ... and rmc_last_error contains text (which call, which argument, its value) */
+#define EXPECT_MSG(call, status, text)                                                             \
+    do {                                                                                           \
+        EXPECT(call, status);                                                                      \
+        if (!strstr(rmc_last_error(), (text))) {                                                   \
+            fprintf(stderr, "[rank %d] line %d: message \"%s\" lacks \"%s\"\n", me, __LINE__,      \
+                    rmc_last_error(), (text));                                                     \
+            nbad++;                                                                                \
+        }                                                                                          \
+    } while (0)
+
 /* nb form must leave *req == RMC_REQUEST_NULL on error */
 #define EXPECT_NB(call, status)                                                                    \
     do {                                                                                           \
@@ -168,40 +179,46 @@ static void bad_strided(int tgt)
     void *sp[4] = {src, src + 16, src + 32, src + 48};
     void *dp[4] = {rb, rb + 64, rb + 128, rb + REG - 8}; /* last segment crosses the end */
     rmc_iov_t v = {sp, dp, 4, 16};
-    EXPECT(rmc_put_vector(&v, 1, tgt), RMC_ERR_BOUNDS);
+    EXPECT_MSG(rmc_put_vector(&v, 1, tgt), RMC_ERR_BOUNDS,
+               "rmc_put_vector: bad vector descriptor for rank");
+    EXPECT_MSG(rmc_put_vector(&v, 1, tgt), RMC_ERR_BOUNDS, "iov[0].dst[3] = ");
+    EXPECT_MSG(rmc_put_vector(&v, 1, tgt), RMC_ERR_BOUNDS, "runs past the end of its region");
     EXPECT(rmc_acc_vector(RMC_ACC_DOUBLE, NULL, &v, 1, tgt), RMC_ERR_BOUNDS);
     EXPECT_NB(rmc_put_vector_nb(&v, 1, tgt, &q), RMC_ERR_BOUNDS);
     void *gsrc[4] = {rb, rb + 64, rb + 128, dst0}; /* last remote address in no region */
     void *gdst[4] = {dst, dst + 16, dst + 32, dst + 48};
     rmc_iov_t g = {gsrc, gdst, 4, 16};
-    EXPECT(rmc_get_vector(&g, 1, tgt), RMC_ERR_NOT_REGION);
+    EXPECT_MSG(rmc_get_vector(&g, 1, tgt), RMC_ERR_NOT_REGION, "iov[0].src[3] = ");
     EXPECT_NB(rmc_get_vector_nb(&g, 1, tgt, &q), RMC_ERR_NOT_REGION);
     v.count = 3; /* valid now */
     rmc_iov_t two[2] = {v, v};
     two[1].count = 0;
     EXPECT(rmc_put_vector(two, 2, tgt), RMC_ERR_STRIDE);
     two[1].count = -4;
-    EXPECT(rmc_put_vector(two, 2, tgt), RMC_ERR_STRIDE);
+    EXPECT_MSG(rmc_put_vector(two, 2, tgt), RMC_ERR_STRIDE, "iov[1] has count -4, bytes 16");
     two[1].count = 3;
     two[1].bytes = 0;
     EXPECT(rmc_put_vector(two, 2, tgt), RMC_ERR_STRIDE);
     two[1].bytes = 16;
     two[1].dst = NULL;
-    EXPECT(rmc_put_vector(two, 2, tgt), RMC_ERR_ARG);
+    EXPECT_MSG(rmc_put_vector(two, 2, tgt), RMC_ERR_ARG, "iov[1].dst is NULL");
     void *dnull[3] = {rb, NULL, rb + 64};
     two[1].dst = dnull;
-    EXPECT(rmc_put_vector(two, 2, tgt), RMC_ERR_ARG);
+    EXPECT_MSG(rmc_put_vector(two, 2, tgt), RMC_ERR_ARG, "iov[1].dst[1] is NULL");
     two[1].dst = dp;
     EXPECT(rmc_put_vector(NULL, 1, tgt), RMC_ERR_ARG);
     EXPECT(rmc_put_vector(two, 0, tgt), RMC_ERR_STRIDE);
     EXPECT(rmc_put_vector(two, -1, tgt), RMC_ERR_STRIDE);
     EXPECT(rmc_put_vector(two, 2, np), RMC_ERR_RANK);
     rmc_iov_t odd = {sp, dp, 3, 12};
-    EXPECT(rmc_acc_vector(RMC_ACC_DOUBLE, NULL, &odd, 1, tgt), RMC_ERR_ALIGN);
+    EXPECT_MSG(rmc_acc_vector(RMC_ACC_DOUBLE, NULL, &odd, 1, tgt), RMC_ERR_ALIGN,
+               "iov[0].bytes = 12 is not a multiple of the element size 8");
     EXPECT(rmc_acc_vector((rmc_acc_type_t)0, NULL, &v, 1, tgt), RMC_ERR_TYPE);
     void *dmis[3] = {rb, rb + 66, rb + 128};
     rmc_iov_t mis = {sp, dmis, 3, 16};
     EXPECT_NB(rmc_acc_vector_nb(RMC_ACC_INT64, NULL, &mis, 1, tgt, &q), RMC_ERR_ALIGN);
+    EXPECT_MSG(rmc_acc_vector(RMC_ACC_INT64, NULL, &mis, 1, tgt), RMC_ERR_ALIGN,
+               "iov[0].dst[1] = ");
 
     /* nothing arrived in the local destination of the failed gets */
     if (memcmp(dst, dst0, sizeof dst) != 0) {

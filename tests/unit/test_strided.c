@@ -59,6 +59,43 @@ static void test_validation(void **state)
     assert_int_equal(rmci_sdesc_build(&d, sb, sb, cb, 1, 4, 8), RMC_OK); /* complex float */
 }
 
+/* The reason names the argument, its level or side, and the value. */
+static void test_validation_why(void **state)
+{
+    (void)state;
+    rmci_sdesc_t d;
+    char why[160];
+    int c2[3] = {8, 4, 2}, s2[2] = {16, 64}, t2[2] = {8, 32};
+    struct {
+        const int *s, *t, *c;
+        int levels;
+        size_t al, es;
+        rmc_status_t st;
+        const char *why;
+    } cases[] = {
+        {s2, t2, c2, 9, 1, 1, RMC_ERR_STRIDE, "stride_levels = 9 (0..7)"},
+        {s2, t2, NULL, 2, 1, 1, RMC_ERR_ARG, "count is NULL"},
+        {s2, NULL, c2, 2, 1, 1, RMC_ERR_ARG, "dst_stride_arr is NULL with 2 levels"},
+        {s2, t2, (int[]){8, 0, 2}, 2, 1, 1, RMC_ERR_STRIDE, "count[1] = 0 (at least 1)"},
+        {(int[]){16, -64}, t2, c2, 2, 1, 1, RMC_ERR_STRIDE, "src_stride_arr[1] = -64 is negative"},
+        {s2, (int[]){8, 31}, c2, 2, 1, 1, RMC_ERR_STRIDE,
+         "dst_stride_arr[1] = 31 is below the 32 bytes a block of level 2 spans"},
+        {(int[]){20}, (int[]){16}, (int[]){16, 3}, 1, 8, 8, RMC_ERR_ALIGN,
+         "src_stride_arr[0] = 20 is not a multiple of the element alignment 8"},
+        {(int[]){16}, (int[]){16}, (int[]){12, 3}, 1, 8, 8, RMC_ERR_ALIGN,
+         "count[0] = 12 bytes is not a multiple of the element size 8"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        why[0] = 0;
+        assert_int_equal(rmci_sdesc_check(&d, cases[i].s, cases[i].t, cases[i].c, cases[i].levels,
+                                          cases[i].al, cases[i].es, why, sizeof why),
+                         cases[i].st);
+        assert_string_equal(why, cases[i].why);
+    }
+    /* no room for the reason: the status alone */
+    assert_int_equal(rmci_sdesc_check(&d, s2, t2, c2, 9, 1, 1, NULL, 0), RMC_ERR_STRIDE);
+}
+
 static void test_normalize(void **state)
 {
     (void)state;
@@ -216,5 +253,5 @@ static void test_acc_kernels(void **state)
     free(pref);
 }
 
-UNITTEST_MAIN("strided (no MPI)", test_validation, test_normalize, test_copy_random,
-              test_acc_kernels)
+UNITTEST_MAIN("strided (no MPI)", test_validation, test_validation_why, test_normalize,
+              test_copy_random, test_acc_kernels)
