@@ -572,11 +572,37 @@ static rmc_status_t region_check(rmc_region_h h, const char *fn)
     return RMC_OK;
 }
 
+/* 1 when every live region of this rank spans every RMC rank: a rank given a bad handle by
+ * rmc_region_free then knows the members of the region meant (all ranks) and can tell them. */
+static int regions_all_world(void)
+{
+    for (struct rmc_region *r = rmci.regions; r; r = r->next)
+        if (r->comm != rmci_info_.comm)
+            return 0;
+    return 1;
+}
+
 rmc_status_t rmc_region_free(rmc_region_h r)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
     rmc_status_t hst = region_check(r, __func__);
+    /* Agree before anything changes: a member with a bad handle, or members naming different
+     * regions, fail everywhere instead of leaving the others in the barrier or MPI_Win_free. The
+     * members of a bad handle's region are unknown; when this rank's live regions all span every
+     * rank, they are every rank. */
+    if (hst != RMC_OK && !regions_all_world())
+        return hst;
+    long long ids[2] = {0, 0};
+    if (hst == RMC_OK) {
+        ids[0] = (long long)r->id;
+        ids[1] = -(long long)r->id;
+    }
+    hst = rmci_agree_vals(hst == RMC_OK ? r->comm : rmci_info_.comm, hst, ids, 2, __func__);
+    if (hst == RMC_OK && ids[0] != -ids[1])
+        hst = rmci_fail(RMC_ERR_ARG, __func__,
+                        "the members passed different regions (ids %lld to %lld; this rank's %u)",
+                        ids[0], -ids[1], r->id);
     if (hst != RMC_OK)
         return hst;
     /* atomics the targets execute (thread AMO mode) are answered before the targets forget the

@@ -174,7 +174,11 @@ rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc
  * non-blocking operations on it stay valid: rmc_wait / rmc_test of them after the free return
  * their outcome (a get's data is in place). Errors: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (unknown or
  * freed: a freed handle is no other region's until 256 more regions have been freed, so a stale
- * copy is refused by every call that takes a region). */
+ * copy is refused by every call that takes a region), RMC_ERR_ARG (the members passed different
+ * regions). The outcome is agreed before anything is freed: every member fails alike and the
+ * regions stay live. One limit: a rank with a bad handle cannot know the members of the region
+ * meant; it tells every rank when all its live regions span every rank, and otherwise returns
+ * alone (the members then wait for it). */
 rmc_status_t rmc_region_free(rmc_region_h region);
 
 /* Base address and size of `rank`'s part of a region (local, no communication). */

@@ -318,6 +318,42 @@ static void test_stale_handle(void **state)
     free(bases);
 }
 
+/* rmc_region_free agrees before it frees: one rank's bad handle, or ranks naming different
+ * regions, fail on every rank (they hung in the barrier or MPI_Win_free) and free nothing. */
+static void test_free_disagree(void **state)
+{
+    (void)state;
+    void **bases = malloc((size_t)n * sizeof(void *));
+    rmc_region_h a, b;
+    size_t before = rmc_region_count();
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &a));
+    MPI_CHECK_OK(rmc_region_alloc(64, bases, &b));
+    int ok = 1;
+    /* the last rank passes NULL */
+    rmc_status_t st = rmc_region_free(me == n - 1 ? NULL : a);
+    ok &= st == RMC_ERR_HANDLE;
+    ok &= strstr(rmc_last_error(), "rmc_region_free") != NULL;
+    ok &= strstr(rmc_last_error(), me == n - 1 ? "is not live" : "failed on another rank") != NULL;
+    /* rank 0 names b, the others a */
+    st = rmc_region_free(me == 0 ? b : a);
+    ok &= st == RMC_ERR_ARG && strstr(rmc_last_error(), "different regions") != NULL;
+    ok &= rmc_region_count() == before + 2;
+    /* both still work */
+    int t = (me + 1) % n;
+    long v = 1000 + me, got = 0;
+    ok &= rmc_put(&v, (char *)bases[t] + 8 * 0, sizeof v, t) == RMC_OK;
+    ok &= rmc_fence(t) == RMC_OK;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    int from = (me + n - 1) % n;
+    ok &= rmc_get((char *)bases[me], &got, sizeof got, me) == RMC_OK && got == 1000 + from;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(a));
+    MPI_CHECK_OK(rmc_region_free(b));
+    MPI_CHECK_ALL(rmc_region_count() == before);
+    free(bases);
+}
+
 /* An allocation that fails on one rank fails on every rank and creates nothing anywhere. */
 static void test_failed_alloc(void **state)
 {
@@ -451,4 +487,5 @@ static void test_subgroups(void **state)
 
 /* test_subgroups last: it leaves regions to rmc_finalize */
 MPITEST_MAIN("regions", setup, mpitest_teardown_rmc, test_base_and_fill, test_zero_size_parts,
-             test_stale_handle, test_many_regions, test_failed_alloc, test_subgroups)
+             test_stale_handle, test_free_disagree, test_many_regions, test_failed_alloc,
+             test_subgroups)
