@@ -136,6 +136,6 @@ void rmci_req_pool_destroy(void);
 void rmci_rma_finalize(void);
 
 /* Faults (fault.c): parses RMC_FAULT for rank `rank` of the communicator given to rmc_init. */
-rmc_status_t rmci_fault_setup(int rank);
+rmc_status_t rmci_fault_setup(int rank, int nranks);
 
 #endif

@@ -56,8 +56,8 @@ int rmci_fault_alloc(void)
     return hit("malloc");
 }
 
-/* Parses one SPEC; keeps it when it applies to `rank`. */
-static rmc_status_t parse(const char *spec, size_t len, int rank)
+/* Parses one SPEC; keeps it when it applies to `rank` (of nranks). */
+static rmc_status_t parse(const char *spec, size_t len, int rank, int nranks)
 {
     char buf[96];
     if (len == 0 || len >= sizeof buf)
@@ -71,8 +71,9 @@ static rmc_status_t parse(const char *spec, size_t len, int rank)
         char *end;
         f.nth = strtol(hash, &end, 10);
         f.forever = *end == '+';
-        if (f.nth < 1 || (*end && strcmp(end, "+") != 0))
-            return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_FAULT: bad count in '%s'", spec);
+        if (end == hash || f.nth < 1 || (*end && strcmp(end, "+") != 0))
+            return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                             "RMC_FAULT: bad count in '%.*s' (#N or #N+, N >= 1)", (int)len, spec);
     }
     int mine = 1;
     if (at) {
@@ -80,13 +81,15 @@ static rmc_status_t parse(const char *spec, size_t len, int rank)
         if (strcmp(at, "all") != 0) {
             char *end;
             long r = strtol(at, &end, 10);
-            if (*end || r < 0)
-                return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_FAULT: bad rank in '%s'", spec);
+            if (end == at || *end || r < 0 || r >= nranks)
+                return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                                 "RMC_FAULT: bad rank in '%.*s' (0..%d or all)", (int)len, spec,
+                                 nranks - 1);
             mine = r == rank;
         }
     }
     if (!buf[0] || strlen(buf) >= sizeof f.site)
-        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_FAULT: bad site in '%s'", spec);
+        return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_FAULT: bad site in '%.*s'", (int)len, spec);
     if (!mine)
         return RMC_OK;
     if (nfaults == RMCI_MAX_FAULTS)
@@ -97,7 +100,7 @@ static rmc_status_t parse(const char *spec, size_t len, int rank)
     return RMC_OK;
 }
 
-rmc_status_t rmci_fault_setup(int rank)
+rmc_status_t rmci_fault_setup(int rank, int nranks)
 {
     nfaults = 0;
     rmci_fault_armed_ = 0;
@@ -106,7 +109,7 @@ rmc_status_t rmci_fault_setup(int rank)
     rmc_status_t st = RMC_OK;
     while (v && *v && st == RMC_OK) {
         size_t len = strcspn(v, ",");
-        st = parse(v, len, rank);
+        st = parse(v, len, rank, nranks);
         v += len + (v[len] == ',');
     }
     if (st != RMC_OK)

@@ -260,8 +260,10 @@ rmc_status_t rmc_init(MPI_Comm comm)
     if (st != RMC_OK)
         return st;
     state_reset();
-    int rank = 0;
+    int rank = 0, size = 1;
     st = RMCI_MPI_ST(MPI_Comm_rank, (comm, &rank));
+    if (st == RMC_OK)
+        st = RMCI_MPI_ST(MPI_Comm_size, (comm, &size));
     if (st == RMC_OK && malloc_tune() < 0)
         st = rmci_fail(RMC_ERR_ARG, __func__, "RMC_MALLOC_TUNE=%s (1, 0 or auto)",
                        rmc_knob_value("RMC_MALLOC_TUNE"));
@@ -273,7 +275,7 @@ rmc_status_t rmc_init(MPI_Comm comm)
             st = rmci_fail(RMC_ERR_ARG, __func__, "%s=%s: not an integer or on / off", switches[i],
                            rmc_knob_value(switches[i]));
     if (st == RMC_OK)
-        st = rmci_fault_setup(rank);
+        st = rmci_fault_setup(rank, size);
     if (st == RMC_OK)
         st = rmci_mt_setup();
     st = rmci_agree(comm, st, __func__); /* on the caller's communicator: ours does not exist yet */

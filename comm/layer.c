@@ -40,19 +40,27 @@ static void remove_at(int i)
     nlayers--;
 }
 
-/* Collective init of slot i; on failure the layer's init has cleaned up after itself. */
-static rmc_status_t init_one(int i)
+/* Collective init of slot i for fn (rmc_init, or rmc_layer_register after it); on failure the
+ * layer's init has cleaned up after itself. */
+static rmc_status_t init_one(int i, const char *fn)
 {
     const rmc_layer_t *d = layers[i].d;
+    unsigned long nerr = rmci_error_count();
     rmc_status_t st = d->init ? d->init(d->arg) : RMC_OK;
-    if (st != RMC_OK && !rmc_last_error()[0])
-        rmci_fail(st, "rmc_init", "layer '%s' failed to initialize: %s", d->name,
-                  rmc_status_string(st));
+    if (st != RMC_OK) {
+        /* the layer's own message when it recorded one during its init (an older one would name
+         * an unrelated failure); its agreed failures ("failed on another rank") record none */
+        if (rmci_error_count() != nerr)
+            rmci_in(st, fn);
+        else
+            rmci_fail(st, fn, "layer '%s' failed to initialize: %s", d->name,
+                      rmc_status_string(st));
+    }
     /* init returns an agreed status (layer.h); check it: a layer up on some ranks only cannot be
      * finalized (that is collective), so it is dropped and the contract breach reported */
-    rmc_status_t all = rmci_agree(rmci_info_.comm, st, "rmc_init");
+    rmc_status_t all = rmci_agree(rmci_info_.comm, st, fn);
     if (st == RMC_OK && all != RMC_OK)
-        rmci_fail(RMC_ERR_INTERNAL, "rmc_init",
+        rmci_fail(RMC_ERR_INTERNAL, fn,
                   "layer '%s' initialized here but failed elsewhere: its init must agree", d->name);
     layers[i].up = all == RMC_OK;
     rebuild_pollers();
@@ -62,7 +70,9 @@ static rmc_status_t init_one(int i)
 rmc_status_t rmci_layers_init(void)
 {
     for (int i = 0; i < nlayers; i++) {
-        rmc_status_t st = init_one(i);
+        if (layers[i].up) /* registered (and initialized) by an earlier layer's init */
+            continue;
+        rmc_status_t st = init_one(i, "rmc_init");
         if (st != RMC_OK) {
             rmci_layers_finalize();
             return st;
@@ -111,7 +121,7 @@ rmc_status_t rmc_layer_register(const rmc_layer_t *d)
     layers[i] = (layer_slot_t){.d = d, .up = 0, .persistent = !init};
     if (!init)
         return RMC_OK;
-    st = init_one(i);
+    st = init_one(i, __func__);
     if (st != RMC_OK)
         remove_at(i);
     return st;

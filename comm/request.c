@@ -1,6 +1,7 @@
 /* Requests of non-blocking operations: a pool of records, rmc_wait / rmc_test / rmc_wait_all.
  * A request holds up to two MPI requests and an optional completion callback (unpack, flush). */
 #include "config.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include "core.h"
 
@@ -96,9 +97,17 @@ void rmci_req_pool_destroy(void)
 static rmc_status_t req_finish(struct rmc_request *q, const char *fn)
 {
     rmc_status_t st = q->early_st;
-    if (q->on_complete)
-        st = rmci_in(q->on_complete(q), fn);
-    else if (st != RMC_OK) /* (its own message was recorded then, by rmc_region_free) */
+    if (q->on_complete) {
+        unsigned long nerr = rmci_error_count();
+        st = q->on_complete(q);
+        /* a completion that recorded its failure keeps that message; one that only returns the
+         * target's verdict (an active message's answer) gets its own, not an older unrelated one */
+        if (st != RMC_OK)
+            st = rmci_error_count() != nerr
+                     ? rmci_in(st, fn)
+                     : rmci_fail(st, fn, "the operation failed at its target: %s",
+                                 rmc_status_string(st));
+    } else if (st != RMC_OK) /* (its own message was recorded then, by rmc_region_free) */
         st = rmci_fail(st, fn, "the operation failed when rmc_region_free completed it: %s",
                        rmc_status_string(st));
     rmci_req_release(q);
@@ -165,11 +174,27 @@ static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
                            RMCI_MPI_RC(MPI_Testall, (q->nmpi, q->mpi, done, sts)));
 }
 
+/* 1 when q is a record of the pool (read before anything of it: a pointer that never was a
+ * request, e.g. an uninitialized handle, must not be dereferenced). */
+static int in_pool(const struct rmc_request *q)
+{
+    for (const slab_t *s = slabs; s; s = s->next) {
+        uintptr_t off = (uintptr_t)q - (uintptr_t)s->reqs;
+        if (off < sizeof s->reqs)
+            return off % sizeof s->reqs[0] == 0;
+    }
+    return 0;
+}
+
 static rmc_status_t check_req(rmc_request_h *req, const char *fn)
 {
     RMCI_CHECK_INIT(fn);
     if (!req)
         return rmci_fail(RMC_ERR_ARG, fn, "NULL request pointer");
+    if (*req && !in_pool(*req))
+        return rmci_fail(RMC_ERR_HANDLE, fn,
+                         "request %p is not a request of RMC (uninitialized or corrupted handle)",
+                         (void *)*req);
     if (*req && (*req)->magic != RMCI_REQ_MAGIC)
         return rmci_fail(RMC_ERR_HANDLE, fn, "request %p is not live (completed or foreign)",
                          (void *)*req);

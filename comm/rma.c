@@ -155,14 +155,17 @@ contig(int kind, void *remote, void *local, size_t bytes, int rank, rmci_mode_t 
         /* not a region: a layer may serve it (dynamically registered memory, served by an
          * active message and completed before returning: a non-blocking form hands back
          * RMC_REQUEST_NULL) */
+        unsigned long nerr = rmci_error_count();
         st = rmci_layers_unmapped(kind == RMCI_CS_WRITE, remote, local, bytes, rank);
         if (st == RMC_ERR_NOT_REGION)
             return rmci_fail(st, fn,
                              "address %p is in no region (nor registered memory) of rank %d",
                              remote, rank);
-        if (st != RMC_OK)
-            return rmci_fail(st, fn, "%zu bytes at %p on rank %d (registered memory): %s", bytes,
-                             remote, rank, rmc_status_string(st));
+        if (st != RMC_OK) /* the layer's own message when it recorded one (e.g. the MPI call) */
+            return rmci_error_count() != nerr
+                       ? rmci_in(st, fn)
+                       : rmci_fail(st, fn, "%zu bytes at %p on rank %d (served by a layer): %s",
+                                   bytes, remote, rank, rmc_status_string(st));
         return st;
     }
     return rmci_fail(st, fn, "[%p, +%zu) crosses the end of its region on rank %d", remote, bytes,

@@ -6,7 +6,8 @@
  *   init            rmc_init (or registration, when RMC is already initialized)
  *   finalize        rmc_finalize (or rmc_layer_unregister)
  *   region_created  a region became usable on this rank (rmc_region_alloc, rmc_region_alloc_comm)
- *   region_freed    a region is being freed (rmc_region_free, rmc_finalize's sweep)
+ *   region_freed    a region is being freed by rmc_region_free (not the regions rmc_finalize frees
+ *                   after the layers' finalize: a layer releases its state of those in finalize)
  *   poll            RMC is called (every few calls) or waits (every round of a waiting loop)
  *   unmapped        an rmc_put / rmc_get names a remote address that lies in no region
  * Any number of layers may register; every callback is optional (NULL). RMC's own sub-layers
@@ -47,7 +48,8 @@ typedef struct rmc_layer {
 
     /* Progress. full == 0: called from RMC calls every few calls (keep it cheap); full == 1:
      * called in every round of a waiting loop of RMC (collectives, blocking waits, rmc_progress):
-     * serve everything that is pending. Main thread only, never re-entered. */
+     * serve everything that is pending. Never re-entered; runs on the thread inside RMC (with
+     * rmc_thread_safe, whichever thread holds RMC's lock). */
     void (*poll)(int full, void *arg);
 
     /* An rmc_put (is_put = 1: local -> remote) or rmc_get (is_put = 0: remote -> local) of `bytes`

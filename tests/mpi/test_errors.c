@@ -327,6 +327,62 @@ static void test_messages(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* Failures reported late or found by a check get their own message, never an older unrelated
+ * one of the thread: a non-blocking atomic refused by its target (an address in no region nor
+ * registered memory there: the target's verdict comes back through rmc_wait), a handle that
+ * never was a request (refused, not dereferenced), and malformed RMC_FAULT entries. */
+static void test_late_messages(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int t = (me + 1) % np;
+    int64_t *mine = aligned_alloc(64, 64), *theirs = NULL;
+    MPI_Sendrecv(&mine, sizeof mine, MPI_BYTE, (me + np - 1) % np, 5, &theirs, sizeof theirs,
+                 MPI_BYTE, t, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    long x = 0;
+    rmc_request_h q = RMC_REQUEST_NULL;
+    MPI_CHECK_ALL(rmc_get(&x, &x, 8, 99) == RMC_ERR_RANK); /* the unrelated older failure */
+    rmc_status_t st = rmc_amo_add_i64_nb(theirs, 1, t, &q);
+    if (st == RMC_OK) /* (refused at once where the origin can tell; else by its target) */
+        st = rmc_wait(&q);
+    int ok = st != RMC_OK && strstr(rmc_last_error(), "rank 99") == NULL &&
+             strstr(rmc_last_error(), "rmc_") == rmc_last_error();
+    if (!ok)
+        fprintf(stderr, "[rank %d] nb atomic: %d '%s'\n", me, st, rmc_last_error());
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    /* handles that never were requests */
+    rmc_request_h bad[] = {(rmc_request_h)(uintptr_t)0xdeadbeef0, (rmc_request_h)(uintptr_t)7,
+                           (rmc_request_h)(void *)&x};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rmc_request_h h = bad[i];
+        int done = 0;
+        ok &= rmc_wait(&h) == RMC_ERR_HANDLE && strstr(rmc_last_error(), "rmc_wait: request");
+        ok &= rmc_test(&h, &done) == RMC_ERR_HANDLE && done == 0;
+        ok &= rmc_wait_all(&h, 1) == RMC_ERR_HANDLE;
+    }
+    MPI_CHECK_ALL(ok);
+    free(mine);
+    MPI_CHECK_OK(rmc_finalize());
+    /* RMC_FAULT entries: an empty or out-of-range rank, and the message quotes the entry only */
+    const char *specs[] = {"malloc@", "malloc@99", "malloc#x,MPI_Win_flush", "malloc#"};
+    const char *want[] = {"bad rank in 'malloc@'", "bad rank in 'malloc@99'",
+                          "bad count in 'malloc#x'", "bad count in 'malloc#'"};
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        setenv("RMC_FAULT", specs[i], 1);
+        st = rmc_init(MPI_COMM_WORLD);
+        unsetenv("RMC_FAULT");
+        ok = st == RMC_ERR_ARG && strstr(rmc_last_error(), want[i]) != NULL &&
+             strstr(rmc_last_error(), "MPI_Win_flush") == NULL;
+        if (!ok)
+            fprintf(stderr, "[rank %d] RMC_FAULT=%s: %d '%s'\n", me, specs[i], st,
+                    rmc_last_error());
+        MPI_CHECK_ALL(ok);
+        MPI_CHECK_ALL(!rmc_initialized());
+    }
+}
+
 /* A fence whose flush fails reports it (naming rmc_fence and MPI_Win_flush) and leaves the writes
  * outstanding: the next fence flushes them again. The same for rmc_barrier's fence. */
 static void test_fence_failure(void **state)
@@ -481,4 +537,4 @@ static void test_verbose_reread(void **state)
 MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
              test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
              test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure,
-             test_failed_elsewhere, test_verbose_reread)
+             test_failed_elsewhere, test_verbose_reread, test_late_messages)

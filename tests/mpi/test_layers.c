@@ -171,4 +171,51 @@ static void test_late_and_failing(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
-MPITEST_MAIN("layers", NULL, NULL, test_bad_input, test_persistent, test_late_and_failing)
+/* A layer registered from another layer's init (during rmc_init) is initialized once and
+ * finalized once per cycle (it was initialized again by rmc_init's loop). A failing init's
+ * message names the layer, not an older unrelated failure of the thread. */
+static counts_t cn;
+static const rmc_layer_t LN = {
+    .name = "test-nested", .init = l_init, .finalize = l_finalize, .arg = &cn};
+static rmc_status_t l_init_registers(void *arg)
+{
+    counts_t *c = arg;
+    c->init++;
+    rmc_status_t st = rmc_layer_register(&LN);
+    return rmc_agree(st);
+}
+static counts_t cp;
+static const rmc_layer_t LP = {
+    .name = "test-parent", .init = l_init_registers, .finalize = l_finalize, .arg = &cp};
+
+static void test_nested_and_message(void **state)
+{
+    (void)state;
+    memset(&cn, 0, sizeof cn);
+    memset(&cp, 0, sizeof cp);
+    MPI_CHECK_OK(rmc_layer_register(&LP));
+    for (int cycle = 1; cycle <= 2; cycle++) {
+        MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+        MPI_CHECK_ALL(cp.init == cycle && cn.init == cycle);
+        MPI_CHECK_OK(rmc_finalize());
+        MPI_CHECK_ALL(cp.finalize == cycle && cn.finalize == cycle);
+    }
+    MPI_CHECK_OK(rmc_layer_unregister(&LP));
+    /* an older failure of this thread, then a layer failing its init */
+    memset(&c3, 0, sizeof c3);
+    c3.fail_init = me == np - 1;
+    MPI_CHECK_OK(rmc_layer_register(&L3));
+    long x = 0;
+    MPI_CHECK_ALL(rmc_get(&x, &x, 8, 0) == RMC_ERR_NOT_INIT);
+    MPI_CHECK_ALL(rmc_init(MPI_COMM_WORLD) == RMC_ERR_NOMEM);
+    int ok = strstr(rmc_last_error(), "rmc_init") == rmc_last_error() &&
+             strstr(rmc_last_error(), "test-failing") != NULL &&
+             strstr(rmc_last_error(), "rmc_get") == NULL;
+    if (!ok)
+        fprintf(stderr, "[rank %d] '%s'\n", me, rmc_last_error());
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_layer_unregister(&L3));
+}
+
+MPITEST_MAIN("layers", NULL, NULL, test_bad_input, test_persistent, test_late_and_failing,
+             test_nested_and_message)
