@@ -110,6 +110,13 @@ static void many_locations(void)
             ok &= (fu & (1ull << me)) != 0;
             if ((st = rmc_amo_fetch_xor_u64(&blk[3], 3ull << (2 * me), &fu, t)) != RMC_OK)
                 break;
+            ok &= !(fu & (3ull << (2 * me))); /* its own bits were clear */
+            /* a shared mask, twice: it cancels (an OR would leave it; disjoint bits alone cannot
+             * tell XOR from OR) */
+            for (int k = 0; k < 2 && st == RMC_OK; k++)
+                st = rmc_amo_fetch_xor_u64(&blk[3], 0xA5A5A5A5A5A50000ull, &fu, t);
+            if (st != RMC_OK)
+                break;
             if ((st = rmc_amo_swap_i64(&blk[4], me + 1, &swapped[t * WORDS + w], t)) != RMC_OK)
                 break;
             for (int i = 0; i < kc && st == RMC_OK; i++) { /* increment by CAS loop */

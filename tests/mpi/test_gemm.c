@@ -285,6 +285,32 @@ static void test_summa_patch_beta0(void **s)
     int64_t z[2] = {0, 0};
     MPI_CHECK_ALL(check(C, RMC_ELEM_F64, 'N', 'N', 1, 0, z, z, z, mc, 20, 1));
     MPI_CHECK_ALL(st.algo == RMC_GEMM_SUMMA && st.flops >= 0);
+    /* every algorithm and every way of sending partial blocks: beta = 0 ignores C (NaN stays out;
+     * C * 0 would keep it) */
+    const char *updates[] = {"acc", "queue", "copies"};
+    for (int u = 0; u < 3; u++)
+        for (int a = 0; a < NALGO; a++) {
+            if (me == 0) {
+                double *c = malloc(30 * 25 * sizeof(double));
+                for (int i = 0; i < 30 * 25; i++)
+                    c[i] = NAN;
+                int64_t z0[2] = {0, 0};
+                ok = rmc_matrix_put(C, z0, mc, c, NULL) == RMC_OK;
+                free(c);
+            }
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_barrier());
+            setenv("RMC_GEMM_UPDATE", updates[u], 1);
+            rmc_status_t gs = rmc_matrix_gemm('N', 'N', &one, A, B, &zero, C, algos[a], NULL);
+            unsetenv("RMC_GEMM_UPDATE");
+            MPI_CHECK_OK(gs);
+            int64_t z1[2] = {0, 0};
+            ok = check(C, RMC_ELEM_F64, 'N', 'N', 1, 0, z1, z1, z1, mc, 20, 1);
+            if (!ok)
+                fprintf(stderr, "[rank %d] beta 0 over NaN, %s, update %s\n", me,
+                        rmc_gemm_algo_name(algos[a]), updates[u]);
+            MPI_CHECK_ALL(ok);
+        }
     /* a patch product: C[3:13, 5:20] = 2 A[2:12, 4:11] B[6:13, 1:16] + 0.5 C */
     int64_t alo[2] = {2, 4}, ahi[2] = {12, 11}, blo[2] = {6, 1}, bhi[2] = {13, 16};
     int64_t clo[2] = {3, 5}, chi[2] = {13, 20};
