@@ -409,6 +409,49 @@ static void test_full_resize(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* FULL means full: a key is refused only when its owner's table has no free bucket (the probe
+ * sequence reaches all of a table's buckets from any home). One rank inserts (RMC_PROMISE_LOCAL:
+ * every rank its own keys) and counts the entries per owner: at each owner's first FULL its count
+ * is the table's size. */
+static void test_fill_every_bucket(void **s)
+{
+    (void)s;
+    const int promises[] = {0, RMC_PROMISE_INSERT, RMC_PROMISE_LOCAL};
+    for (int pi = 0; pi < 3; pi++) {
+        int local = promises[pi] == RMC_PROMISE_LOCAL;
+        rmc_hashmap_h h;
+        MPI_CHECK_OK(rmc_hashmap_create((size_t)(16 * np), i64, i64, &h));
+        size_t per = rmc_hashmap_capacity(h) / (size_t)np;
+        int ok = 1;
+        size_t cnt[64] = {0};
+        int fullat[64] = {0};
+        if (local || me == 0)
+            for (int64_t i = 0; i < 100 * 16 * np; i++) {
+                int64_t k = me * 10000000 + i, v = k;
+                int o = rmc_hashmap_owner(h, &k);
+                if ((local && o != me) || fullat[o])
+                    continue;
+                rmc_status_t st = rmc_hashmap_insert(h, &k, &v, promises[pi]);
+                MPITEST_EXPECT(ok, st == RMC_OK || st == RMC_ERR_FULL);
+                if (st == RMC_OK)
+                    cnt[o]++;
+                else if (st == RMC_ERR_FULL) {
+                    fullat[o] = 1;
+                    if (cnt[o] != per) {
+                        fprintf(stderr, "[rank %d] promise %d: FULL on rank %d at %zu of %zu\n", me,
+                                promises[pi], o, cnt[o], per);
+                        ok = 0;
+                    }
+                }
+            }
+        MPI_CHECK_OK(rmc_barrier());
+        size_t n = 0;
+        MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+        MPI_CHECK_ALL(ok && n == rmc_hashmap_capacity(h));
+        MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    }
+}
+
 static int visit_sum(const void *key, const void *value, void *arg)
 {
     int64_t *acc = arg, k, v;
@@ -1089,6 +1132,6 @@ static void test_owned_args(void **s)
 }
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention, test_costs,
-             test_strings, test_full_resize, test_nb_batch_local, test_buffer, test_buffer_types,
-             test_find_only, test_buffer_combine, test_buffer_fail, test_nb_across_collectives,
-             test_mixed_promises, test_owned_args, test_bad_input)
+             test_strings, test_full_resize, test_fill_every_bucket, test_nb_batch_local,
+             test_buffer, test_buffer_types, test_find_only, test_buffer_combine, test_buffer_fail,
+             test_nb_across_collectives, test_mixed_promises, test_owned_args, test_bad_input)
