@@ -1,11 +1,15 @@
 /* ARMCI on RMC: non-blocking handles.
  *
  * armci_hdl_t is ARMCI-MPI's two-int structure, too small to hold RMC requests, so the requests of
- * a handle live in a table keyed by the handle's address: every operation issued on a handle adds
- * its RMC request (if it did not complete at once) to the handle's entry; ARMCI_Wait completes them
- * (rmc_wait), ARMCI_Test tests them (rmc_test). Keying by address needs nothing from the handle's
- * contents, so a handle that was never passed to ARMCI_INIT_HANDLE works as well, and any handle
- * aggregates (ARMCI_SET_AGGREGATE_HANDLE only records the flag).
+ * a handle live in a table entry: every operation issued on a handle adds its RMC request (if it
+ * did not complete at once) to the handle's entry; ARMCI_Wait completes them (rmc_wait), ARMCI_Test
+ * tests them (rmc_test). The handle's ints name its entry: `target` the entry's index, `aggregate`
+ * the entry's generation (shifted left by one, bit 0 ARMCI_SET_AGGREGATE_HANDLE's flag). The first
+ * operation on a handle that names no live entry (ARMCI_INIT_HANDLE's -1, a completed entry, or a
+ * handle never initialised) creates one and writes its index and generation into the handle, so a
+ * copy of the handle, or the handle moved in memory, finds the entry. Completing an entry frees it
+ * and advances its generation: a stale copy then names no live entry and is complete (it never
+ * names the entry's next user). Any handle aggregates (the flag is only recorded).
  */
 #include "config.h"
 #include <stdlib.h>
@@ -13,59 +17,78 @@
 #include "armci_impl.h"
 
 typedef struct nbent {
-    struct nbent *next;
-    const armci_hdl_t *key;
+    unsigned gen; /* advanced when the entry is freed (RMCA_NB_GEN_MASK bits kept) */
+    int live;     /* in use by a handle */
+    int next_free;
     int n, cap;
     rmc_request_h *reqs;
     int *procs;
 } nbent_t;
 
-#define NB_BUCKETS 256
-static nbent_t *buckets[NB_BUCKETS];
-static nbent_t *free_ents;
-static size_t live_ents; /* handles with requests in the table */
+#define RMCA_NB_GEN_MASK 0x3fffffffu /* the generation fits aggregate's bits 1..30 */
 
-static inline unsigned hash(const armci_hdl_t *h)
+static nbent_t *ents;
+static int nents, ents_cap;
+static int free_head = -1;
+static size_t live_ents; /* entries in use */
+
+static inline unsigned hdl_gen(const armci_hdl_t *h)
 {
-    uint64_t x = (uint64_t)(uintptr_t)h;
-    x = (x >> 3) * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 56);
+    return ((unsigned)h->aggregate >> 1) & RMCA_NB_GEN_MASK;
 }
 
-static nbent_t **find_slot(const armci_hdl_t *h)
+/* The live entry the handle names, or NULL. */
+static nbent_t *find(const armci_hdl_t *h)
 {
-    nbent_t **pp = &buckets[hash(h)];
-    while (*pp && (*pp)->key != h)
-        pp = &(*pp)->next;
-    return pp;
+    int i = h->target;
+    if (i < 0 || i >= nents || !ents[i].live || ents[i].gen != hdl_gen(h))
+        return NULL;
+    return &ents[i];
+}
+
+/* A new entry, named by the handle; NULL when out of memory. */
+static nbent_t *create(armci_hdl_t *h)
+{
+    int i = free_head;
+    if (i >= 0) {
+        free_head = ents[i].next_free;
+    } else {
+        if (nents == ents_cap) {
+            int cap = ents_cap ? 2 * ents_cap : 64;
+            nbent_t *e = realloc(ents, (size_t)cap * sizeof(*e));
+            if (!e)
+                return NULL;
+            ents = e;
+            ents_cap = cap;
+        }
+        i = nents++;
+        memset(&ents[i], 0, sizeof(ents[i]));
+    }
+    nbent_t *e = &ents[i];
+    e->live = 1;
+    e->n = 0;
+    live_ents++;
+    h->target = i;
+    h->aggregate = (int)((e->gen << 1) | ((unsigned)h->aggregate & 1u));
+    return e;
 }
 
 void rmca_nb_add(armci_hdl_t *h, rmc_request_h req, int proc)
 {
     RMCA_SERIAL();
-    nbent_t **pp = find_slot(h);
-    nbent_t *e = *pp;
-    if (!e) {
-        e = free_ents;
-        if (e)
-            free_ents = e->next;
-        else if (!(e = calloc(1, sizeof(*e))))
-            goto nomem;
-        e->key = h;
-        e->n = 0;
-        e->next = NULL;
-        *pp = e;
-        live_ents++;
-    }
+    nbent_t *e = find(h);
+    if (!e && !(e = create(h)))
+        goto nomem;
     if (e->n == e->cap) {
         int cap = e->cap ? 2 * e->cap : 4;
         rmc_request_h *r = realloc(e->reqs, (size_t)cap * sizeof(*r));
         if (r)
             e->reqs = r;
         int *p = r ? realloc(e->procs, (size_t)cap * sizeof(*p)) : NULL;
+        if (p)
+            e->procs = p;
         if (!r || !p)
             goto nomem;
-        e->procs = p;
         e->cap = cap;
     }
     e->reqs[e->n] = req;
@@ -77,34 +100,32 @@ nomem:
     RMCA_CHECK(rmc_wait(&req), "ARMCI non-blocking operation");
 }
 
-static void drop(nbent_t **pp)
+static void drop(nbent_t *e)
 {
-    nbent_t *e = *pp;
-    *pp = e->next;
-    e->next = free_ents;
-    free_ents = e;
+    e->n = 0;
+    e->live = 0;
+    e->gen = (e->gen + 1) & RMCA_NB_GEN_MASK;
+    e->next_free = free_head;
+    free_head = (int)(e - ents);
     live_ents--;
 }
 
 int rmca_nb_wait(armci_hdl_t *h)
 {
     RMCA_SERIAL();
-    nbent_t **pp = find_slot(h);
-    nbent_t *e = *pp;
+    nbent_t *e = find(h);
     if (!e)
         return 0;
     for (int i = 0; i < e->n; i++)
         RMCA_CHECK(rmc_wait(&e->reqs[i]), "ARMCI_Wait");
-    e->n = 0;
-    drop(pp);
+    drop(e);
     return 0;
 }
 
 int rmca_nb_test(armci_hdl_t *h)
 {
     RMCA_SERIAL();
-    nbent_t **pp = find_slot(h);
-    nbent_t *e = *pp;
+    nbent_t *e = find(h);
     if (!e)
         return 0;
     int o = 0;
@@ -120,7 +141,7 @@ int rmca_nb_test(armci_hdl_t *h)
     e->n = o;
     if (o)
         return 1;
-    drop(pp);
+    drop(e);
     return 0;
 }
 
@@ -129,41 +150,36 @@ void rmca_nb_wait_proc(int proc)
     RMCA_SERIAL();
     if (!live_ents)
         return;
-    for (int b = 0; b < NB_BUCKETS; b++) {
-        nbent_t **pp = &buckets[b];
-        while (*pp) {
-            nbent_t *e = *pp;
-            int o = 0;
-            for (int i = 0; i < e->n; i++) {
-                if (proc < 0 || e->procs[i] == proc) {
-                    RMCA_CHECK(rmc_wait(&e->reqs[i]), "ARMCI_WaitProc / ARMCI_WaitAll / fence");
-                } else {
-                    e->reqs[o] = e->reqs[i];
-                    e->procs[o] = e->procs[i];
-                    o++;
-                }
+    for (int k = 0; k < nents; k++) {
+        nbent_t *e = &ents[k];
+        if (!e->live)
+            continue;
+        int o = 0;
+        for (int i = 0; i < e->n; i++) {
+            if (proc < 0 || e->procs[i] == proc) {
+                RMCA_CHECK(rmc_wait(&e->reqs[i]), "ARMCI_WaitProc / ARMCI_WaitAll / fence");
+            } else {
+                e->reqs[o] = e->reqs[i];
+                e->procs[o] = e->procs[i];
+                o++;
             }
-            e->n = o;
-            if (o == 0)
-                drop(pp);
-            else
-                pp = &e->next;
         }
+        e->n = o;
+        if (o == 0)
+            drop(e);
     }
 }
 
 void rmca_nb_clear(void)
 {
     RMCA_SERIAL();
-    for (int b = 0; b < NB_BUCKETS; b++)
-        while (buckets[b])
-            drop(&buckets[b]);
-    while (free_ents) {
-        nbent_t *e = free_ents;
-        free_ents = e->next;
-        free(e->reqs);
-        free(e->procs);
-        free(e);
+    for (int k = 0; k < nents; k++) {
+        free(ents[k].reqs);
+        free(ents[k].procs);
     }
+    free(ents);
+    ents = NULL;
+    nents = ents_cap = 0;
+    free_head = -1;
     live_ents = 0;
 }

@@ -27,7 +27,6 @@ static inline void nb_issued(armci_hdl_t *h, rmc_request_h req, int proc)
 {
     RMCA_SERIAL();
     if (h) {
-        h->target = proc;
         if (req != RMC_REQUEST_NULL)
             rmca_nb_add(h, req, proc);
     } else {
@@ -543,14 +542,12 @@ int PARMCI_PutValueDouble(double src, void *dst, int proc)
 }
 
 /* The source is an argument (gone on return), so the value is put before returning: the handle
- * has nothing left to complete. */
+ * has nothing left to complete (and is left as it is). */
 #define NB_VALUE(Name, T)                                                                          \
     int PARMCI_NbPutValue##Name(T src, void *dst, int proc, armci_hdl_t *hdl)                      \
     {                                                                                              \
-        PARMCI_Put(&src, dst, (int)sizeof(src), proc);                                             \
-        if (hdl)                                                                                   \
-            hdl->target = proc;                                                                    \
-        return 0;                                                                                  \
+        (void)hdl;                                                                                 \
+        return PARMCI_Put(&src, dst, (int)sizeof(src), proc);                                      \
     }
 NB_VALUE(Int, int)
 NB_VALUE(Long, long)
@@ -584,6 +581,7 @@ double PARMCI_GetValueDouble(void *src, int proc)
 
 /* ----------------------------------------------------------------- completion --- */
 
+/* A handle names its table entry (nb.c): -1, no entry. */
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
     if (!hdl)
@@ -592,16 +590,17 @@ void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
     hdl->aggregate = 0;
 }
 
+/* Bit 0 of `aggregate` is the flag; the other bits are the entry's generation (nb.c). */
 void ARMCI_SET_AGGREGATE_HANDLE(armci_hdl_t *handle)
 {
     if (handle)
-        handle->aggregate = 1;
+        handle->aggregate |= 1;
 }
 
 void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *handle)
 {
     if (handle)
-        handle->aggregate = 0;
+        handle->aggregate &= ~1;
 }
 
 int PARMCI_Wait(armci_hdl_t *hdl)

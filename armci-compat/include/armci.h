@@ -123,9 +123,16 @@ int   ARMCI_PutS_flag(void *src_ptr, int src_stride_ar[/*stride_levels*/],
 
 /* ----------------------------------------------------------------- non-blocking --- */
 
+/* ARMCI-MPI's layout; the contents are libarmci's: the first operation on a handle writes into it
+ * the table entry holding its requests (`target`: the entry's index, -1 after ARMCI_INIT_HANDLE;
+ * `aggregate`: the entry's generation, bit 0 the flag ARMCI_SET_AGGREGATE_HANDLE sets). A copy of a
+ * handle (or the handle moved in memory) waits for the same operations; once they are complete
+ * every copy is complete. A handle need not go through ARMCI_INIT_HANDLE; ARMCI_INIT_HANDLE on a
+ * handle with outstanding operations forgets them (fences, ARMCI_WaitProc / ARMCI_WaitAll and
+ * barriers still complete them). */
 typedef struct armci_hdl_s {
-    int target;    /* target of the last operation issued on the handle (-1: none) */
-    int aggregate; /* 1 after ARMCI_SET_AGGREGATE_HANDLE */
+    int target;
+    int aggregate;
 } armci_hdl_t;
 
 void  ARMCI_INIT_HANDLE(armci_hdl_t *hdl);

@@ -293,5 +293,87 @@ static void test_nb_waitall_waitproc(void **state)
     armcitest_free(b);
 }
 
+/* A handle is a value: ARMCI_Wait / ARMCI_Test on a copy of it (h2 = h), or on the handle after
+ * it moved in memory, complete the operations issued on it; a stale copy of a completed handle is
+ * complete (even while another handle's operation is in flight). The get is large so that it is
+ * still in flight when the copy is waited. */
+static void test_nb_handle_copy(void **state)
+{
+    (void)state;
+    const size_t n = (size_t)1 << 20;
+    void **b = armcitest_malloc((armci_size_t)(n * sizeof(long)));
+    long *mine = b[me_], *dst = malloc(n * sizeof(long));
+    for (size_t i = 0; i < n; i++)
+        mine[i] = 1000L * me_ + (long)i;
+    ARMCI_Barrier();
+    int t = NEXT(me_), ok = 1;
+    size_t bad = 0;
+
+    /* waited through a copy */
+    memset(dst, 0, n * sizeof(long));
+    armci_hdl_t h, h2;
+    ARMCI_INIT_HANDLE(&h);
+    ARMCI_CHECK_OK(ARMCI_NbGet(b[t], dst, (int)(n * sizeof(long)), t, &h));
+    h2 = h;
+    ARMCI_CHECK_OK(ARMCI_Wait(&h2));
+    for (size_t i = 0; i < n; i++)
+        bad += dst[i] != 1000L * t + (long)i;
+    if (bad)
+        fprintf(stderr, "[rank %d] after ARMCI_Wait(copy): %zu of %zu elements not arrived\n", me_,
+                bad, n);
+    ok &= bad == 0;
+    ok &= ARMCI_Wait(&h) == 0 && ARMCI_Test(&h) == 0; /* the original: complete */
+    ARMCI_CHECK_ALL(ok);
+
+    /* tested through a copy until complete */
+    memset(dst, 0, n * sizeof(long));
+    ARMCI_INIT_HANDLE(&h);
+    ARMCI_CHECK_OK(ARMCI_NbGet(b[t], dst, (int)(n * sizeof(long)), t, &h));
+    h2 = h;
+    double t0 = MPI_Wtime();
+    while (ARMCI_Test(&h2) != 0 && MPI_Wtime() - t0 < 20.0)
+        ;
+    bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += dst[i] != 1000L * t + (long)i;
+    if (bad)
+        fprintf(stderr, "[rank %d] after ARMCI_Test(copy) == 0: %zu of %zu elements not arrived\n",
+                me_, bad, n);
+    ok &= bad == 0 && ARMCI_Wait(&h) == 0;
+    ARMCI_CHECK_ALL(ok);
+
+    /* waited after the handle moved in memory (the old place overwritten and freed) */
+    memset(dst, 0, n * sizeof(long));
+    armci_hdl_t *hp = malloc(sizeof(*hp));
+    ARMCI_INIT_HANDLE(hp);
+    ARMCI_CHECK_OK(ARMCI_NbGet(b[t], dst, (int)(n * sizeof(long)), t, hp));
+    armci_hdl_t *moved = malloc(4 * sizeof(*moved));
+    memcpy(&moved[3], hp, sizeof(*hp));
+    memset(hp, 0x5a, sizeof(*hp));
+    free(hp);
+    ARMCI_CHECK_OK(ARMCI_Wait(&moved[3]));
+    bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += dst[i] != 1000L * t + (long)i;
+    if (bad)
+        fprintf(stderr, "[rank %d] after ARMCI_Wait(moved): %zu of %zu elements not arrived\n", me_,
+                bad, n);
+    ok &= bad == 0;
+    ARMCI_CHECK_ALL(ok);
+
+    /* a stale copy of a completed handle is complete while a new handle's get is in flight */
+    h2 = moved[3];
+    armci_hdl_t h3;
+    ARMCI_INIT_HANDLE(&h3);
+    ARMCI_CHECK_OK(ARMCI_NbGet(b[t], dst, (int)(n * sizeof(long)), t, &h3));
+    ok &= ARMCI_Test(&h2) == 0 && ARMCI_Wait(&h2) == 0;
+    ok &= ARMCI_Wait(&h3) == 0;
+    ARMCI_CHECK_ALL(ok);
+    free(moved);
+    ARMCI_Barrier();
+    free(dst);
+    armcitest_free(b);
+}
+
 ARMCITEST_MAIN("armci_nb", test_nb_contig, test_nb_aggregate, test_nb_strided_vector,
-               test_nb_implicit, test_nb_waitall_waitproc)
+               test_nb_implicit, test_nb_waitall_waitproc, test_nb_handle_copy)
