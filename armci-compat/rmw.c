@@ -94,13 +94,28 @@ RMCA_ALIAS(Unlock);
 
 /* ------------------------------------------------------------- ARMCIX mutex handles --- */
 
+/* A mutex this process holds through the handle: which thread acquired it. */
+typedef struct rmca_held {
+    int mutex, proc;
+    const void *thread; /* rmca_thread_id() of the acquiring thread */
+} rmca_held_t;
+
 typedef struct rmca_mutex_hdl {
     struct armcix_mutex_hdl_s pub; /* first: the handle given out points here */
     rmc_mutex_h m;
+    rmca_held_t *held; /* the mutexes held through this handle (under RMCA_SERIAL) */
+    int nheld, capheld;
 } rmca_mutex_hdl_t;
 
+/* Identifies the calling thread (the address of a thread-local object). */
+static _Thread_local char thread_mark;
+static inline const void *rmca_thread_id(void)
+{
+    return &thread_mark;
+}
+
 /* Collective over pgroup, which must hold every process of ARMCI's world (RMC mutex sets are
- * collective over all of RMC's ranks). Mutex ranks are ranks of pgroup. */
+ * collective over all of RMC's ranks). Mutex ranks are absolute ranks (as in ARMCI-MPI). */
 armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup)
 {
     RMCA_REQUIRE_INIT("ARMCIX_Create_mutexes_hdl");
@@ -132,11 +147,40 @@ static rmca_mutex_hdl_t *mhdl(armcix_mutex_hdl_t hdl, const char *fn)
     return (rmca_mutex_hdl_t *)hdl;
 }
 
-static int mproc(rmca_mutex_hdl_t *h, int proc, const char *fn)
+/* `proc` is an absolute rank (as ARMCI-MPI reads it), which must be in the handle's group; RMC's
+ * rank is the absolute rank. */
+static int mproc(rmca_mutex_hdl_t *h, int mutex, int proc, const char *fn)
 {
-    if (proc < 0 || proc >= h->pub.grp.size)
-        rmca_error("%s: process %d is not in the mutex group (size %d)", fn, proc, h->pub.grp.size);
-    return h->pub.grp.grp_to_abs[proc];
+    if (proc < 0 || proc >= rmca.nranks || !h->pub.grp.abs_to_grp ||
+        h->pub.grp.abs_to_grp[proc] < 0)
+        rmca_error("%s(mutex %d, proc %d): process %d is not in the mutex handle's group (%d of "
+                   "the %d processes; proc is an absolute rank)",
+                   fn, mutex, proc, proc, h->pub.grp.size, rmca.nranks);
+    return proc;
+}
+
+/* Index of (mutex, proc) in h->held, or -1. Under RMCA_SERIAL. */
+static int held_at(const rmca_mutex_hdl_t *h, int mutex, int proc)
+{
+    for (int i = 0; i < h->nheld; i++)
+        if (h->held[i].mutex == mutex && h->held[i].proc == proc)
+            return i;
+    return -1;
+}
+
+/* Records that the calling thread acquired (mutex, proc). */
+static void held_add(rmca_mutex_hdl_t *h, int mutex, int proc, const char *fn)
+{
+    RMCA_SERIAL();
+    if (h->nheld == h->capheld) {
+        int cap = h->capheld ? 2 * h->capheld : 4;
+        rmca_held_t *n = realloc(h->held, (size_t)cap * sizeof(*n));
+        if (!n)
+            rmca_error("%s(mutex %d, proc %d): out of memory", fn, mutex, proc);
+        h->held = n;
+        h->capheld = cap;
+    }
+    h->held[h->nheld++] = (rmca_held_t){mutex, proc, rmca_thread_id()};
 }
 
 int ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl)
@@ -144,6 +188,7 @@ int ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl)
     rmca_mutex_hdl_t *h = mhdl(hdl, "ARMCIX_Destroy_mutexes_hdl");
     RMCA_CHECK(rmc_mutex_destroy(h->m), "ARMCIX_Destroy_mutexes_hdl");
     ARMCI_Group_free(&h->pub.grp);
+    free(h->held);
     free(h);
     return 0;
 }
@@ -151,25 +196,43 @@ int ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl)
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     rmca_mutex_hdl_t *h = mhdl(hdl, "ARMCIX_Lock_hdl");
-    RMCA_CHECK(rmc_mutex_lock(h->m, mutex, mproc(h, proc, "ARMCIX_Lock_hdl")),
+    RMCA_CHECK(rmc_mutex_lock(h->m, mutex, mproc(h, mutex, proc, "ARMCIX_Lock_hdl")),
                "ARMCIX_Lock_hdl(mutex %d, proc %d)", mutex, proc);
+    held_add(h, mutex, proc, "ARMCIX_Lock_hdl");
 }
 
+/* Busy (1) when the mutex is held: by another process or thread, or by the calling thread (as
+ * pthread_mutex_trylock's EBUSY; RMC refuses that case with RMC_ERR_STATE, so it is answered
+ * here from the handle's record of held mutexes). Every RMC error, RMC_ERR_STATE for a call
+ * without RMC or from an active-message handler included, is an ARMCI error. */
 int ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     rmca_mutex_hdl_t *h = mhdl(hdl, "ARMCIX_Trylock_hdl");
+    int r = mproc(h, mutex, proc, "ARMCIX_Trylock_hdl");
+    {
+        RMCA_SERIAL();
+        int i = held_at(h, mutex, proc);
+        if (i >= 0 && h->held[i].thread == rmca_thread_id())
+            return 1;
+    }
     int got = 0;
-    rmc_status_t st = rmc_mutex_trylock(h->m, mutex, mproc(h, proc, "ARMCIX_Trylock_hdl"), &got);
-    if (st == RMC_ERR_STATE) /* the caller holds it: busy, as pthread_mutex_trylock says (EBUSY) */
+    RMCA_CHECK(rmc_mutex_trylock(h->m, mutex, r, &got), "ARMCIX_Trylock_hdl(mutex %d, proc %d)",
+               mutex, proc);
+    if (!got)
         return 1;
-    RMCA_CHECK(st, "ARMCIX_Trylock_hdl(mutex %d, proc %d)", mutex, proc);
-    return got ? 0 : 1;
+    held_add(h, mutex, proc, "ARMCIX_Trylock_hdl");
+    return 0;
 }
 
 void ARMCIX_Unlock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc)
 {
     rmca_mutex_hdl_t *h = mhdl(hdl, "ARMCIX_Unlock_hdl");
+    int r = mproc(h, mutex, proc, "ARMCIX_Unlock_hdl");
     rmca_nb_wait_proc(-1);
-    RMCA_CHECK(rmc_mutex_unlock(h->m, mutex, mproc(h, proc, "ARMCIX_Unlock_hdl")),
-               "ARMCIX_Unlock_hdl(mutex %d, proc %d)", mutex, proc);
+    RMCA_CHECK(rmc_mutex_unlock(h->m, mutex, r), "ARMCIX_Unlock_hdl(mutex %d, proc %d)", mutex,
+               proc);
+    RMCA_SERIAL();
+    int i = held_at(h, mutex, proc);
+    if (i >= 0)
+        h->held[i] = h->held[--h->nheld];
 }

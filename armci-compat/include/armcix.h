@@ -32,8 +32,11 @@ typedef struct armcix_mutex_hdl_s *armcix_mutex_hdl_t;
 
 armcix_mutex_hdl_t ARMCIX_Create_mutexes_hdl(int count, ARMCI_Group *pgroup);
 int  ARMCIX_Destroy_mutexes_hdl(armcix_mutex_hdl_t hdl);
+/* In Lock / Trylock / Unlock, `proc` is an absolute rank (ARMCI_GROUP_WORLD, as in ARMCI-MPI), not
+ * a rank of the handle's group; a process outside the group is an ARMCI error. */
 void ARMCIX_Lock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
-/* 0 when the mutex was acquired, nonzero when it is held (by someone else, or by the caller). */
+/* 0 when the mutex was acquired, nonzero when it is held (by another process or thread, or by the
+ * calling thread). */
 int  ARMCIX_Trylock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
 void ARMCIX_Unlock_hdl(armcix_mutex_hdl_t hdl, int mutex, int proc);
 

@@ -225,4 +225,56 @@ static void test_mutex_handles(void **state)
     armcitest_free(b);
 }
 
-ARMCITEST_MAIN("armci_rmw", test_fetch_and_add, test_swap, test_mutex_counters, test_mutex_handles)
+/* ARMCIX mutex handles on a reordered group (the world reversed with ARMCIX_Group_split's key): the
+ * `proc` of Lock / Unlock is an absolute rank. Rank r hosts 1 + 2r mutexes; every rank takes the
+ * highest mutex of every rank t (2t, which only absolute rank t has) to add 1 to a counter at t. */
+static void test_mutex_handles_reordered(void **state)
+{
+    (void)state;
+    ARMCI_Group world, rev;
+    ARMCI_Group_get_world(&world);
+    ARMCI_CHECK_OK(ARMCIX_Group_split(&world, 0, np_ - me_, &rev));
+    int grank = -1;
+    ARMCI_Group_rank(&rev, &grank);
+    ARMCI_CHECK_ALL(grank == np_ - 1 - me_);
+    armcix_mutex_hdl_t h = ARMCIX_Create_mutexes_hdl(1 + 2 * me_, &rev);
+    ARMCI_CHECK_ALL(h != NULL);
+    void **b = armcitest_malloc(sizeof(long));
+    ARMCI_CHECK_OK(ARMCI_PutValueLong(0, b[me_], me_));
+    ARMCI_Barrier();
+    int rc = 0;
+    for (int k = 0; k < np_; k++) {
+        int t = (me_ + k) % np_;
+        ARMCIX_Lock_hdl(h, 2 * t, t);
+        long v = ARMCI_GetValueLong(b[t], t);
+        rc |= ARMCI_PutValueLong(v + 1, b[t], t);
+        ARMCI_Fence(t);
+        ARMCIX_Unlock_hdl(h, 2 * t, t);
+    }
+    ARMCI_Barrier();
+    int ok = rc == 0;
+    for (int t = 0; t < np_; t++)
+        ok &= ARMCI_GetValueLong(b[t], t) == np_;
+    ARMCI_CHECK_ALL(ok);
+#ifndef ARMCITEST_ARMCI_MPI
+    /* the last rank holds its highest mutex: trylock of it by absolute rank is busy everywhere
+     * (ARMCI-MPI 0.3's trylock is a blocking lock: not in its build) */
+    int last = np_ - 1;
+    if (me_ == last)
+        ARMCIX_Lock_hdl(h, 2 * last, last);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int busy = ARMCIX_Trylock_hdl(h, 2 * last, last);
+    ARMCI_CHECK_ALL(busy != 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me_ == last)
+        ARMCIX_Unlock_hdl(h, 2 * last, last);
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    ARMCI_Barrier();
+    ARMCI_CHECK_OK(ARMCIX_Destroy_mutexes_hdl(h));
+    ARMCI_Group_free(&rev);
+    armcitest_free(b);
+}
+
+ARMCITEST_MAIN("armci_rmw", test_fetch_and_add, test_swap, test_mutex_counters, test_mutex_handles,
+               test_mutex_handles_reordered)
