@@ -97,6 +97,27 @@ rmc_acc_type_t rmca_acc_type(int datatype, const char *fn)
 
 /* ------------------------------------------------------------------------ groups --- */
 
+/* The group's members in the caller's SMP domain, in group-rank order, for SCOPE_NODE group
+ * collectives (message.c): kept in noncoll_pgroup_comm (unused otherwise). Collective over the
+ * group, made when the group is (so a node-scope collective that only one domain's members call
+ * needs nothing from the others). MPI_COMM_SELF when no two members share a domain (every member
+ * sees that, so none calls the split). Not for the world group (rmca.node_comm serves it). */
+static void group_node_comm(ARMCI_Group *g)
+{
+    int shared = 0;
+    for (int i = 0; i < g->size && !shared; i++)
+        for (int j = i + 1; j < g->size && !shared; j++)
+            shared = rmca.dom_of[g->grp_to_abs[i]] == rmca.dom_of[g->grp_to_abs[j]];
+    if (!shared) {
+        g->noncoll_pgroup_comm = MPI_COMM_SELF;
+        return;
+    }
+    rmca_barrier(g->comm, "ARMCI group"); /* no nonblocking MPI_Comm_split */
+    RMCA_MPI("ARMCI group", MPI_Comm_split,
+             (g->comm, rmca.my_domain, g->rank, &g->noncoll_pgroup_comm));
+    rmca_comm_ready(g->noncoll_pgroup_comm, "ARMCI group");
+}
+
 void rmca_group_from_comm(MPI_Comm comm, ARMCI_Group *g)
 {
     g->comm = comm;
@@ -136,6 +157,8 @@ void rmca_group_from_comm(MPI_Comm comm, ARMCI_Group *g)
             rmca_error("ARMCI group: process outside ARMCI's world group");
         g->abs_to_grp[g->grp_to_abs[i]] = i;
     }
+    if (g != &ARMCI_GROUP_WORLD && rmca.dom_of) /* the world's is rmca.node_comm */
+        group_node_comm(g);
 }
 
 void ARMCI_Group_create_child(int grp_size, int *pid_list, ARMCI_Group *group_out,
@@ -174,6 +197,9 @@ void ARMCI_Group_free(ARMCI_Group *group)
         return;
     if (group->comm != MPI_COMM_NULL)
         RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->comm));
+    if (group->noncoll_pgroup_comm != MPI_COMM_NULL && group->noncoll_pgroup_comm != MPI_COMM_SELF)
+        RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->noncoll_pgroup_comm));
+    group->noncoll_pgroup_comm = MPI_COMM_NULL;
     free(group->grp_to_abs);
     free(group->abs_to_grp);
     group->comm = MPI_COMM_NULL;

@@ -152,14 +152,52 @@ void armci_msg_brdcst(void *buffer, int len, int root)
     armci_msg_bcast_scope(SCOPE_ALL, buffer, len, root);
 }
 
+/* The communicator of `scope` within `group`: the group's, or (SCOPE_NODE) that of its members in
+ * the caller's SMP domain (made with the group, init.c). */
+static MPI_Comm group_scope_comm(int scope, ARMCI_Group *group, const char *fn)
+{
+    RMCA_REQUIRE_INIT(fn);
+    if (!group || group->comm == MPI_COMM_NULL)
+        rmca_error("%s: the caller is not a member of the group", fn);
+    switch (scope) {
+    case SCOPE_ALL:
+    case SCOPE_MASTERS:
+        return group->comm;
+    case SCOPE_NODE:
+        if (group->comm == ARMCI_GROUP_WORLD.comm)
+            return rmca.node_comm;
+        if (group->noncoll_pgroup_comm == MPI_COMM_NULL)
+            rmca_error("%s: SCOPE_NODE on a group libarmci did not make (no SMP-domain "
+                       "communicator)",
+                       fn);
+        return group->noncoll_pgroup_comm;
+    default:
+        rmca_error("%s: invalid scope (%d)", fn, scope);
+    }
+}
+
+/* Rank of absolute rank `root` in the group's SCOPE_NODE communicator (group ranks in order). */
+static int group_node_root(const ARMCI_Group *g, int root, const char *fn)
+{
+    int gr = g->abs_to_grp[root];
+    if (rmca.dom_of[root] != rmca.my_domain)
+        rmca_error("%s: SCOPE_NODE root %d is not in the caller's SMP domain (%d)", fn, root,
+                   rmca.my_domain);
+    int r = 0;
+    for (int j = 0; j < gr; j++)
+        r += rmca.dom_of[g->grp_to_abs[j]] == rmca.my_domain;
+    return r;
+}
+
+/* SCOPE_NODE: among the group's members in the caller's SMP domain (root must be one of them). */
 void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root, ARMCI_Group *group)
 {
-    RMCA_REQUIRE_INIT("armci_msg_group_bcast_scope");
-    (void)scope;
-    if (!group || group->comm == MPI_COMM_NULL)
-        rmca_error("armci_msg_group_bcast_scope: the caller is not a member of the group");
-    bcast(group->comm, buf, len, root_in(group->comm, root, group, "armci_msg_group_bcast_scope"),
-          "armci_msg_group_bcast_scope");
+    const char *fn = "armci_msg_group_bcast_scope";
+    MPI_Comm c = group_scope_comm(scope, group, fn);
+    int r = root_in(group->comm, root, group, fn);
+    if (scope == SCOPE_NODE)
+        r = group_node_root(group, root, fn);
+    bcast(c, buf, len, r, fn);
 }
 
 void armci_msg_clus_brdcst(void *buf, int len)
@@ -341,10 +379,11 @@ static MPI_Comm gcomm(ARMCI_Group *group, const char *fn)
     return group->comm;
 }
 
+/* SCOPE_NODE: among the group's members in the caller's SMP domain. */
 void armci_msg_group_gop_scope(int scope, void *x, int n, char *op, int type, ARMCI_Group *group)
 {
-    (void)scope;
-    gop(gcomm(group, "armci_msg_group_gop_scope"), x, n, op, type, "armci_msg_group_gop_scope");
+    gop(group_scope_comm(scope, group, "armci_msg_group_gop_scope"), x, n, op, type,
+        "armci_msg_group_gop_scope");
 }
 /* armci_msg_<t>gop, armci_msg_clus_<t>gop, armci_msg_group_<t>gop for every type of the table. */
 #define GOPS_(id, T, mpi, absf, sfx)                                                               \

@@ -227,7 +227,7 @@ int ARMCI_Rmw(int op, void *ploc, void *prem, int value, int proc);
 
 typedef struct {
     MPI_Comm  comm;                /* the group's communicator (MPI_COMM_NULL on non-members) */
-    MPI_Comm  noncoll_pgroup_comm; /* unused here (MPI_COMM_NULL) */
+    MPI_Comm  noncoll_pgroup_comm; /* here: the members in the caller's SMP domain (SCOPE_NODE) */
     int      *grp_to_abs;          /* [size] absolute rank of each group rank */
     int      *abs_to_grp;          /* [world size] group rank of each absolute rank, -1 if none */
     int       rank;                /* calling rank's group rank (-1 on non-members) */

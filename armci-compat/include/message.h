@@ -10,6 +10,9 @@
  * yield absolute values. The result replaces x on
  * every participating process. An unknown operation or type is an ARMCI error (message, abort).
  * Roots of broadcasts are absolute ranks (also in the group variants, as in ARMCI-MPI).
+ * The group variants with a scope (armci_msg_group_bcast_scope, armci_msg_group_gop_scope) take
+ * SCOPE_NODE as the group's members in the caller's SMP domain (the root of a broadcast must be
+ * one of them).
  */
 #ifndef HAVE_ARMCI_MSG_H
 #define HAVE_ARMCI_MSG_H

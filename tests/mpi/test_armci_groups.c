@@ -290,5 +290,67 @@ static void test_group_msg(void **state)
     ARMCI_Group_free(&half);
 }
 
+/* Node scope within a group (armci_msg_group_gop_scope / armci_msg_group_bcast_scope with
+ * SCOPE_NODE): the group's members in the caller's SMP domain (as armci_domain_* report it), on the
+ * world group, on the world reversed (ARMCI_Group_create with a permuted list) and on the even
+ * ranks in reversed order. The broadcast's root is the domain's member of lowest group rank. */
+static void node_scope_in(ARMCI_Group *g, int *ok)
+{
+    int n = 0, grank = -1, gsum = 0, root = -1;
+    ARMCI_Group_size(g, &n);
+    ARMCI_Group_rank(g, &grank);
+    int mydom = armci_domain_id(ARMCI_DOMAIN_SMP, me_), expect_n = 0, expect_sum = 0;
+    for (int r = 0; r < n; r++) {
+        int abs = ARMCI_Absolute_id(g, r);
+        if (armci_domain_id(ARMCI_DOMAIN_SMP, abs) != mydom)
+            continue;
+        if (root < 0)
+            root = abs;
+        expect_n++;
+        expect_sum += r;
+    }
+    int one = 1;
+    armci_msg_group_gop_scope(SCOPE_NODE, &one, 1, "+", ARMCI_INT, g);
+    gsum = grank;
+    armci_msg_group_gop_scope(SCOPE_NODE, &gsum, 1, "+", ARMCI_INT, g);
+    long v = me_ == root ? 1000L + root : -1;
+    armci_msg_group_bcast_scope(SCOPE_NODE, &v, (int)sizeof(v), root, g);
+    int all = 1;
+    armci_msg_group_gop_scope(SCOPE_ALL, &all, 1, "+", ARMCI_INT, g);
+    if (one != expect_n || gsum != expect_sum || v != 1000L + root || all != n) {
+        fprintf(stderr,
+                "[rank %d] SCOPE_NODE in a group of %d: count %d (expected %d), rank sum %d "
+                "(expected %d), bcast from %d got %ld; SCOPE_ALL count %d\n",
+                me_, n, one, expect_n, gsum, expect_sum, root, v, all);
+        *ok = 0;
+    }
+}
+
+static void test_group_node_scope(void **state)
+{
+    (void)state;
+    int ok = 1;
+    ARMCI_Group w, rev, even;
+    ARMCI_Group_get_world(&w);
+    node_scope_in(&w, &ok);
+    int *list = malloc((size_t)np_ * sizeof(int)), ne = 0;
+    for (int i = 0; i < np_; i++)
+        list[i] = np_ - 1 - i;
+    ARMCI_Group_create(np_, list, &rev);
+    node_scope_in(&rev, &ok);
+    for (int i = np_ - 1; i >= 0; i--)
+        if (i % 2 == 0)
+            list[ne++] = i;
+    ARMCI_Group_create(ne, list, &even);
+    if (me_ % 2 == 0) {
+        node_scope_in(&even, &ok);
+        ARMCI_Group_free(&even); /* by members only (ARMCI-MPI frees garbage on non-members) */
+    }
+    ARMCI_CHECK_ALL(ok);
+    ARMCI_Group_free(&rev);
+    free(list);
+    ARMCI_Barrier();
+}
+
 ARMCITEST_MAIN("armci_groups", test_world_group, test_group_create_even, test_malloc_group_reversed,
-               test_subgroup_memory, test_default_and_child, test_group_msg)
+               test_subgroup_memory, test_default_and_child, test_group_msg, test_group_node_scope)
