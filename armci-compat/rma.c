@@ -364,13 +364,17 @@ int PARMCI_PutS_flag(void *src_ptr, int src_stride_ar[], void *dst_ptr, int dst_
 static void strided_copy(char *strided, int levels, const int *stride, const int *count, char *buf,
                          int pack)
 {
-    if (levels < 0 || levels > RMC_STRIDE_LEVELS_MAX || !count || (levels > 0 && !stride))
-        rmca_error("armci_%s_strided: invalid stride descriptor (%d levels)",
-                   pack ? "write" : "read", levels);
+    const char *fn = pack ? "armci_write_strided" : "armci_read_strided";
+    if (levels < 0 || !count || (levels > 0 && !stride))
+        rmca_error("%s: invalid stride descriptor (%d levels, count %p, stride %p)", fn, levels,
+                   (const void *)count, (const void *)stride);
     for (int i = 0; i <= levels; i++)
         if (count[i] <= 0)
             return;
-    int idx[RMC_STRIDE_LEVELS_MAX + 1] = {0};
+    /* any number of levels, as the remote strided calls (strided_by_chunks) */
+    int *idx = calloc((size_t)levels + 1, sizeof(int));
+    if (!idx)
+        rmca_error("%s: out of memory (%d levels)", fn, levels);
     size_t chunk = (size_t)count[0];
     for (;;) {
         size_t off = 0;
@@ -387,6 +391,7 @@ static void strided_copy(char *strided, int levels, const int *stride, const int
         if (l > levels)
             break;
     }
+    free(idx);
 }
 
 void armci_write_strided(void *ptr, int stride_levels, int stride_arr[], int count[], char *buf)

@@ -573,6 +573,45 @@ static void test_local_strided_copy(void **state)
     ARMCI_CHECK_ALL(ok);
 }
 
+/* Local pack / unpack of 8 and 9 stride levels (any number, as the remote strided calls take):
+ * count 2 on every level above chunks of 3 bytes, strides doubling from 4. */
+static void test_local_strided_deep(void **state)
+{
+    (void)state;
+    enum { MAXL = 9, SPAN = 4 << MAXL };
+    unsigned char *arr = malloc(SPAN), *arr2 = malloc(SPAN), *buf = malloc(3 << MAXL);
+    for (int i = 0; i < SPAN; i++)
+        arr[i] = (unsigned char)(i * 7 + 3);
+    int ok = 1;
+    for (int levels = 8; levels <= MAXL; levels++) {
+        int stride[MAXL], count[MAXL + 1];
+        count[0] = 3;
+        for (int l = 1; l <= levels; l++) {
+            count[l] = 2;
+            stride[l - 1] = 4 << (l - 1);
+        }
+        int nchunks = 1 << levels;
+        memset(buf, 0, (size_t)3 << MAXL);
+        armci_write_strided(arr, levels, stride, count, (char *)buf); /* pack */
+        /* chunk c starts at 4 * c (bit l-1 of c is the index on level l) */
+        for (int c = 0; c < nchunks; c++)
+            for (int j = 0; j < 3; j++)
+                ok &= buf[3 * c + j] == arr[4 * c + j];
+        memset(arr2, 0xcc, SPAN);
+        armci_read_strided(arr2, levels, stride, count, (char *)buf); /* unpack */
+        for (int i = 0; i < SPAN; i++) {
+            int in = i < 4 * nchunks && i % 4 < 3;
+            ok &= arr2[i] == (in ? arr[i] : 0xcc);
+        }
+        if (!ok)
+            fprintf(stderr, "[rank %d] %d-level pack / unpack wrong\n", me_, levels);
+    }
+    ARMCI_CHECK_ALL(ok);
+    free(arr);
+    free(arr2);
+    free(buf);
+}
+
 /* Descriptors ARMCI takes that do not nest (RMC's strided engine refuses them; libarmci sends their
  * chunks as vector segments) and accumulate sources at unaligned addresses (copied to an aligned
  * buffer): a put that transposes a 4 x 4 block of doubles, the get that transposes it back, an
@@ -702,4 +741,4 @@ static void test_non_nesting(void **state)
 
 ARMCITEST_MAIN("armci_strided", test_puts_gets, test_acc_all_types, test_accs_all_types,
                test_accv_all_types, test_accs_reference, test_putv_getv, test_local_strided_copy,
-               test_non_nesting)
+               test_local_strided_deep, test_non_nesting)
