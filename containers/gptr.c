@@ -9,6 +9,11 @@ static rmc_status_t resolve(rmc_gptr_t g, size_t bytes, void **addr, const char 
     RMCC_CHECK_UP(fn);
     if (RMCC_UNLIKELY(rmc_gptr_is_null(g)))
         return rmcc_fail(RMC_ERR_ARG, fn, "null global pointer");
+    if (RMCC_UNLIKELY(g.zero_ != 0))
+        return rmcc_fail(RMC_ERR_ARG, fn,
+                         "invalid global pointer: its reserved field zero_ is %u, not 0 (not a "
+                         "pointer RMC made, or one overwritten)",
+                         (unsigned)g.zero_);
     if (RMCC_UNLIKELY(g.rank >= rmcc.nranks))
         return rmcc_fail(RMC_ERR_RANK, fn, "global pointer of rank %d (there are %d)", (int)g.rank,
                          rmcc.nranks);
@@ -35,7 +40,7 @@ rmc_status_t rmc_gptr_addr(rmc_gptr_t g, void **addr)
 
 void *rmc_gptr_local(rmc_gptr_t g)
 {
-    if (!rmcc.up || g.rank < 0 || g.rank >= rmcc.nranks || g.off >= rmcc.sizes[g.rank] ||
+    if (!rmcc.up || g.rank < 0 || g.zero_ || g.rank >= rmcc.nranks || g.off >= rmcc.sizes[g.rank] ||
         g.off < RMCC_HEAP_START || !rmcc.lbase[g.rank])
         return NULL;
     return rmcc.lbase[g.rank] + g.off;
@@ -62,6 +67,14 @@ rmc_status_t rmc_gptr_from_local(const void *ptr, rmc_gptr_t *g)
     return RMC_OK;
 }
 
+/* The comm call's status; a failure's message (which names the comm call) under the public call's
+ * name first. */
+#define INNER(call)                                                                                \
+    do {                                                                                           \
+        rmc_status_t in_ = (call);                                                                 \
+        return RMCC_LIKELY(in_ == RMC_OK) ? in_ : rmc_error_in(in_, __func__);                     \
+    } while (0)
+
 #define RESOLVE(g, n)                                                                              \
     void *a_;                                                                                      \
     rmc_status_t st_ = resolve((g), (n), &a_, __func__);                                           \
@@ -71,13 +84,13 @@ rmc_status_t rmc_gptr_from_local(const void *ptr, rmc_gptr_t *g)
 rmc_status_t rmc_gptr_put(rmc_gptr_t dst, const void *src, size_t bytes)
 {
     RESOLVE(dst, bytes);
-    return rmc_put(src, a_, bytes, dst.rank);
+    INNER(rmc_put(src, a_, bytes, dst.rank));
 }
 
 rmc_status_t rmc_gptr_get(void *dst, rmc_gptr_t src, size_t bytes)
 {
     RESOLVE(src, bytes);
-    return rmc_get(a_, dst, bytes, src.rank);
+    INNER(rmc_get(a_, dst, bytes, src.rank));
 }
 
 rmc_status_t rmc_gptr_put_nb(rmc_gptr_t dst, const void *src, size_t bytes, rmc_request_h *req)
@@ -85,7 +98,7 @@ rmc_status_t rmc_gptr_put_nb(rmc_gptr_t dst, const void *src, size_t bytes, rmc_
     if (req)
         *req = RMC_REQUEST_NULL;
     RESOLVE(dst, bytes);
-    return rmc_put_nb(src, a_, bytes, dst.rank, req);
+    INNER(rmc_put_nb(src, a_, bytes, dst.rank, req));
 }
 
 rmc_status_t rmc_gptr_get_nb(void *dst, rmc_gptr_t src, size_t bytes, rmc_request_h *req)
@@ -93,29 +106,29 @@ rmc_status_t rmc_gptr_get_nb(void *dst, rmc_gptr_t src, size_t bytes, rmc_reques
     if (req)
         *req = RMC_REQUEST_NULL;
     RESOLVE(src, bytes);
-    return rmc_get_nb(a_, dst, bytes, src.rank, req);
+    INNER(rmc_get_nb(a_, dst, bytes, src.rank, req));
 }
 
 rmc_status_t rmc_gptr_fetch_add_i64(rmc_gptr_t g, int64_t value, int64_t *old)
 {
     RESOLVE(g, 8);
-    return rmc_amo_fetch_add_i64(a_, value, old, g.rank);
+    INNER(rmc_amo_fetch_add_i64(a_, value, old, g.rank));
 }
 
 rmc_status_t rmc_gptr_cas_i64(rmc_gptr_t g, int64_t compare, int64_t value, int64_t *old)
 {
     RESOLVE(g, 8);
-    return rmc_amo_cas_i64(a_, compare, value, old, g.rank);
+    INNER(rmc_amo_cas_i64(a_, compare, value, old, g.rank));
 }
 
 rmc_status_t rmc_gptr_load_i64(rmc_gptr_t g, int64_t *value)
 {
     RESOLVE(g, 8);
-    return rmc_amo_load_i64(a_, value, g.rank);
+    INNER(rmc_amo_load_i64(a_, value, g.rank));
 }
 
 rmc_status_t rmc_gptr_fetch_or_u64(rmc_gptr_t g, uint64_t value, uint64_t *old)
 {
     RESOLVE(g, 8);
-    return rmc_amo_fetch_or_u64(a_, value, old, g.rank);
+    INNER(rmc_amo_fetch_or_u64(a_, value, old, g.rank));
 }

@@ -60,9 +60,11 @@ static inline ptrdiff_t rmc_gptr_diff(rmc_gptr_t a, rmc_gptr_t b)
 }
 
 /* Local. *addr = g's address in its owner's address space: what rmc_put / rmc_get / rmc_amo_* take
- * (with rank g.rank). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (null pointer or addr NULL),
- * RMC_ERR_RANK, RMC_ERR_BOUNDS (offset beyond the owner's segment, or in the layer's control area
- * before its first allocation: a zero-initialized rmc_gptr_t is rank 0's offset 0, refused so). */
+ * (with rank g.rank). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (null pointer, addr NULL, or a reserved
+ * field zero_ that is not 0: not a pointer RMC made; every call taking a global pointer refuses
+ * it), RMC_ERR_RANK, RMC_ERR_BOUNDS (offset beyond the owner's segment, or in the layer's control
+ * area before its first allocation: a zero-initialized rmc_gptr_t is rank 0's offset 0, refused
+ * so). */
 rmc_status_t rmc_gptr_addr(rmc_gptr_t g, void **addr);
 
 /* Local. The load/store address of g on this rank when its owner is on this node (self included),
@@ -79,7 +81,8 @@ int rmc_gptr_is_local(rmc_gptr_t g);
 rmc_status_t rmc_gptr_from_local(const void *ptr, rmc_gptr_t *g);
 
 /* Data movement: rmc_put / rmc_get / their _nb forms at g (same completion semantics and errors,
- * and RMC_ERR_ARG for a null pointer). */
+ * and RMC_ERR_ARG for a null or invalid pointer, as rmc_gptr_addr). A failure's message starts
+ * with the rmc_gptr_ call (then comm's, e.g. "rmc_gptr_put: rmc_put: NULL local buffer ..."). */
 rmc_status_t rmc_gptr_put(rmc_gptr_t dst, const void *src, size_t bytes);
 rmc_status_t rmc_gptr_get(void *dst, rmc_gptr_t src, size_t bytes);
 rmc_status_t rmc_gptr_put_nb(rmc_gptr_t dst, const void *src, size_t bytes, rmc_request_h *req);
