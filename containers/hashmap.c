@@ -2145,8 +2145,8 @@ rmc_status_t rmc_kv_create(size_t capacity, const rmc_type_t *key, const rmc_typ
     struct rmc_kv *kv = calloc(1, sizeof(*kv));
     st = rmcc_agree(kv ? RMC_OK : rmcc_fail(RMC_ERR_NOMEM, fn, "store handle"));
     rmc_hashmap_h h = NULL;
-    if (st == RMC_OK)
-        st = rmc_hashmap_create(capacity, key, value, &h);
+    if (st == RMC_OK && (st = rmc_hashmap_create(capacity, key, value, &h)) != RMC_OK)
+        rmc_error_in(st, fn); /* the map's message, under this call's name */
     if (st != RMC_OK) {
         free(kv);
         return st;
@@ -2221,7 +2221,9 @@ rmc_status_t rmc_kv_local_foreach(rmc_kv_h kv, rmc_hashmap_visit_fn visit, void 
 {
     RMCC_SERIAL();
     rmc_status_t st = kv_check(kv, __func__);
-    return st != RMC_OK ? st : rmc_hashmap_local_foreach(kv->h, visit, arg, stopped);
+    if (st == RMC_OK && (st = rmc_hashmap_local_foreach(kv->h, visit, arg, stopped)) != RMC_OK)
+        rmc_error_in(st, __func__); /* the map's message, under this call's name */
+    return st;
 }
 
 rmc_status_t rmc_kv_counters(rmc_kv_h kv, rmc_kv_counters_t *c)
