@@ -72,8 +72,8 @@ rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_ar
     rmc_status_t st = RMC_OK;
     if (!ap)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
-    else if (n == 0 || n > ((size_t)1 << 48))
-        st = rmcc_fail(RMC_ERR_ARG, fn, "%zu elements (1 .. 2^48)", n);
+    else if (n == 0 || n > ((size_t)1 << 48)) /* (above the limit: a size, TOO_BIG) */
+        st = rmcc_fail(n ? RMC_ERR_TOO_BIG : RMC_ERR_ARG, fn, "n = %zu elements (1 .. 2^48)", n);
     else if (host != RMC_ARRAY_BLOCK && (host < 0 || host >= rmcc.nranks))
         st = rmcc_fail(RMC_ERR_RANK, fn,
                        "host rank %d outside [0, %d) (RMC_ARRAY_BLOCK: "

@@ -89,8 +89,9 @@ rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
         st = rmcc_fail(RMC_ERR_ARG, fn, "unknown queue kind %d", (int)kind);
     else if (host < 0 || host >= rmcc.nranks)
         st = rmcc_fail(RMC_ERR_RANK, fn, "host rank %d outside [0, %d)", host, rmcc.nranks);
-    else if (capacity == 0 || capacity > MAX_CAP)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", capacity);
+    else if (capacity == 0 || capacity > MAX_CAP) /* (above the limit: a size, TOO_BIG) */
+        st = rmcc_fail(capacity ? RMC_ERR_TOO_BIG : RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)",
+                       capacity);
     else if ((st = rmcc_type_check(type, fn)) == RMC_OK) {
         size_t bytes;
         st = slots_bytes(capacity,
@@ -234,7 +235,8 @@ rmc_status_t rmc_queue_resize(rmc_queue_h q, size_t new_capacity)
     const char *fn = __func__;
     rmc_status_t st = check(q, fn);
     if (st == RMC_OK && (new_capacity == 0 || new_capacity > MAX_CAP))
-        st = rmcc_fail(RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)", new_capacity);
+        st = rmcc_fail(new_capacity ? RMC_ERR_TOO_BIG : RMC_ERR_ARG, fn,
+                       "new_capacity %zu (1 .. 2^40)", new_capacity);
     size_t bytes;
     if (st == RMC_OK)
         st = slots_bytes(new_capacity, q->slot, &bytes, fn);

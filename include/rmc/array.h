@@ -37,8 +37,9 @@ typedef struct rmc_array *rmc_array_h;
 
 /* Collective. An array of n (>= 1) zeroed elements of `type` (zero bytes deserialize as the
  * empty string for RMC_TYPE_STRING), hosted by `host`, or block-distributed (RMC_ARRAY_BLOCK).
- * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG,
- * RMC_ERR_RANK, RMC_ERR_TYPE, RMC_ERR_TOO_BIG (n elements' bytes overflow a size_t),
+ * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (n 0, a
+ * NULL pointer), RMC_ERR_RANK, RMC_ERR_TYPE, RMC_ERR_TOO_BIG (n above 2^48, or n elements' bytes
+ * overflow a size_t),
  * RMC_ERR_NOMEM, RMC_ERR_STATE (ranks in different collectives). On error no array exists on any
  * rank. */
 rmc_status_t rmc_array_create(size_t n, const rmc_type_t *type, int host, rmc_array_h *a);

@@ -81,8 +81,9 @@ typedef struct rmc_queue *rmc_queue_h;
 
 /* Collective. A queue of `kind` hosted by `host` with room for `capacity` (>= 1) elements of
  * `type`. Every rank must pass the same arguments (checked: RMC_ERR_ARG / RMC_ERR_TYPE on every
- * rank otherwise). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (q NULL, bad kind), RMC_ERR_RANK,
- * RMC_ERR_TYPE, RMC_ERR_TOO_BIG (capacity x slot bytes overflows a size_t), RMC_ERR_NOMEM (the
+ * rank otherwise). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (q NULL, bad kind, capacity 0),
+ * RMC_ERR_RANK, RMC_ERR_TYPE, RMC_ERR_TOO_BIG (capacity above 2^40, or capacity x slot bytes
+ * overflows a size_t), RMC_ERR_NOMEM (the
  * host's segment is full), RMC_ERR_STATE (the ranks are not all in this call: see
  * docs/containers.md, "Collectives"). On error no queue exists on any rank. */
 rmc_status_t rmc_queue_create(rmc_queue_kind_t kind, int host, size_t capacity,
