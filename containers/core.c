@@ -33,6 +33,19 @@ rmc_status_t rmcc_obj_bad(const rmcc_obj_t *o, uint32_t magic, const char *what,
     return RMC_OK;
 }
 
+rmc_status_t rmcc_obj_bad_arg(const rmcc_obj_t *o, uint32_t magic, const char *what,
+                              const char *arg, const char *fn)
+{
+    RMCC_CHECK_UP(fn);
+    if (!o)
+        return rmcc_fail(RMC_ERR_HANDLE, fn, "%s: NULL %s handle", arg, what);
+    if (o->magic != magic)
+        return rmcc_fail(RMC_ERR_HANDLE, fn, "%s: %p is %s", arg, (const void *)o,
+                         o->magic == RMCC_MAGIC_DEAD ? "a destroyed container"
+                                                     : "not a live container of this kind");
+    return RMC_OK;
+}
+
 void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o))
 {
     o->magic = magic;
@@ -227,6 +240,17 @@ rmc_status_t rmcc_coll_begin_on(MPI_Comm comm, const char *fn, const uint64_t *a
 {
     int diff;
     return coll_on(comm, fn, args, nargs, st, &diff);
+}
+
+rmc_status_t rmcc_coll_begin_named(MPI_Comm comm, const char *fn, const uint64_t *args,
+                                   const char *const *names, int nargs, rmc_status_t st)
+{
+    int diff;
+    st = coll_on(comm, fn, args, nargs, st, &diff);
+    if (st == RMC_ERR_ARG && diff > 0 && diff <= nargs && names[diff - 1])
+        return rmcc_fail(st, fn, "the ranks passed different %s (every rank must pass the same)",
+                         names[diff - 1]);
+    return st;
 }
 
 rmc_status_t rmcc_agree_on(MPI_Comm comm, rmc_status_t st)

@@ -97,6 +97,17 @@ static inline rmc_status_t rmcc_obj_check(const rmcc_obj_t *o, uint32_t magic, c
         return RMC_OK;
     return rmcc_obj_bad(o, magic, what, fn);
 }
+/* The same for a call with several handles: the message names the argument ("C: NULL matrix
+ * handle"). Only the failure path differs. */
+rmc_status_t rmcc_obj_bad_arg(const rmcc_obj_t *o, uint32_t magic, const char *what,
+                              const char *arg, const char *fn);
+static inline rmc_status_t rmcc_obj_check_arg(const rmcc_obj_t *o, uint32_t magic, const char *what,
+                                              const char *arg, const char *fn)
+{
+    if (RMCC_LIKELY(rmcc.up && o && o->magic == magic))
+        return RMC_OK;
+    return rmcc_obj_bad_arg(o, magic, what, arg, fn);
+}
 /* Makes o a live handle of `magic` (on the list). */
 void rmcc_obj_add(rmcc_obj_t *o, uint32_t magic, void (*release)(rmcc_obj_t *o));
 /* Marks o destroyed (released; its memory is kept until finalize). */
@@ -231,6 +242,10 @@ rmc_status_t rmcc_exchange_parts_on(MPI_Comm comm, rmc_status_t st, uint64_t off
  * a fence of every target followed by a barrier. */
 rmc_status_t rmcc_coll_begin_on(MPI_Comm comm, const char *fn, const uint64_t *args, int nargs,
                                 rmc_status_t st);
+/* rmcc_coll_begin_on whose message names the argument the ranks disagree on: names[i] describes
+ * args[i] ("d (the distribution)"; NULL: "argument i + 1" as rmcc_coll_begin_on). */
+rmc_status_t rmcc_coll_begin_named(MPI_Comm comm, const char *fn, const uint64_t *args,
+                                   const char *const *names, int nargs, rmc_status_t st);
 rmc_status_t rmcc_agree_on(MPI_Comm comm, rmc_status_t st);
 rmc_status_t rmcc_barrier_on(MPI_Comm comm);
 

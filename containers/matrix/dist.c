@@ -400,6 +400,8 @@ rmc_status_t rmc_dist_set_ranks(rmc_dist_h d, const int ranks[], int n)
     if (d->kind != RMC_DIST_ROUND_ROBIN)
         for (int k = 0; k < d->ndim; k++)
             need *= d->pgrid[k];
+    if (n < 0)
+        return rmcc_fail(RMC_ERR_ARG, fn, "n = %d is negative (0 restores the identity)", n);
     if (!ranks && n != 0)
         return rmcc_fail(RMC_ERR_ARG, fn, "NULL ranks with n = %d", n);
     if (n != 0 && (n < need || n > d->nranks))

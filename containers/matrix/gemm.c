@@ -1544,7 +1544,7 @@ static rmc_status_t operand(operand_t *o, struct rmc_matrix *m, char t, const in
                             const int64_t hi[2], int64_t *rows, int64_t *cols, const char *what,
                             const char *fn)
 {
-    rmc_status_t st = rmcc_matrix_check(m, fn);
+    rmc_status_t st = rmcc_matrix_check_arg(m, what, fn);
     if (st != RMC_OK)
         return st;
     if (m->d->ndim != 2)
@@ -2013,7 +2013,15 @@ rmc_status_t rmc_matrix_gemm_patch(char transa, char transb, const void *alpha, 
     rmc_status_t st = RMC_OK;
     int64_t ar = 0, ac = 0, br = 0, bc = 0, cr = 0, cc = 0;
     if (!alpha || !beta || !alo || !ahi || !blo || !bhi || !clo || !chi)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL %s", !alpha ? "alpha" : !beta ? "beta" : "patch");
+        st = rmcc_fail(RMC_ERR_ARG, fn, "NULL %s",
+                       !alpha  ? "alpha"
+                       : !beta ? "beta"
+                       : !alo  ? "alo"
+                       : !ahi  ? "ahi"
+                       : !blo  ? "blo"
+                       : !bhi  ? "bhi"
+                       : !clo  ? "clo"
+                               : "chi");
     else if ((st = operand(&g.a, a, transa, alo, ahi, &ar, &ac, "A", fn)) != RMC_OK ||
              (st = operand(&g.b, b, transb, blo, bhi, &br, &bc, "B", fn)) != RMC_OK)
         ;
@@ -2115,8 +2123,9 @@ rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_ma
     const char *fn = __func__;
     rmc_status_t st = RMC_OK;
     RMCC_CHECK_UP(fn);
-    if ((st = rmcc_matrix_check(a, fn)) != RMC_OK || (st = rmcc_matrix_check(b, fn)) != RMC_OK ||
-        (st = rmcc_matrix_check(c, fn)) != RMC_OK)
+    if ((st = rmcc_matrix_check_arg(a, "A", fn)) != RMC_OK ||
+        (st = rmcc_matrix_check_arg(b, "B", fn)) != RMC_OK ||
+        (st = rmcc_matrix_check_arg(c, "C", fn)) != RMC_OK)
         ;
     else if (a->d->ndim != 2 || b->d->ndim != 2 || c->d->ndim != 2)
         st = rmcc_fail(RMC_ERR_ARG, fn, "A, B and C must have 2 dimensions");

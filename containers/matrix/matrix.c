@@ -89,23 +89,27 @@ static rmc_status_t directory(struct rmc_matrix *m, const char *fn)
 /* Creation over all ranks (comm MPI_COMM_NULL) or over the members of comm only. */
 #define NOT_OWNED UINT64_MAX /* alloc_off of an overlay: the memory is its parent's */
 
+/* st: a failure of the caller's own checks (recorded; this rank still takes part, to fail with the
+ * others), else RMC_OK. */
 static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t esize,
-                              const struct rmc_matrix *parent, rmc_matrix_h *mp, const char *fn)
+                              const struct rmc_matrix *parent, rmc_matrix_h *mp, rmc_status_t st,
+                              const char *fn)
 {
     if (mp)
         *mp = NULL;
     RMCC_CHECK_UP(fn);
-    rmc_status_t st = RMC_OK;
     if (e != RMC_ELEM_OPAQUE)
         esize = rmc_elem_size(e);
-    if (!mp)
+    if (st != RMC_OK)
+        ;
+    else if (!mp)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
     else if ((st = rmcc_dist_check(d, fn)) != RMC_OK)
         ;
     else if (esize == 0 && e != RMC_ELEM_OPAQUE)
         st = rmcc_fail(RMC_ERR_ARG, fn, "element type %d (RMC_ELEM_I32 .. RMC_ELEM_C64)", (int)e);
     else if (esize == 0 || esize > RMC_ELEM_OPAQUE_MAX)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "element size %zu (1 .. %d bytes)", esize,
+        st = rmcc_fail(RMC_ERR_ARG, fn, "element size esize = %zu (1 .. %d bytes)", esize,
                        RMC_ELEM_OPAQUE_MAX);
     else if (d->nranks != rmcc.nranks)
         st = rmcc_fail(RMC_ERR_ARG, fn, "the distribution was made for %d ranks, not %d", d->nranks,
@@ -169,7 +173,14 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
     }
     uint64_t args[3] = {id, (uint64_t)e | (uint64_t)esize << 8,
                         st == RMC_OK ? rmcc_dist_digest(d) : 0};
-    st = rmcc_coll_begin_on(comm, fn, args, 3, st);
+    const char *const names[3] = {
+        "matrix numbers (the ranks created different matrices before: every creation is "
+        "collective)",
+        parent                 ? "element types or sizes (e, esize)"
+        : e == RMC_ELEM_OPAQUE ? "element sizes (esize)"
+                               : "element types (e)",
+        "distributions (d)"};
+    st = rmcc_coll_begin_named(comm, fn, args, names, 3, st);
     if (st != RMC_OK) {
         if (own != MPI_COMM_NULL)
             MPI_Comm_free(&own);
@@ -224,17 +235,28 @@ static rmc_status_t create_on(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, size_t 
     return st;
 }
 
+/* RMC_ELEM_OPAQUE where no element size can be given: a matrix of opaque elements has its own
+ * constructor. */
+static rmc_status_t opaque_check(rmc_elem_t e, const char *fn)
+{
+    return e != RMC_ELEM_OPAQUE ? RMC_OK
+                                : rmcc_fail(RMC_ERR_ARG, fn,
+                                            "e = RMC_ELEM_OPAQUE needs an element size: create a "
+                                            "matrix of opaque elements with "
+                                            "rmc_matrix_create_opaque");
+}
+
 rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *mp)
 {
     RMCC_SERIAL();
-    return create_on(MPI_COMM_NULL, d, e, 0, NULL, mp, __func__);
+    return create_on(MPI_COMM_NULL, d, e, 0, NULL, mp, opaque_check(e, __func__), __func__);
 }
 
 rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
                                       rmc_matrix_h *mp)
 {
     RMCC_SERIAL();
-    return create_on(comm, d, RMC_ELEM_OPAQUE, esize, NULL, mp, __func__);
+    return create_on(comm, d, RMC_ELEM_OPAQUE, esize, NULL, mp, RMC_OK, __func__);
 }
 
 rmc_status_t rmc_matrix_create_overlay(rmc_matrix_h parent, rmc_dist_h d, rmc_elem_t e,
@@ -242,13 +264,19 @@ rmc_status_t rmc_matrix_create_overlay(rmc_matrix_h parent, rmc_dist_h d, rmc_el
 {
     RMCC_SERIAL();
     const char *fn = __func__;
-    rmc_status_t st = rmcc_matrix_check(parent, fn);
-    if (st != RMC_OK) { /* (no collective can be met without the parent's ranks) */
+    /* a rank with a bad parent cannot know the parent's ranks: it meets the others in a creation
+     * over all ranks, where they are when the parent is a matrix of all ranks, and fails with them
+     * there (a destroyed matrix of a subset fails alone, as its other collectives do) */
+    MPI_Comm comm;
+    rmc_status_t alone = rmcc_matrix_comm(parent, fn, &comm);
+    if (alone != RMC_OK) {
         if (mp)
             *mp = NULL;
-        return st;
+        return alone;
     }
-    return create_on(parent->comm, d, e, esize, parent, mp, fn);
+    rmc_status_t st =
+        rmcc_obj_check(parent ? &parent->obj : NULL, RMCC_MAGIC_MATRIX, "parent matrix", fn);
+    return create_on(comm, d, e, esize, st == RMC_OK ? parent : NULL, mp, st, fn);
 }
 
 size_t rmc_matrix_elem_size(rmc_matrix_h m)
@@ -264,7 +292,7 @@ rmc_status_t rmc_matrix_create_comm(MPI_Comm comm, rmc_dist_h d, rmc_elem_t e, r
             *mp = NULL;
         return rmcc_fail(RMC_ERR_ARG, __func__, "MPI_COMM_NULL (use rmc_matrix_create for all ranks)");
     }
-    return create_on(comm, d, e, 0, NULL, mp, __func__);
+    return create_on(comm, d, e, 0, NULL, mp, opaque_check(e, __func__), __func__);
 }
 
 /* Frees the matrix's block (not an overlay's: its parent's) and kills the handle. */
@@ -373,7 +401,10 @@ static rmc_status_t move_box(struct rmc_matrix *m, int op, int64_t t, const int6
             continue;
         }
         if (c > INT_MAX || rstr > INT_MAX || lstr > INT_MAX)
-            return rmcc_fail(RMC_ERR_TOO_BIG, fn, "a tile stride beyond 2 GiB");
+            return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                             "dimension %d: a stride beyond 2 GiB (tile %lld's %lld bytes, the "
+                             "buffer's %lld (ld[%d]), %lld rows)",
+                             k, (long long)t, (long long)rstr, (long long)lstr, k, (long long)c);
         count[++lv] = (int)c;
         rs[lv - 1] = (int)rstr;
         ls[lv - 1] = (int)lstr;
@@ -383,18 +414,17 @@ static rmc_status_t move_box(struct rmc_matrix *m, int op, int64_t t, const int6
     count[0] = (int)chunk;
     int owner = m->towner[t];
     rmc_acc_type_t at = (rmc_acc_type_t)m->elem;
-    if (!req) {
-        if (op == 0)
-            return rmc_get_strided(remote, rs, bufp, ls, count, lv, owner);
-        if (op == 1)
-            return rmc_put_strided(bufp, ls, remote, rs, count, lv, owner);
-        return rmc_acc_strided(at, alpha, bufp, ls, remote, rs, count, lv, owner);
-    }
-    if (op == 0)
-        return rmc_get_strided_nb(remote, rs, bufp, ls, count, lv, owner, req);
-    if (op == 1)
-        return rmc_put_strided_nb(bufp, ls, remote, rs, count, lv, owner, req);
-    return rmc_acc_strided_nb(at, alpha, bufp, ls, remote, rs, count, lv, owner, req);
+    rmc_status_t st;
+    if (!req)
+        st = op == 0   ? rmc_get_strided(remote, rs, bufp, ls, count, lv, owner)
+             : op == 1 ? rmc_put_strided(bufp, ls, remote, rs, count, lv, owner)
+                       : rmc_acc_strided(at, alpha, bufp, ls, remote, rs, count, lv, owner);
+    else
+        st = op == 0   ? rmc_get_strided_nb(remote, rs, bufp, ls, count, lv, owner, req)
+             : op == 1 ? rmc_put_strided_nb(bufp, ls, remote, rs, count, lv, owner, req)
+                       : rmc_acc_strided_nb(at, alpha, bufp, ls, remote, rs, count, lv, owner, req);
+    /* comm's message names its own call: the public one first */
+    return RMCC_LIKELY(st == RMC_OK) ? st : rmc_error_in(st, fn);
 }
 
 /* Checks a patch and its buffer; *empty when it holds no element. */
@@ -432,10 +462,27 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
     rmc_status_t st = patch_check(m, lo, hi, buf, ld, &empty, fn);
     if (st != RMC_OK || empty)
         return st;
-    int64_t bst[MD], t0[MD], t1[MD], tc[MD], ntouch = 1;
+    int64_t bst[MD], t0[MD], t1[MD], tc[MD], ntouch = 1, span;
     bst[n - 1] = 1;
-    for (int k = n - 2; k >= 0; k--)
-        bst[k] = bst[k + 1] * (ld ? ld[k] : hi[k + 1] - lo[k + 1]);
+    /* the buffer's strides in elements, and their bytes (and the buffer's extent) within int64: a
+     * product that wrapped would move data to the wrong place (a wrapped stride may look small) */
+    for (int k = n - 2; k >= 0; k--) {
+        int64_t l = ld ? ld[k] : hi[k + 1] - lo[k + 1], bytes;
+        if (__builtin_mul_overflow(bst[k + 1], l, &bst[k]) ||
+            __builtin_mul_overflow(bst[k], (int64_t)m->esz, &bytes))
+            return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                             "%s%d] = %lld: the buffer's stride of dimension %d (ld[%d..%d] times "
+                             "%zu-byte elements) overflows 64 bits",
+                             ld ? "ld[" : "the patch's extent [", ld ? k : k + 1, (long long)l, k,
+                             k, n - 2, m->esz);
+    }
+    if (__builtin_mul_overflow(bst[0], hi[0] - lo[0], &span) ||
+        __builtin_mul_overflow(span, (int64_t)m->esz, &span))
+        return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                         "the buffer's extent (%lld rows of %lld elements of %zu bytes) overflows "
+                         "64 bits%s",
+                         (long long)(hi[0] - lo[0]), (long long)bst[0], m->esz,
+                         ld ? " (ld too large)" : "");
     for (int k = 0; k < n; k++) {
         t0[k] = tc[k] = rmcc_tile_of(d, k, lo[k]);
         t1[k] = rmcc_tile_of(d, k, hi[k] - 1);

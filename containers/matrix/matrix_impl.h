@@ -78,22 +78,31 @@ static inline char *rmcc_tile_laddr(const struct rmc_matrix *m, int64_t t)
 }
 
 rmc_status_t rmcc_matrix_check(const struct rmc_matrix *m, const char *fn);
+/* The same naming the argument (arg, e.g. "C") of a call with several matrices. */
+static inline rmc_status_t rmcc_matrix_check_arg(const struct rmc_matrix *m, const char *arg,
+                                                 const char *fn)
+{
+    return rmcc_obj_check_arg(m ? &m->obj : NULL, RMCC_MAGIC_MATRIX, "matrix", arg, fn);
+}
 /* The communicator a collective on m runs over (*comm): m's own (rmc_matrix_create_comm) when m is
  * a good handle, else MPI_COMM_NULL (every rank). A rank with a bad handle thus meets its fellow
  * members only when the handle is bad everywhere: the convention of every collective on a matrix.
  * A destroyed matrix of a subset of the ranks is such a handle on all of its members (destruction
  * was a collective of theirs), but the other ranks would never join: RMC_ERR_HANDLE (recorded by
- * the check under fn), and the caller fails alone, with no collective. Else RMC_OK. */
+ * the check under fn), and the caller fails alone, with no collective. Else RMC_OK (nothing
+ * recorded). */
 static inline rmc_status_t rmcc_matrix_comm(const struct rmc_matrix *m, const char *fn,
                                             MPI_Comm *comm)
 {
     *comm = MPI_COMM_NULL;
-    if (rmcc_matrix_check(m, fn) == RMC_OK) {
+    if (RMCC_LIKELY(rmcc.up && m && m->obj.magic == RMCC_MAGIC_MATRIX)) {
         *comm = m->comm;
         return RMC_OK;
     }
+    /* (a bad handle that goes on to the collective records nothing here: the caller's own check
+     * said which argument is bad) */
     return m && m->obj.magic == RMCC_MAGIC_DEAD && (m->obj.flags & RMCC_OBJ_SUBSET)
-               ? RMC_ERR_HANDLE
+               ? rmcc_matrix_check(m, fn)
                : RMC_OK;
 }
 

@@ -1027,7 +1027,7 @@ rmc_status_t rmc_spmatrix_scatter(rmc_spmatrix_h s, int root, const rmc_csr_t *a
     uint64_t args[2] = {0, (uint64_t)(int64_t)root};
     rmc_status_t st = RMC_OK;
     if (root < 0 || root >= rmcc.nranks)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "root %d (0 .. %d)", root, rmcc.nranks - 1);
+        st = rmcc_fail(RMC_ERR_RANK, fn, "root %d (0 .. %d)", root, rmcc.nranks - 1);
     else if (rmcc.rank != root || rmcc_spmatrix_check(s, fn) != RMC_OK)
         ; /* (a bad handle: coll_start reports it) */
     else if (!a)
@@ -1100,7 +1100,7 @@ rmc_status_t rmc_spmatrix_gather(rmc_spmatrix_h s, int root, rmc_csr_t *out)
     uint64_t args[2] = {0, (uint64_t)(int64_t)root};
     rmc_status_t st = RMC_OK;
     if (root < 0 || root >= rmcc.nranks)
-        st = rmcc_fail(RMC_ERR_ARG, fn, "root %d (0 .. %d)", root, rmcc.nranks - 1);
+        st = rmcc_fail(RMC_ERR_RANK, fn, "root %d (0 .. %d)", root, rmcc.nranks - 1);
     else if (rmcc.rank == root && !out)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL result matrix on the root");
     if (rmcc.rank == root && out)

@@ -45,6 +45,12 @@ static inline void rmcc_spblock_arrays(char *block, int64_t nrows, int64_t nnz, 
 }
 
 rmc_status_t rmcc_spmatrix_check(const struct rmc_spmatrix *s, const char *fn);
+/* The same naming the argument (arg, e.g. "A") of a call with several matrices. */
+static inline rmc_status_t rmcc_spmatrix_check_arg(const struct rmc_spmatrix *s, const char *arg,
+                                                   const char *fn)
+{
+    return rmcc_obj_check_arg(s ? &s->obj : NULL, RMCC_MAGIC_SPMATRIX, "sparse matrix", arg, fn);
+}
 
 /* Tile t's rows and columns. */
 static inline void rmcc_sptile_shape(const struct rmc_spmatrix *s, int64_t t, int64_t *rows,

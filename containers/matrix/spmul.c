@@ -122,8 +122,9 @@ rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, d
     gemm_t g;
     setup(&g, &alpha, &beta, fn);
     rmc_status_t st;
-    if ((st = rmcc_spmatrix_check(a, fn)) != RMC_OK || (st = rmcc_matrix_check(b, fn)) != RMC_OK ||
-        (st = rmcc_matrix_check(c, fn)) != RMC_OK)
+    if ((st = rmcc_spmatrix_check_arg(a, "A", fn)) != RMC_OK ||
+        (st = rmcc_matrix_check_arg(b, "B", fn)) != RMC_OK ||
+        (st = rmcc_matrix_check_arg(c, "C", fn)) != RMC_OK)
         ;
     else if (b->elem != RMC_ELEM_F64 || c->elem != RMC_ELEM_F64)
         st = rmcc_fail(RMC_ERR_TYPE, fn, "B and C must be double matrices (RMC_ELEM_F64)");
@@ -161,8 +162,9 @@ rmc_status_t rmc_spmatrix_spgemm(rmc_spmatrix_h a, rmc_spmatrix_h b, rmc_spmatri
     gemm_t g;
     setup(&g, &one, &zero, fn);
     rmc_status_t st;
-    if ((st = rmcc_spmatrix_check(a, fn)) != RMC_OK ||
-        (st = rmcc_spmatrix_check(b, fn)) != RMC_OK || (st = rmcc_spmatrix_check(c, fn)) != RMC_OK)
+    if ((st = rmcc_spmatrix_check_arg(a, "A", fn)) != RMC_OK ||
+        (st = rmcc_spmatrix_check_arg(b, "B", fn)) != RMC_OK ||
+        (st = rmcc_spmatrix_check_arg(c, "C", fn)) != RMC_OK)
         ;
     else if (a->idx64 != c->idx64 || b->idx64 != c->idx64)
         st = rmcc_fail(RMC_ERR_ARG, fn, "A, B and C of different index widths (%d, %d, %d bits)",

@@ -175,8 +175,9 @@ size_t rmc_elem_size(rmc_elem_t e);
 typedef struct rmc_matrix *rmc_matrix_h;
 
 /* Collective. A matrix of element type e on (a copy of) distribution d, every element zero. Every
- * rank passes an equal distribution and type (checked: RMC_ERR_ARG everywhere otherwise). On error
- * no matrix exists on any rank. */
+ * rank passes an equal distribution and type (checked: RMC_ERR_ARG everywhere otherwise, naming
+ * the argument: d or e). e RMC_ELEM_OPAQUE is RMC_ERR_ARG (its elements need a size:
+ * rmc_matrix_create_opaque). On error no matrix exists on any rank. */
 rmc_status_t rmc_matrix_create(rmc_dist_h d, rmc_elem_t e, rmc_matrix_h *m);
 /* Collective over the ranks of comm only (members of RMC's job, e.g. from MPI_Comm_split of
  * rmc_comm's communicator): the same for a matrix whose tiles all lie on comm's ranks (the
@@ -196,7 +197,13 @@ rmc_status_t rmc_matrix_create_opaque(MPI_Comm comm, rmc_dist_h d, size_t esize,
  * RMC_ELEM_OPAQUE, else ignored) stored in the parent's memory: each rank's part starts where the
  * parent's does and must fit in it (RMC_ERR_TOO_BIG otherwise, on every rank). Its elements are the
  * parent's bytes as they are (not zeroed); writes through either change both. Destroying it frees
- * nothing; the parent must outlive it. GA_Overlay. */
+ * nothing; the parent must outlive it. A rank whose parent is not a live matrix (NULL, destroyed,
+ * foreign: RMC_ERR_HANDLE naming the parent) cannot know the parent's ranks: it takes part in a
+ * creation over all ranks and fails there, so every rank fails together when the parent is a
+ * matrix of all ranks (the others: "another rank failed"). When the parent is a matrix of a subset
+ * (rmc_matrix_create_comm), a member with a bad parent meets no one: the collective waits for it
+ * (RMC_COLL_TIMEOUT), as every collective of such a matrix does with a bad handle; a destroyed
+ * subset parent fails alone. GA_Overlay. */
 rmc_status_t rmc_matrix_create_overlay(rmc_matrix_h parent, rmc_dist_h d, rmc_elem_t e,
                                        size_t esize, rmc_matrix_h *m);
 /* Collective (over comm for a matrix of rmc_matrix_create_comm). Completes every rank's
@@ -212,7 +219,9 @@ size_t rmc_matrix_elem_size(rmc_matrix_h m);
 /* Patches [lo, hi) between the matrix and a row-major buffer with leading dimensions ld[]
  * (ndim - 1 entries; NULL for a 1-D matrix or a dense buffer of exactly the patch's shape). An
  * empty patch (lo[d] == hi[d] for some d) moves nothing. acc: matrix += alpha * buf, alpha one
- * element of the matrix's type (NULL: 1). */
+ * element of the matrix's type (NULL: 1). RMC_ERR_TOO_BIG (naming ld[k]) when the buffer's strides
+ * (products of ld[] and the element size) or its extent overflow 64 bits, or a stride that has to
+ * be moved as one is 2 GiB or more (comm's strided descriptors take int). */
 rmc_status_t rmc_matrix_get(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], void *buf,
                             const int64_t ld[]);
 rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
@@ -321,8 +330,9 @@ typedef struct rmc_gemm_stats {
  * collective of that communicator in which each member computes the part of C it owns, fetching
  * the panels of op(A) and op(B) it needs (algo is then ignored; stats say stationary-C). C is
  * written while A and B are read, so it must be neither of them nor share memory with them (an
- * overlay, rmc_matrix_create_overlay): RMC_ERR_ARG. Errors: as above; RMC_ERR_ARG for mismatched
- * dimensions (naming them), a bad trans character or C aliasing A or B. */
+ * overlay, rmc_matrix_create_overlay): RMC_ERR_ARG. Errors: as above; RMC_ERR_HANDLE naming the
+ * bad one of A, B and C; RMC_ERR_ARG for mismatched dimensions (naming them), a bad trans
+ * character, a NULL pointer (naming it: alpha, beta, alo .. chi) or C aliasing A or B. */
 rmc_status_t rmc_matrix_gemm(char transa, char transb, const void *alpha, rmc_matrix_h a,
                              rmc_matrix_h b, const void *beta, rmc_matrix_h c,
                              rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats);

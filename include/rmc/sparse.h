@@ -75,14 +75,16 @@ rmc_status_t rmc_spmatrix_slice(rmc_spmatrix_h s, int64_t r0, int64_t r1, int64_
 
 /* Collective. Fills s (replacing everything, tile_sets not yet renewed included; the end is a
  * renew) from the whole matrix `a` given on rank `root` (the others pass NULL): each tile is cut
- * out and sent to its owner. a may have either index width. */
+ * out and sent to its owner. a may have either index width. RMC_ERR_RANK (on every rank) for a
+ * root outside 0 .. nranks - 1. */
 rmc_status_t rmc_spmatrix_scatter(rmc_spmatrix_h s, int root, const rmc_csr_t *a);
 /* Collective. Fills s as scatter does from every rank's part: rows [r0, r0 + part->nrows) of the
  * matrix, all its columns (a rank may give 0 rows or NULL; parts may come in any order and must
  * not overlap; rows no part gives are empty). */
 rmc_status_t rmc_spmatrix_assemble(rmc_spmatrix_h s, int64_t r0, const rmc_csr_t *part);
 /* Collective. The whole matrix on rank `root` (*out there, of the matrix's index width; others
- * pass NULL): every rank's own tiles as they are now (its tile_sets included). */
+ * pass NULL): every rank's own tiles as they are now (its tile_sets included). RMC_ERR_RANK as
+ * scatter's. */
 rmc_status_t rmc_spmatrix_gather(rmc_spmatrix_h s, int root, rmc_csr_t *out);
 
 /* Collective. Matrix Market input (rank 0 reads the file, the matrix is scattered on a distribution
@@ -114,8 +116,8 @@ rmc_status_t rmc_spmatrix_erdos_renyi(rmc_dist_h d, double p, uint64_t seed, int
  * count of the dense multiplication. */
 
 /* Collective. SpMM: C = alpha A B + beta C, A sparse (m x k), B (k x n) and C (m x n) dense double
- * matrices. stats as rmc_matrix_gemm. C may not be B nor share its memory (an overlay): RMC_ERR_ARG.
- */
+ * matrices. stats as rmc_matrix_gemm. C may not be B nor share its memory (an overlay):
+ * RMC_ERR_ARG. A bad handle is RMC_ERR_HANDLE naming it (A, B or C; rmc_spmatrix_spgemm too). */
 rmc_status_t rmc_spmatrix_spmm(double alpha, rmc_spmatrix_h a, rmc_matrix_h b, double beta,
                                rmc_matrix_h c, rmc_gemm_algo_t algo, rmc_gemm_stats_t *stats);
 

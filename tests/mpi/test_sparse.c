@@ -668,7 +668,7 @@ static void test_bad_input(void **st)
     rmc_csr_t wrong;
     rmc_csr_init(&wrong, 0);
     assert_int_equal(rmc_csr_alloc(&wrong, a.nrows - 1, a.ncols, 0, 0), RMC_OK);
-    MPI_CHECK_ALL(rmc_spmatrix_scatter(s, np, NULL) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_spmatrix_scatter(s, np, NULL) == RMC_ERR_RANK);
     MPI_CHECK_ALL(rmc_spmatrix_scatter(s, me, me == 0 ? &a : NULL) ==
                   (np > 1 ? RMC_ERR_ARG : RMC_OK)); /* different roots */
     rmc_last_error_clear();
@@ -695,7 +695,7 @@ static void test_bad_input(void **st)
     MPI_CHECK_ALL(rmc_spmatrix_assemble(s, 0, me == np - 1 ? &narrow : NULL) == RMC_ERR_ARG);
     /* gather: no result on the root */
     MPI_CHECK_ALL(rmc_spmatrix_gather(s, 0, NULL) == RMC_ERR_ARG);
-    MPI_CHECK_ALL(rmc_spmatrix_gather(s, -1, &tile) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_spmatrix_gather(s, -1, &tile) == RMC_ERR_RANK);
     int64_t nnz;
     MPI_CHECK_ALL(rmc_spmatrix_nnz(s, me == 0 ? NULL : &nnz) == RMC_ERR_ARG);
     MPI_CHECK_ALL(rmc_spmatrix_write_mm(s, NULL) == RMC_ERR_ARG);
