@@ -674,18 +674,19 @@ static void test_non_nesting(void **state)
         w[i] = 1;
     ARMCI_CHECK_OK(ARMCI_Put(w, rem + 320, 16 * 8, t));
     ARMCI_Fence(t);
-    ARMCI_CHECK_OK(ARMCI_Acc(ARMCI_ACC_DBL, &one, raw + 1, rem + 320, 4 * 8, t)); /* m[0..3] */
-    int ucnt[2] = {32, 2}, ustr[1] = {32};                                        /* m[4..11] */
-    ARMCI_CHECK_OK(
-        ARMCI_AccS(ARMCI_ACC_DBL, &one, raw + 1 + 32, ustr, rem + 324, ustr, ucnt, 1, t));
+    /* scaled (2, 3, 4): a scale dropped on the unaligned path shows */
+    double s2 = 2, s3 = 3, s4 = 4;
+    ARMCI_CHECK_OK(ARMCI_Acc(ARMCI_ACC_DBL, &s2, raw + 1, rem + 320, 4 * 8, t)); /* m[0..3] */
+    int ucnt[2] = {32, 2}, ustr[1] = {32};                                       /* m[4..11] */
+    ARMCI_CHECK_OK(ARMCI_AccS(ARMCI_ACC_DBL, &s3, raw + 1 + 32, ustr, rem + 324, ustr, ucnt, 1, t));
     void *vs[1] = {raw + 1 + 96}, *vd[1] = {rem + 332};
     armci_giov_t v = {.src_ptr_array = vs, .dst_ptr_array = vd, .bytes = 32,
                       .ptr_array_len = 1};
-    ARMCI_CHECK_OK(ARMCI_AccV(ARMCI_ACC_DBL, &one, &v, 1, t));
+    ARMCI_CHECK_OK(ARMCI_AccV(ARMCI_ACC_DBL, &s4, &v, 1, t));
     ARMCI_Fence(t);
     ARMCI_CHECK_OK(ARMCI_Get(rem + 320, w, 16 * 8, t));
     for (int i = 0; i < 16; i++)
-        ok &= w[i] == 1 + m[i];
+        ok &= w[i] == 1 + (i < 4 ? 2 : i < 12 ? 3 : 4) * m[i];
     /* within this rank's own allocation, source and target overlapping: every chunk moves what
      * was there before the call (3 rows of 4 shifted right by 1, rows 5 apart; then
      * m[1..4] += m[0..3]) */
