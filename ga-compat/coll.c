@@ -27,17 +27,23 @@ gai_group_t *gai_group(int p, const char *fn)
 
 MPI_Comm gai_group_comm(int p, const char *fn)
 {
-    gai_group_t *g = gai_group(p, fn);
-    if (g->me < 0) /* (its MPI_COMM_NULL would mean every process) */
-        gai_error(fn, "process %d is not in group %d", gai.me, p);
+    gai_group_t *g = gai_group_member(p, fn); /* (its MPI_COMM_NULL would mean every process) */
     return g->size != gai.np ? g->comm : MPI_COMM_NULL;
 }
 
-int gai_group_rank(int p, int i)
+gai_group_t *gai_group_member(int p, const char *fn)
 {
-    gai_group_t *g = gai_group(p, "GA");
+    gai_group_t *g = gai_group(p, fn);
+    if (g->me < 0)
+        gai_error(fn, "process %d is not in group %d", gai.me, p);
+    return g;
+}
+
+int gai_group_rank(int p, int i, const char *fn)
+{
+    gai_group_t *g = gai_group(p, fn);
     if (i < 0 || i >= g->size)
-        gai_error("GA", "process %d outside group %d of %d processes", i, p, g->size);
+        gai_error(fn, "process %d outside group %d of %d processes", i, p, g->size);
     return g->ranks[i];
 }
 
@@ -91,7 +97,8 @@ static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
     if (all >= GAI_MAX_GROUPS)
         gai_error(fn, "too many process groups (%d)", GAI_MAX_GROUPS);
     gai_group_t *g = &gai.groups[all];
-    /* a free slot holds nothing: unused (zeroed) or a non-member's (no communicator, no ranks) */
+    /* a free slot is unused (zeroed) or a non-member's (no communicator; its member list goes) */
+    free(g->ranks);
     memset(g, 0, sizeof *g);
     g->live = 1;
     g->comm = c;
@@ -111,7 +118,8 @@ static int group_from_comm(MPI_Comm c, MPI_Comm parent, const char *fn)
 
 /* Collective over the default group. A group of the count processes list[] (ids in the default
  * group; as in GA, the group's ids follow their order there, not list's); non-members get the
- * handle too but may not use it for collectives. */
+ * handle too, with its size and members (GA_Pgroup_nnodes, GA_Pgroup_absolute_id), but may not
+ * use it for collectives. */
 int GA_Pgroup_create(int *list, int count)
 {
     const char *fn = "GA_Pgroup_create";
@@ -139,7 +147,6 @@ int GA_Pgroup_create(int *list, int count)
     MPI_Group pg, ng;
     MPI_Comm_group(d->comm, &pg);
     MPI_Group_incl(pg, count, sorted, &ng);
-    free(sorted);
     MPI_Comm c;
     arrive(d->comm, fn);
     if (MPI_Comm_create(d->comm, ng, &c) != MPI_SUCCESS)
@@ -147,7 +154,16 @@ int GA_Pgroup_create(int *list, int count)
     MPI_Group_free(&pg);
     MPI_Group_free(&ng);
     int h = group_from_comm(c, d->comm, fn);
-    gai.groups[h + 1].size = count; /* non-members too: GA_Pgroup_nnodes is the same everywhere */
+    gai_group_t *g = &gai.groups[h + 1];
+    if (g->me < 0) { /* a non-member knows the members too (every caller passed the list) */
+        g->size = count;
+        g->ranks = malloc(sizeof(int) * (size_t)count);
+        if (!g->ranks)
+            gai_error(fn, "out of memory");
+        for (int i = 0; i < count; i++)
+            g->ranks[i] = d->ranks[sorted[i]];
+    }
+    free(sorted);
     return h;
 }
 
@@ -168,8 +184,7 @@ int GA_Pgroup_split(int grp_id, int num_group)
         gai_error(fn, "num_group %d (>= 0)", num_group);
     if (num_group == 0)
         return grp_id;
-    if (g->me < 0)
-        gai_error(fn, "process %d is not in group %d", gai.me, grp_id);
+    g = gai_group_member(grp_id, fn);
     int per = (g->size + num_group - 1) / num_group, color = g->me / per;
     MPI_Comm c;
     arrive(g->comm, fn);
@@ -187,7 +202,7 @@ int NGA_Pgroup_split(int grp_id, int num_group)
 int GA_Pgroup_split_irreg(int grp_id, int color)
 {
     const char *fn = "GA_Pgroup_split_irreg";
-    gai_group_t *g = gai_group(grp_id, fn);
+    gai_group_t *g = gai_group_member(grp_id, fn);
     if (color < 0)
         gai_error(fn, "color %d (>= 0)", color);
     MPI_Comm c;
@@ -205,7 +220,7 @@ int NGA_Pgroup_split_irreg(int grp_id, int color)
 int GA_Pgroup_duplicate(int grp)
 {
     const char *fn = "GA_Pgroup_duplicate";
-    gai_group_t *g = gai_group(grp, fn);
+    gai_group_t *g = gai_group_member(grp, fn);
     MPI_Comm c;
     MPI_Request r;
     MPI_Comm_idup(g->comm, &c, &r);
@@ -270,9 +285,7 @@ int NGA_Pgroup_get_default(void)
 
 void GA_Pgroup_set_default(int p_handle)
 {
-    gai_group_t *g = gai_group(p_handle, "GA_Pgroup_set_default");
-    if (g->me < 0)
-        gai_error("GA_Pgroup_set_default", "this process is not in group %d", p_handle);
+    gai_group_member(p_handle, "GA_Pgroup_set_default");
     gai.default_group = p_handle;
 }
 
@@ -329,7 +342,7 @@ int NGA_Pgroup_nodeid(int grp_id)
 /* The world id of process pid of the group. */
 int GA_Pgroup_absolute_id(int pgroup, int pid)
 {
-    return gai_group_rank(pgroup, pid);
+    return gai_group_rank(pgroup, pid, "GA_Pgroup_absolute_id");
 }
 
 int NGA_Pgroup_absolute_id(int pgroup, int pid)
@@ -356,7 +369,7 @@ MPI_Comm GA_MPI_Comm_pgroup_default(void)
 
 void gai_sync_group(int p, const char *fn)
 {
-    gai_group_t *g = gai_group(p, fn);
+    gai_group_t *g = gai_group_member(p, fn);
     gai_nb_wait_all(fn);
     if (g->size == gai.np) { /* rmc_barrier fences every target first */
         gai_check(rmc_barrier(), fn, "rmc_barrier");
@@ -437,10 +450,9 @@ void NGA_Fence(void)
 
 /* -------------------------------------------------------------------- broadcasts --- */
 
-void GA_Pgroup_brdcst(int grp, void *buf, int lenbuf, int root)
+static void brdcst(int grp, void *buf, int lenbuf, int root, const char *fn)
 {
-    const char *fn = "GA_Brdcst";
-    gai_group_t *g = gai_group(grp, fn);
+    gai_group_t *g = gai_group_member(grp, fn);
     if (lenbuf < 0 || (lenbuf > 0 && !buf))
         gai_error(fn, "buffer %p of %d bytes", buf, lenbuf);
     if (root < 0 || root >= g->size)
@@ -450,11 +462,17 @@ void GA_Pgroup_brdcst(int grp, void *buf, int lenbuf, int root)
     wait_req(&r, fn);
 }
 
+/* Collective over group grp: lenbuf bytes of buf from its process root to every member. */
+void GA_Pgroup_brdcst(int grp, void *buf, int lenbuf, int root)
+{
+    brdcst(grp, buf, lenbuf, root, "GA_Pgroup_brdcst");
+}
+
 /* Collective over the default group: lenbuf bytes of buf from process root to every member. */
 void GA_Brdcst(void *buf, int lenbuf, int root)
 {
     gai_up("GA_Brdcst");
-    GA_Pgroup_brdcst(gai.default_group, buf, lenbuf, root);
+    brdcst(gai.default_group, buf, lenbuf, root, "GA_Brdcst");
 }
 
 /* ---------------------------------------------------------------------- reductions --- */
@@ -483,7 +501,7 @@ ABSOP(absmin_d, double, fabs, <)
 
 void gai_gop(int p, int type, void *x, int n, const char *op, const char *fn)
 {
-    gai_group_t *g = gai_group(p, fn);
+    gai_group_t *g = gai_group_member(p, fn);
     if (n < 0 || (n > 0 && !x))
         gai_error(fn, "buffer %p of %d elements", x, n);
     if (!op)
@@ -582,67 +600,38 @@ void GA_Gop(int type, void *x, int n, char *op)
     gai_gop(gai.default_group, type, x, n, op, "GA_Gop");
 }
 
-#define GOPS(sfx, T, TYPE)                                                                        \
-    void GA_##sfx##gop(T x[], int n, char *op)                                                    \
-    {                                                                                             \
-        gai_up("GA_" #sfx "gop");                                                                 \
-        gai_gop(gai.default_group, TYPE, x, n, op, "GA_" #sfx "gop");                             \
-    }                                                                                             \
-    void GA_Pgroup_##sfx##gop(int grp, T x[], int n, char *op)                                    \
-    {                                                                                             \
-        gai_gop(grp, TYPE, x, n, op, "GA_Pgroup_" #sfx "gop");                                    \
+#define GOPS(sfx, lsfx, T, TYPE)                                                                   \
+    void GA_##sfx##gop(T x[], int n, char *op)                                                     \
+    {                                                                                              \
+        gai_up("GA_" #sfx "gop");                                                                  \
+        gai_gop(gai.default_group, TYPE, x, n, op, "GA_" #sfx "gop");                              \
+    }                                                                                              \
+    void GA_Pgroup_##lsfx##gop(int grp, T x[], int n, char *op)                                    \
+    {                                                                                              \
+        gai_gop(grp, TYPE, x, n, op, "GA_Pgroup_" #lsfx "gop");                                    \
     }
-GOPS(I, int, C_INT)
-GOPS(L, long, C_LONG)
-GOPS(Ll, long long, C_LONGLONG)
-GOPS(F, float, C_FLOAT)
-GOPS(D, double, C_DBL)
-GOPS(C, SingleComplex, C_SCPL)
-GOPS(Z, DoubleComplex, C_DCPL)
+GOPS(I, i, int, C_INT)
+GOPS(L, l, long, C_LONG)
+GOPS(Ll, ll, long long, C_LONGLONG)
+GOPS(F, f, float, C_FLOAT)
+GOPS(D, d, double, C_DBL)
+GOPS(C, c, SingleComplex, C_SCPL)
+GOPS(Z, z, DoubleComplex, C_DCPL)
 
-#define NGOPS(sfx, lsfx, T)                                                                       \
-    void NGA_Pgroup_##lsfx##gop(int grp, T x[], int n, char *op)                                  \
-    {                                                                                             \
-        GA_Pgroup_##sfx##gop(grp, x, n, op);                                                      \
+#define NGOPS(lsfx, T)                                                                             \
+    void NGA_Pgroup_##lsfx##gop(int grp, T x[], int n, char *op)                                   \
+    {                                                                                              \
+        GA_Pgroup_##lsfx##gop(grp, x, n, op);                                                      \
     }
-NGOPS(I, i, int)
-NGOPS(L, l, long)
-NGOPS(Ll, ll, long long)
-NGOPS(F, f, float)
-NGOPS(D, d, double)
-
-void GA_Pgroup_igop(int grp, int x[], int n, char *op)
-{
-    GA_Pgroup_Igop(grp, x, n, op);
-}
-void GA_Pgroup_lgop(int grp, long x[], int n, char *op)
-{
-    GA_Pgroup_Lgop(grp, x, n, op);
-}
-void GA_Pgroup_llgop(int grp, long long x[], int n, char *op)
-{
-    GA_Pgroup_Llgop(grp, x, n, op);
-}
-void GA_Pgroup_fgop(int grp, float x[], int n, char *op)
-{
-    GA_Pgroup_Fgop(grp, x, n, op);
-}
-void GA_Pgroup_dgop(int grp, double x[], int n, char *op)
-{
-    GA_Pgroup_Dgop(grp, x, n, op);
-}
-void GA_Pgroup_cgop(int grp, SingleComplex x[], int n, char *op)
-{
-    GA_Pgroup_Cgop(grp, x, n, op);
-}
-void GA_Pgroup_zgop(int grp, DoubleComplex x[], int n, char *op)
-{
-    GA_Pgroup_Zgop(grp, x, n, op);
-}
+NGOPS(i, int)
+NGOPS(l, long)
+NGOPS(ll, long long)
+NGOPS(f, float)
+NGOPS(d, double)
 
 void NGA_Pgroup_zgop(int grp, DoubleComplex x[], int n, char *op)
 {
-    GA_Pgroup_Zgop(grp, x, n, op);
+    GA_Pgroup_zgop(grp, x, n, op);
 }
 
 void NGA_Igop(int x[], int n, char *op)

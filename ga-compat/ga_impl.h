@@ -218,8 +218,12 @@ gai_group_t *gai_group(int p, const char *fn);
  * holds every process (rmc_matrix_create), else the group's own (rmc_matrix_create_comm). Aborts
  * on a process outside the group. */
 MPI_Comm gai_group_comm(int p, const char *fn);
-/* The world rank of member i of group p. */
-int gai_group_rank(int p, int i);
+/* The group of handle p, which this process must be in: aborts on fn's behalf otherwise ("process
+ * R is not in group p"), as it does on an invalid handle. */
+gai_group_t *gai_group_member(int p, const char *fn);
+/* The world rank of member i of group p (also on a process outside it); aborts on fn's behalf
+ * when i is outside the group. */
+int gai_group_rank(int p, int i, const char *fn);
 /* Barrier of the default group / of a group; completes outstanding RMA first (GA_Sync). */
 void gai_sync_group(int p, const char *fn);
 /* x[0..n-1] reduced over group p: op "+", "*", "max", "min", "absmax", "absmin", "or", "and". */

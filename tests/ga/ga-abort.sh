@@ -37,7 +37,14 @@ overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
 fence_not_init|GA_Fence
 lu_solve_trans|GA_Lu_solve
-linalg_serial_mismatch|GA_Lu_solve'
+linalg_serial_mismatch|GA_Lu_solve
+nonmember_sync|GA_Pgroup_sync
+nonmember_igop|GA_Pgroup_igop
+nonmember_brdcst|GA_Pgroup_brdcst
+nonmember_split|GA_Pgroup_split
+nonmember_split_irreg|GA_Pgroup_split_irreg
+nonmember_duplicate|GA_Pgroup_duplicate
+nonmember_set_default|GA_Pgroup_set_default'
 
 echo "$cases" | while IFS='|' read -r c call; do
     timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1

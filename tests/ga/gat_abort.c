@@ -39,6 +39,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(c, "use_after_destroy"))
         GA_Destroy(g2);
+    /* nonmember_*: a group of process 1 alone (created by every process); process 0, outside
+     * it, calls one of its collectives */
+    int last[1] = {1};
+    int gnm = !strncmp(c, "nonmember_", 10) ? GA_Pgroup_create(last, 1) : 0;
     if (me == 0 || collective) {
         if (!strcmp(c, "none"))
             ;
@@ -142,6 +146,22 @@ int main(int argc, char **argv)
             GA_Destroy_mutexes(); /* none left */
         } else if (!strcmp(c, "mutex_out_of_range"))
             GA_Lock(5); /* 2 mutexes */
+        else if (!strcmp(c, "nonmember_sync"))
+            GA_Pgroup_sync(gnm);
+        else if (!strcmp(c, "nonmember_igop")) {
+            int x = 1;
+            GA_Pgroup_igop(gnm, &x, 1, "+");
+        } else if (!strcmp(c, "nonmember_brdcst")) {
+            int x = 1;
+            GA_Pgroup_brdcst(gnm, &x, sizeof x, 0);
+        } else if (!strcmp(c, "nonmember_split"))
+            GA_Pgroup_split(gnm, 1);
+        else if (!strcmp(c, "nonmember_split_irreg"))
+            GA_Pgroup_split_irreg(gnm, 0);
+        else if (!strcmp(c, "nonmember_duplicate"))
+            GA_Pgroup_duplicate(gnm);
+        else if (!strcmp(c, "nonmember_set_default"))
+            GA_Pgroup_set_default(gnm);
         else {
             fprintf(stderr, "gat_abort: unknown case '%s'\n", c);
             MPI_Abort(MPI_COMM_WORLD, 2);

@@ -170,8 +170,20 @@ static void groups(void)
     int first = -1, last = -1, zero0[1] = {0};
     for (int i = 0; i < (gat_np == 2 ? 1100 : 1); i++) {
         int g1 = GA_Pgroup_create(zero0, 1);
-        if (i == 0)
+        if (i == 0) {
             first = g1;
+            /* every process knows the members, those outside the group too (GA 5.8.2 aborts
+             * there: an ARMCI assertion in ARMCI_Absolute_id) */
+#ifdef GAT_PEER
+            gat_out("ok absolute_id of a group on a process outside it");
+            gat_out("# GA bug: GA 5.8.2's GA_Pgroup_absolute_id aborts on a process outside the "
+                    "group (ARMCI assertion): not run");
+#else
+            gat_check(GA_Pgroup_nnodes(g1) == 1 && GA_Pgroup_absolute_id(g1, 0) == 0 &&
+                          GA_Pgroup_nodeid(g1) == (gat_me == 0 ? 0 : -1),
+                      "absolute_id of a group on a process outside it");
+#endif
+        }
         last = g1;
         if (gat_me == 0)
             GA_Pgroup_destroy(g1);
