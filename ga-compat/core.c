@@ -98,6 +98,20 @@ void GA_Initialize(void)
         gai_error(fn, "out of memory for the world group (%d ranks)", gai.np);
     for (int i = 0; i < gai.np; i++)
         w->ranks[i] = i;
+    /* every rank's node, once: nodes may differ in size (RMC_NODE_SIZE not dividing the ranks,
+     * or real nodes with different rank counts), so no rank can compute another's */
+    rmc_topology_t t;
+    gai_check(rmc_topology(&t), fn, "rmc_topology");
+    gai.node_of = malloc(sizeof(int) * (size_t)gai.np);
+    if (!gai.node_of)
+        gai_error(fn, "out of memory for the node table (%d ranks)", gai.np);
+    MPI_Request r;
+    MPI_Iallgather(&t.node_id, 1, MPI_INT, gai.node_of, 1, MPI_INT, w->comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, "gathering the ranks' nodes");
+    gai.nnodes = 0;
+    for (int i = 0; i < gai.np; i++)
+        if (gai.node_of[i] >= gai.nnodes)
+            gai.nnodes = gai.node_of[i] + 1;
     gai_rma_init(fn);
     gai.up = 1;
 }
@@ -171,6 +185,9 @@ void GA_Terminate(void)
         }
     free(gai.groups[0].ranks);
     memset(&gai.groups[0], 0, sizeof gai.groups[0]);
+    free(gai.node_of);
+    gai.node_of = NULL;
+    gai.nnodes = 0;
     gai.up = 0;
     gai.mem_used = 0;
     gai.fence_set = 0;
@@ -217,19 +234,17 @@ int NGA_Nnodes(void)
     return GA_Nnodes();
 }
 
-/* Nodes are RMC's (real or emulated: RMC_NODE_SIZE); a node's ranks are consecutive. */
+/* Nodes are RMC's (real or emulated: RMC_NODE_SIZE), as GA_Initialize gathered them: every
+ * query answers from that table (nodes may differ in size). */
 static int node_of(int rank)
 {
-    rmc_topology_t t;
-    if (rmc_topology(&t) != RMC_OK || t.node_size <= 0)
-        return rank;
-    return rank / t.node_size;
+    return gai.node_of[rank];
 }
 
 int GA_Cluster_nnodes(void)
 {
     gai_up("GA_Cluster_nnodes");
-    return rmc_node_count();
+    return gai.nnodes;
 }
 
 int GA_Cluster_nodeid(void)
@@ -249,8 +264,8 @@ int GA_Cluster_proc_nodeid(int proc)
 int GA_Cluster_nprocs(int x)
 {
     gai_up("GA_Cluster_nprocs");
-    if (x < 0 || x >= rmc_node_count())
-        gai_error("GA_Cluster_nprocs", "node %d out of range [0, %d)", x, rmc_node_count());
+    if (x < 0 || x >= gai.nnodes)
+        gai_error("GA_Cluster_nprocs", "node %d out of range [0, %d)", x, gai.nnodes);
     int n = 0;
     for (int r = 0; r < gai.np; r++)
         n += node_of(r) == x;

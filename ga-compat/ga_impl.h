@@ -98,6 +98,8 @@ typedef struct gai_state {
     int own_mpi;
     int mpi_from_args; /* GA_Initialize_args started MPI */
     int me, np;         /* world rank and size */
+    int *node_of; /* node_of[r]: the (real or emulated) node of world rank r (GA_Initialize) */
+    int nnodes;   /* nodes: node ids are [0, nnodes) */
     int default_group;  /* GA_Pgroup_set_default */
     size_t mem_limit;   /* GA_Initialize_ltd / GA_Set_memory_limit (core.c) */
     size_t mem_used;    /* bytes of arrays this rank holds */

@@ -363,10 +363,19 @@ static void cluster(void)
         for (int i = 0; i < np; i++)
             ok &= GA_Cluster_proc_nodeid(GA_Cluster_procid(k, i)) == k;
     }
-    ok &= tot == gat_np && GA_Cluster_proc_nodeid(gat_me) == me;
+    ok &= tot == gat_np && GA_Cluster_proc_nodeid(gat_me) == me && me >= 0 && me < nn;
     int found = 0;
     for (int i = 0; i < GA_Cluster_nprocs(me); i++)
         found |= GA_Cluster_procid(me, i) == gat_me;
+    /* every process sees the same nodes (emulated ones of different sizes too: RMC_NODE_SIZE
+     * not dividing the processes): each one's node id is what the others say it is */
+    int *ids = malloc(sizeof(int) * (size_t)gat_np), mine[2] = {nn, -nn};
+    gather_int(me, ids);
+    for (int p = 0; p < gat_np; p++)
+        ok &= GA_Cluster_proc_nodeid(p) == ids[p];
+    MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ok &= mine[0] == nn && -mine[1] == nn; /* the same count everywhere */
+    free(ids);
     gat_check(ok && found, "cluster queries consistent");
     double t0 = GA_Wtime(), t1 = GA_Wtime();
     GA_Sync();
