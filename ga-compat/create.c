@@ -103,7 +103,8 @@ static void set_irreg_blocks(gai_array_t *a, const int64_t map[], const int64_t 
 
 /* -------------------------------------------------------------------- allocation --- */
 
-/* This rank's bytes of the array's blocks. */
+/* This rank's bytes of the array's blocks: of the padded blocks (extent + 2 * width in every
+ * dimension) for arrays with ghost cells, as their storage holds them (and GA counts them). */
 static size_t my_bytes(gai_array_t *a, rmc_dist_h d, const char *fn)
 {
     size_t mine = 0;
@@ -120,6 +121,9 @@ static size_t my_bytes(gai_array_t *a, rmc_dist_h d, const char *fn)
     for (int64_t i = 0; i < n; i++) {
         int64_t l[GA_MAX_DIM], h[GA_MAX_DIM];
         gai_check(rmc_dist_tile(d, t[i], l, h, NULL), fn, "rmc_dist_tile");
+        if (a->has_ghosts)
+            for (int k = 0; k < a->ndim; k++)
+                h[k] += 2 * a->width[k];
         mine += (size_t)gai_patch_count(a->ndim, l, h) * a->esz;
     }
     free(t);

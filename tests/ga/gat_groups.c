@@ -426,6 +426,45 @@ static void memory(void)
     gat_out("memory: limited %d after a limit of (size_t)-1", GA_Memory_limited());
 }
 
+/* bytes of process id's block of 2-D array g, each extent widened by 2 * w[] (its ghost cells) */
+static size_t padded_bytes(int g, int id, const int w[2], size_t esz)
+{
+    int lo[2], hi[2];
+    NGA_Distribution(g, id, lo, hi);
+    if (hi[0] < lo[0] || hi[1] < lo[1])
+        return 0;
+    return (size_t)(hi[0] - lo[0] + 1 + 2 * w[0]) * (size_t)(hi[1] - lo[1] + 1 + 2 * w[1]) * esz;
+}
+
+/* Arrays with ghost cells hold their padded blocks: GA counts those (GA_Inquire_memory) and the
+ * memory limit refuses them when the padded block does not fit, though the block would. */
+static void memory_ghosts(void)
+{
+    size_t m0 = GA_Inquire_memory();
+    int dims[2] = {10, 9}, w[2] = {1, 2}, w0[2] = {0, 0};
+    int g = NGA_Create_ghosts(C_DBL, 2, dims, w, "ghosts", NULL);
+    size_t m1 = GA_Inquire_memory();
+    print_ranks("memory: after a 10x9 double array with ghost widths 1, 2", (int)(m1 - m0));
+    gat_check(m1 - m0 == padded_bytes(g, gat_me, w, 8),
+              "GA_Inquire_memory: the padded block of an array with ghost cells");
+    GA_Destroy(g);
+    gat_check(GA_Inquire_memory() == m0, "memory: ghost array given back at destroy");
+
+    /* a limit the block fits in, the padded block not */
+    int bd[2] = {100, 100}, bw[2] = {20, 20};
+    int r = NGA_Create(C_DBL, 2, bd, "plain", NULL);
+    size_t block = padded_bytes(r, gat_me, w0, 8);
+    GA_Destroy(r);
+    GA_Set_memory_limit(GA_Inquire_memory() + block + 64);
+    int gh = NGA_Create_ghosts(C_DBL, 2, bd, bw, "too_big", NULL);
+    gat_out("memory: NGA_Create_ghosts over the limit (block fits, padded block not) = %d",
+            gh != 0);
+    if (gh)
+        GA_Destroy(gh);
+    gat_check(GA_Inquire_memory() == m0, "memory: nothing held after the refused ghost array");
+    GA_Set_memory_limit((size_t)-1);
+}
+
 /* --------------------------------------------------------------------- handles --- */
 
 static void handles(void)
@@ -753,6 +792,7 @@ int main(int argc, char **argv)
     mutexes();
     cluster();
     memory();
+    memory_ghosts();
     handles();
     blocks();
     tiled_irreg();
