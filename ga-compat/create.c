@@ -917,13 +917,18 @@ void NGA_Set_restricted_range(int g_a, int lo_proc, int hi_proc)
 
 /* Properties: "read_only" (GA: the array may be cached read-only; here every get is already
  * one-sided, so it only marks the array) and "read_cache". Unknown names are an error, as in
- * GA. */
+ * GA, and so is a second property before GA_Unset_property (GA's message). */
 void GA_Set_property(int g_a, char *property)
 {
     const char *fn = "GA_Set_property";
     gai_array_t *a = gai_handle(g_a, fn);
     if (!property)
         gai_error(fn, "NULL property");
+    if (a->read_only || a->read_cache)
+        gai_error(fn,
+                  "Cannot set property on an array that already has property set (array "
+                  "'%s' is %s; GA_Unset_property first)",
+                  a->name, a->read_only ? "read_only" : "read_cache");
     if (!strcmp(property, "read_only"))
         a->read_only = 1;
     else if (!strcmp(property, "read_cache"))

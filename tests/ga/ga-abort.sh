@@ -44,7 +44,8 @@ nonmember_brdcst|GA_Pgroup_brdcst
 nonmember_split|GA_Pgroup_split
 nonmember_split_irreg|GA_Pgroup_split_irreg
 nonmember_duplicate|GA_Pgroup_duplicate
-nonmember_set_default|GA_Pgroup_set_default'
+nonmember_set_default|GA_Pgroup_set_default
+property_twice|GA_Set_property'
 
 echo "$cases" | while IFS='|' read -r c call; do
     timeout -k 5 "$limit" "$MPIEXEC" -n 2 "$prog" "$c" < /dev/null > "$out" 2>&1

@@ -162,7 +162,10 @@ int main(int argc, char **argv)
             GA_Pgroup_duplicate(gnm);
         else if (!strcmp(c, "nonmember_set_default"))
             GA_Pgroup_set_default(gnm);
-        else {
+        else if (!strcmp(c, "property_twice")) {
+            GA_Set_property(g, "read_cache");
+            GA_Set_property(g, "read_only"); /* GA 5.8.2: "Cannot set property on an array ..." */
+        } else {
             fprintf(stderr, "gat_abort: unknown case '%s'\n", c);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
