@@ -294,14 +294,30 @@ int gai_allocate(gai_array_t *a, const char *fn)
         st = gai_ghost_setup(a, fn);
     else /* on a group: its members only */
         st = gai_matrix_new(a, gai_group_comm(a->pgroup, fn), d, &a->m);
-    if (st == RMC_ERR_NOMEM) {
+    /* memory short (RMC_ERR_NOMEM, or RMC_ERR_TOO_BIG: beyond what a region can hold) makes
+     * the call return 0, as GA does; agreed over the group, so that no member returns 0 while
+     * another aborts or goes on with the array (the worst status wins: 2 any other failure) */
+    int mine_st = st == RMC_OK                                   ? 0
+                  : st == RMC_ERR_NOMEM || st == RMC_ERR_TOO_BIG ? 1
+                                                                 : 2,
+        all_st = 0;
+    MPI_Iallreduce(&mine_st, &all_st, 1, MPI_INT, MPI_MAX, g->comm, &rq);
+    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the storage's creation");
+    if (all_st == 2) {
+        if (mine_st == 2)
+            gai_check(st, fn, "creating the array's storage");
+        gai_error(fn, "array '%s': creating the storage failed on another process (here: %s)",
+                  a->name, rmc_status_string(st));
+    }
+    if (all_st == 1) {
+        if (st == RMC_OK) /* (rmc_matrix_create fails everywhere or nowhere) */
+            gai_error(fn, "array '%s': storage created here but short on another process", a->name);
         if (a->has_ghosts)
             gai_ghost_release(a);
         rmc_dist_free(d);
         a->dist = NULL;
         return 0;
     }
-    gai_check(st, fn, "creating the array's storage");
     gai.mem_used += mine;
     a->allocated = 1;
     gai_ncreate++;

@@ -463,6 +463,19 @@ static void memory_ghosts(void)
         GA_Destroy(gh);
     gat_check(GA_Inquire_memory() == m0, "memory: nothing held after the refused ghost array");
     GA_Set_memory_limit((size_t)-1);
+
+    /* storage no process can hold: NGA_Create returns 0 everywhere (no abort) */
+#ifdef GAT_PEER
+    gat_out("ok memory: 2^20 x 2^20 doubles: NGA_Create returns 0");
+    gat_out("# GA 5.8.2 not run there (ARMCI-MPI asks MPI for 8 TiB / processes)");
+#else
+    int hd[2] = {1 << 20, 1 << 20};
+    int hg = NGA_Create(C_DBL, 2, hd, "huge", NULL);
+    gat_check(hg == 0 && GA_Inquire_memory() == m0,
+              "memory: 2^20 x 2^20 doubles: NGA_Create returns 0");
+    if (hg)
+        GA_Destroy(hg);
+#endif
 }
 
 /* --------------------------------------------------------------------- handles --- */
