@@ -1432,7 +1432,8 @@ void NGA_Access_block_grid(int g_a, int index[], void *ptr, int ld[])
 }
 
 /* All of process proc's data as one segment: its first block's address and the number of
- * elements it holds (this rank's own only; with ghost cells the padded block). A block-cyclic
+ * elements it holds (this rank's own only: proc is its id in the array's group; with ghost cells
+ * the padded block). A block-cyclic
  * array's blocks follow each other in the order of their block index (GA 5.8.2 keeps a
  * ScaLAPACK-style array as one local matrix, rows of the local blocks side by side). */
 void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
@@ -1441,9 +1442,15 @@ void NGA_Access_block_segment64(int g_a, int proc, void *ptr, int64_t *len)
     gai_array_t *a = gai_array(g_a, fn);
     if (!ptr || !len)
         gai_error(fn, "NULL ptr or len");
-    if (proc != GA_Nodeid())
-        gai_error(fn, "array '%s': process %d's segment is not this process's (%d)", a->name, proc,
-                  GA_Nodeid());
+    /* proc is an id in the array's group (as NGA_Distribution's), whatever the default group */
+    gai_group_t *g = gai_group(a->pgroup, fn);
+    if (proc < 0 || proc >= g->size)
+        gai_error(fn, "array '%s': process %d outside its group's [0, %d)", a->name, proc, g->size);
+    if (g->ranks[proc] != gai.me)
+        gai_error(fn,
+                  "array '%s': process %d's segment is not this process's (%d in the array's "
+                  "group)",
+                  a->name, proc, g->me);
     if (a->has_ghosts) { /* the block with its ghost cells, as GA gives it */
         int64_t pd[GA_MAX_DIM], ld[GA_MAX_DIM];
         NGA_Access_ghosts64(g_a, pd, ptr, ld);

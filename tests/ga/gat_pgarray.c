@@ -53,6 +53,21 @@ static int fill_and_check(int g, int m, int n, int me, int np)
     return ok;
 }
 
+/* NGA_Access_block_segment(g, id): id is this process's id in g's group (whatever the default
+ * group); the segment is its block, as NGA_Access gives it */
+static int segment_ok(int g, int id)
+{
+    int lo[2], hi[2], ld[1], len = -1;
+    double *pa = NULL, *ps = NULL;
+    NGA_Distribution(g, id, lo, hi);
+    NGA_Access(g, lo, hi, &pa, ld);
+    NGA_Access_block_segment(g, id, &ps, &len);
+    int ok = ps == pa && len == (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1);
+    NGA_Release_block_segment(g, id);
+    NGA_Release(g, lo, hi);
+    return ok;
+}
+
 /* Multiplication of arrays on group `grp` (every member calls): C = 2 A^T B + 0.5 C with A k x m,
  * B k x n (GA_Dgemm 'T','N'), then a patch of C = a patch of A x a patch of B^T - that patch of C
  * (NGA_Matmul_patch 'N','T'), then a double complex GA_Zgemm 'C','N'. Every member compares C
@@ -263,6 +278,7 @@ int main(int argc, char **argv)
     int owners[2] = {in_first ? owner : 0, in_first ? 0 : owner};
     GA_Igop(owners, 2, "max");
     gat_out("last element on group process %d / %d", owners[0], owners[1]);
+    gat_check(segment_ok(ga, gme), "NGA_Access_block_segment on a group array: its group's id");
     GA_Pgroup_sync(mine);
     GA_Destroy(ga);
 
@@ -314,7 +330,13 @@ int main(int argc, char **argv)
     GA_Sync();
     NGA_Get(gb, sub, sub, &rd, &one_ld);
     GA_Destroy(gb);
+    /* a world array while the default group is a smaller one: its ids are the world's */
+    int gwd = NGA_Create_config(C_DBL, 2, dims, "world_dflt", NULL, world);
+    int seg = segment_ok(gwd, gat_me), segall = 0;
+    MPI_Allreduce(&seg, &segall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    GA_Destroy(gwd);
     GA_Pgroup_set_default(world);
+    gat_check(segall, "NGA_Access_block_segment on a world array under a smaller default group");
     ids_ok &= GA_Nodeid() == gat_me && GA_Nnodes() == gat_np;
     gat_check(ids_ok, "GA_Nodeid / GA_Nnodes follow the default group");
     gat_check(e == v && rd == v + gsz, "array on the default group: fill, read_inc");
