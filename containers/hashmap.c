@@ -20,16 +20,22 @@
  * holding X could meet K's other inserter putting K into that same bucket after X's erase, behind
  * it: two entries for K. Without erases running, a tombstone stays one, and the inserters of one
  * key meet at the first tombstone of its sequence (whoever holds it makes the other wait there).
- * Holding a tombstone while waiting for another bucket could deadlock two inserters of different
- * keys whose sequences cross: an insert that meets a reserved bucket while it holds one gives it
- * back and starts over (after two restarts it inserts without reuse). Not every inserter of a key
- * reuses (the promises are per call, and a third restart stops it): one that went past a
- * tombstone may find the free bucket ending the sequence after another wrote the key into that
- * tombstone (two entries for the key). So an insert that takes a free bucket after passing a
- * tombstone holds it and looks at the buckets before it again: the key there, it gives the free
- * bucket back and replaces that entry's value; a reserved bucket there, it gives it back and
- * starts over (it never waits holding one); else the free bucket is the key's. A reusing insert
- * that meets the held bucket starts over, as at any reserved bucket. */
+ * Holding a tombstone while waiting for any other bucket could deadlock two inserters of
+ * different keys whose sequences cross, so an insert holding one waits only for a reserved bucket
+ * of a higher slot than the one it holds (lock order: no cycle of waits); at a lower one it gives
+ * its tombstone back, waits for that bucket holding nothing, and starts over, still reusing (the
+ * owner's RPC handler never waits: it gives the tombstone back and answers "retry"). It used to
+ * give it back and start over at every reserved bucket, and after two restarts to go past the
+ * tombstones: concurrent inserts into a table of tombstones kept restarting each other and
+ * answered RMC_ERR_FULL with tombstones to spare. A reusing insert thus never passes a tombstone
+ * it could take, and answers RMC_ERR_FULL only when every bucket it saw held another key. Not
+ * every inserter of a key reuses (the promises are per call): one that went past a tombstone may
+ * find the free bucket ending the sequence after another wrote the key into that tombstone (two
+ * entries for the key). So an insert that takes a free bucket after passing a tombstone holds it
+ * and looks at the buckets before it again: the key there, it gives the free bucket back and
+ * replaces that entry's value; a reserved bucket there, it gives it back and starts over (it
+ * never waits holding one); else the free bucket is the key's. A reusing insert that meets the
+ * held bucket treats it as any reserved bucket. */
 #define _GNU_SOURCE
 #include "config.h"
 #include <stdatomic.h>
@@ -47,7 +53,6 @@
 #define HS_DELETED  3
 #define HS_STATE    3
 #define HS_READER   4
-#define HM_RESTARTS 2 /* restarts before an insert stops reusing tombstones */
 #define HM_PROMISES (RMC_PROMISE_INSERT | RMC_PROMISE_FIND | RMC_PROMISE_ERASE | RMC_PROMISE_LOCAL)
 #define HM_PATHS    (RMC_HASHMAP_RDMA | RMC_HASHMAP_RPC)
 #define HM_KNOWN    (HM_PROMISES | HM_PATHS)
@@ -204,7 +209,9 @@ enum {
     P_KEYED,   /* the bucket's key is in land */
     P_LOCKED,  /* tried to lock a READY bucket */
     P_UNCAND,  /* insert: give the held tombstone back, then write the value */
-    P_RESTART, /* insert: give the held tombstone back, then start over */
+    P_RESTART, /* insert: give the held tombstone back, then wait for the bucket it met */
+    P_AWAIT,   /* load that bucket's status word, holding nothing */
+    P_AWAITED, /* it is in v: reserved still, wait; else start over from the home */
     P_WRITE,   /* write key and value, then mark READY */
     P_VPROBE,  /* insert that took a free bucket after passing a tombstone: look again at the
                 * buckets before it (from the home), holding it */
@@ -226,7 +233,7 @@ enum {
 typedef struct hop {
     struct rmc_hashmap *h;
     int kind, nb, state, owner, match;
-    unsigned promise, restarts, spins;
+    unsigned promise, spins;
     uint64_t home;
     size_t i, slot;
     long cand;   /* insert: the tombstone held (a slot), or -1 */
@@ -455,16 +462,16 @@ static rmc_status_t advance(hop_t *o, int *done)
                     o->state = P_WRITE;
                 } else if (s == HS_FREE) { /* free with readers passing: take it with them */
                     st = op_cas(o, o->v, o->v | HS_RESERVED);
+                } else if (s == HS_RESERVED && o->cand >= 0 && o->slot > (size_t)o->cand) {
+                    WAIT_THEN(P_PROBE); /* holding the tombstone: waits only upwards */
                 } else if (s == HS_RESERVED && o->cand >= 0) {
-                    o->restarts++;
-                    o->state = P_RESTART;
+                    o->state = P_RESTART; /* give it back, wait for this bucket, start over */
                 } else if (s == HS_RESERVED) {
                     WAIT_THEN(P_PROBE);
                 } else if (s == HS_READY) {
                     o->state = P_KEYED;
                     st = op_get(o, 8, h->kslot);
-                } else if (o->cand < 0 && o->restarts < HM_RESTARTS && o->promise &&
-                           !(o->promise & RMC_PROMISE_ERASE)) {
+                } else if (o->cand < 0 && o->promise && !(o->promise & RMC_PROMISE_ERASE)) {
                     o->state = P_CAND; /* a tombstone to reuse, unless the key is further on */
                     st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
                 } else {
@@ -552,15 +559,23 @@ static rmc_status_t advance(hop_t *o, int *done)
         case P_RESTART: {
             char *c = bucket(o, (size_t)o->cand);
             o->cand = -1;
-            if (o->state == P_RESTART) {
-                o->i = 0;
-                o->passed = 0;
-                o->state = P_PROBE;
-            } else
-                o->state = P_WRITEV;
+            o->state = o->state == P_RESTART ? P_AWAIT : P_WRITEV; /* (b: the bucket it met) */
             st = op_add(o, c, HS_DELETED - HS_RESERVED);
             break;
         }
+        case P_AWAIT:
+            o->state = P_AWAITED;
+            st = op_load(o);
+            break;
+        case P_AWAITED:
+            if ((o->v & HS_STATE) == HS_RESERVED) {
+                WAIT_THEN(P_AWAIT);
+                break;
+            }
+            o->i = 0;
+            o->passed = 0;
+            o->state = P_PROBE;
+            break;
         case P_WRITE:
             count(&h->n_inserts);
             o->result = RMC_OK;
@@ -1051,7 +1066,7 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->cand = o->fslot = -1;
     o->passed = o->vfound = 0;
     o->kobj = NULL;
-    o->restarts = o->spins = 0;
+    o->spins = 0;
     o->r = RMC_REQUEST_NULL;
     o->result = RMC_OK;
     o->key = key;

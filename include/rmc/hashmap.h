@@ -47,8 +47,8 @@
  * RMC_PROMISE_LOCAL for a key another rank owns), RMC_ERR_UNSUPPORTED (RMC_HASHMAP_RPC where there
  * is no RPC path), RMC_ERR_TOO_BIG (a key's or value's serialized form above its
  * type's max_bytes: nothing changed), RMC_ERR_FULL (insert: the owner's table has no bucket left
- * for the key: nothing changed; resize), RMC_ERR_NOT_FOUND (find, erase, update of an absent key),
- * and comm's errors (RMC_ERR_MPI ...).
+ * for the key, neither free nor, under RMC_PROMISE_INSERT, a tombstone: nothing changed; resize),
+ * RMC_ERR_NOT_FOUND (find, erase, update of an absent key), and comm's errors (RMC_ERR_MPI ...).
  */
 #ifndef RMC_HASHMAP_H
 #define RMC_HASHMAP_H
