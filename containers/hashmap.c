@@ -195,6 +195,26 @@ static int key_eq(const rmc_type_t *t, const char *slot, const char *pk, const v
     return eq;
 }
 
+/* rmcc_pack of the map's key (value 0) or value (value 1): a serialized form above its type's
+ * max_bytes fails RMC_ERR_TOO_BIG naming which of the two it is and the limit. */
+static rmc_status_t pack_part(const rmc_type_t *t, const void *obj, void *slot, int value,
+                              const char *fn)
+{
+    if (!t->max_bytes)
+        return rmcc_pack(t, obj, slot, fn);
+    char *sl = slot;
+    size_t n = t->serialize(obj, sl + 4, t->max_bytes);
+    if (n > t->max_bytes)
+        return rmcc_fail(RMC_ERR_TOO_BIG, fn,
+                         "the %s serializes to %zu bytes, above the max_bytes %zu of the map's %s "
+                         "type %s",
+                         value ? "value" : "key", n, t->max_bytes, value ? "value" : "key",
+                         t->name);
+    uint32_t len = (uint32_t)n;
+    memcpy(sl, &len, 4);
+    return RMC_OK;
+}
+
 static inline size_t probe_slot(const struct rmc_hashmap *h, uint64_t home, size_t i)
 {
     return (size_t)((home + (uint64_t)i * (i + 1) / 2) & h->mask);
@@ -645,7 +665,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     rmcc_fail(us, o->fn, "the update function returned %s",
                               rmc_status_string(us));
                 else
-                    us = rmcc_pack(h->vt, o->uobj, o->kv + (h->voff - 8), o->fn);
+                    us = pack_part(h->vt, o->uobj, o->kv + (h->voff - 8), 1, o->fn);
                 rmc_type_release(h->vt, o->uobj);
             }
             if (us == RMC_OK) {
@@ -707,11 +727,11 @@ static rmc_status_t pack_value(const struct rmc_hashmap *h, const void *v, char 
                                const char *fn)
 {
     if (!h->vt->max_bytes)
-        return rmcc_pack(h->vt, v, dst, fn);
+        return pack_part(h->vt, v, dst, 1, fn);
     char *tmp = malloc(h->vslot);
     if (!tmp)
         return rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes for a packed value", h->vslot);
-    rmc_status_t st = rmcc_pack(h->vt, v, tmp, fn);
+    rmc_status_t st = pack_part(h->vt, v, tmp, 1, fn);
     if (st == RMC_OK)
         memcpy(dst, tmp, h->vslot);
     free(tmp);
@@ -1083,12 +1103,12 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->delta = 0;
     rmc_status_t st;
     if (kind == K_INSERT) {
-        if ((st = rmcc_pack(h->kt, key, o->kv, fn)) != RMC_OK ||
-            (st = rmcc_pack(h->vt, value, o->kv + (h->voff - 8), fn)) != RMC_OK)
+        if ((st = pack_part(h->kt, key, o->kv, 0, fn)) != RMC_OK ||
+            (st = pack_part(h->vt, value, o->kv + (h->voff - 8), 1, fn)) != RMC_OK)
             return st;
         o->pk = o->kv;
     } else if (h->kt->max_bytes) {
-        if ((st = rmcc_pack(h->kt, key, pkbuf, fn)) != RMC_OK)
+        if ((st = pack_part(h->kt, key, pkbuf, 0, fn)) != RMC_OK)
             return st;
         o->pk = pkbuf;
     } else {
@@ -1708,7 +1728,7 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key)
     char small[256], *pk = NULL;
     if (h->kt->max_bytes) {
         pk = h->kslot <= sizeof(small) ? small : malloc(h->kslot);
-        if (!pk || rmcc_pack(h->kt, key, pk, fn) != RMC_OK) {
+        if (!pk || pack_part(h->kt, key, pk, 0, fn) != RMC_OK) {
             if (pk != small)
                 free(pk);
             return -1;
@@ -2036,8 +2056,8 @@ rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, 
     int owner;
     if (h->plain) /* (packed below in place: the bytes of key and value) */
         owner = owner_of(plain_hash(h, key));
-    else if ((st = rmcc_pack(h->kt, key, b->tmp, fn)) != RMC_OK ||
-             (st = rmcc_pack(h->vt, value, b->tmp + (h->voff - 8), fn)) != RMC_OK)
+    else if ((st = pack_part(h->kt, key, b->tmp, 0, fn)) != RMC_OK ||
+             (st = pack_part(h->vt, value, b->tmp + (h->voff - 8), 1, fn)) != RMC_OK)
         return st;
     else
         owner = owner_of(key_hash(h->kt, key, b->tmp));

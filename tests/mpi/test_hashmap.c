@@ -339,10 +339,31 @@ static void test_strings(void **s)
         char *kp = kb, *vp = vb;
         MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &kp, &vp, 0) == RMC_OK);
     }
-    char *longk = "a key that is far longer than twenty-four bytes", *shortv = "v";
+    /* too long: the message says key or value, and the limit (it said "an element of type
+     * string serializes to 47 bytes") */
+    char *longk = "a key that is far longer than twenty-four bytes", *shortv = "v", *got0 = NULL;
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &longk, &shortv, 0) == RMC_ERR_TOO_BIG);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_insert: the key serializes to 47 "
+                                                "bytes, above the max_bytes 24 of the map's key "
+                                                "type string") != NULL);
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &longk, &got0, 0) == RMC_ERR_TOO_BIG && !got0);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_find: the key serializes to") != NULL);
     char *kp0 = "k", *longv = longk;
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &kp0, &longv, 0) == RMC_ERR_TOO_BIG);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_insert: the value serializes to 47 "
+                                                "bytes, above the max_bytes 24 of the map's value "
+                                                "type string") != NULL);
+    if (!ok)
+        fprintf(stderr, "[rank %d] last error: %s\n", me, rmc_last_error());
+    {
+        rmc_hashmap_buffer_h b;
+        MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 8, 2, &b));
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &kp0, &longv) == RMC_ERR_TOO_BIG &&
+                               strstr(rmc_last_error(), "rmc_hashmap_buffer_insert: the value "
+                                                        "serializes to 47 bytes") != NULL);
+        MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+        MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    }
     MPI_CHECK_OK(rmc_barrier());
     for (int r = 0; r < np; r++)
         for (int i = 0; i < 20; i++) {
