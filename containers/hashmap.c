@@ -1794,10 +1794,16 @@ static void buf_release(rmcc_obj_t *o)
     b->land = NULL;
 }
 
+/* A live buffer of a live map (the map destroyed first: the buffer named, RMC_ERR_HANDLE). */
 static inline rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const char *fn)
 {
     rmc_status_t st = rmcc_obj_check(b ? &b->obj : NULL, RMCC_MAGIC_HMBUF, "hash map buffer", fn);
-    return st == RMC_OK ? check(b->h, fn) : st;
+    if (st != RMC_OK || RMCC_LIKELY(b->h->obj.magic == RMCC_MAGIC_HASHMAP))
+        return st;
+    return rmcc_fail(RMC_ERR_HANDLE, fn,
+                     "the map of hash map buffer %p was destroyed (only "
+                     "rmc_hashmap_buffer_destroy is left for the buffer)",
+                     (const void *)b);
 }
 
 /* The owner inserts a packed entry into its own table (nothing else runs on the map). */

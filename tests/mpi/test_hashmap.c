@@ -1133,6 +1133,19 @@ static void test_owned_args(void **s)
     rmc_hashmap_buffer_h b;
     MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 8, 2, &b));
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    /* the buffer's map destroyed: the buffer named (it named the map's address as "a destroyed
+     * container") */
+    char want[96];
+    snprintf(want, sizeof want, "the map of hash map buffer %p was destroyed", (void *)b);
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &p, &v) == RMC_ERR_HANDLE &&
+                           strstr(rmc_last_error(), "rmc_hashmap_buffer_insert: ") &&
+                           strstr(rmc_last_error(), want));
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_flush(b) == RMC_ERR_HANDLE &&
+                           strstr(rmc_last_error(), "rmc_hashmap_buffer_flush: ") &&
+                           strstr(rmc_last_error(), want));
+    if (!ok)
+        fprintf(stderr, "[rank %d] last error: %s\n", me, rmc_last_error());
+    MPI_CHECK_ALL(ok);
     MPI_CHECK_ALL(rmc_hashmap_buffer_destroy(b) == RMC_OK);
     MPI_CHECK_ALL(rmc_hashmap_buffer_destroy(b) == RMC_ERR_HANDLE);
     MPI_CHECK_ALL(rmc_hashmap_buffer_flush(NULL) == RMC_ERR_HANDLE); /* (it read b->dropped) */
