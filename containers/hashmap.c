@@ -372,6 +372,18 @@ static void give_back(hop_t *o)
     o->fslot = o->cand = -1;
 }
 
+/* An insert's RMC_ERR_FULL: every bucket of the owner's table held another key (or a tombstone the
+ * insert's promise did not let it reuse). */
+static rmc_status_t full(const hop_t *o)
+{
+    return rmcc_fail(RMC_ERR_FULL, o->fn,
+                     "rank %d's table (%zu buckets) has no bucket left for the key%s", o->owner,
+                     o->h->per,
+                     o->promise && !(o->promise & RMC_PROMISE_ERASE)
+                         ? ""
+                         : " (an insert whose promise allows erases reuses no tombstone)");
+}
+
 /* Advances o. Blocking operations run to the end; _nb ones return when a request is outstanding
  * or they must wait (*done = 0). Returns the operation's status once *done. */
 static rmc_status_t advance(hop_t *o, int *done)
@@ -432,8 +444,9 @@ static rmc_status_t advance(hop_t *o, int *done)
                 return *done = 1, rmcc_unpack(h->vt, o->land + HM_REPLY_HDR, o->out, o->fn);
             if (out == RMC_OK && o->rkind == K_ADD && o->out)
                 memcpy(o->out, o->land + HM_REPLY_HDR, 8);
-            if (out != RMC_OK && out != RMC_ERR_NOT_FOUND && out != RMC_ERR_FULL &&
-                out != RMC_ERR_EXISTS)
+            if (out == RMC_ERR_FULL)
+                return *done = 1, full(o);
+            if (out != RMC_OK && out != RMC_ERR_NOT_FOUND && out != RMC_ERR_EXISTS)
                 return *done = 1, rmcc_fail(RMC_ERR_INTERNAL, o->fn,
                                             "rank %d answered an RPC with %d", o->owner, (int)out);
             return *done = 1, (rmc_status_t)out;
@@ -447,7 +460,9 @@ static rmc_status_t advance(hop_t *o, int *done)
                     o->state = P_WRITE;
                     break;
                 }
-                return *done = 1, o->kind == K_INSERT ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
+                if (o->kind == K_INSERT)
+                    return *done = 1, full(o);
+                return *done = 1, RMC_ERR_NOT_FOUND;
             }
             o->slot = probe_slot(h, o->home, o->i);
             o->b = bucket(o, o->slot);
@@ -1237,8 +1252,8 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
             st = rmcc_fail(RMC_ERR_ARG, fn,
                            "RMC_PROMISE_LOCAL for a key rank %d owns (this is rank %d)", o->owner,
                            rmcc.rank);
-        else
-            st = local_op(o);
+        else if ((st = local_op(o)) == RMC_ERR_FULL)
+            st = full(o);
         goto out;
     }
     if ((st = choose_path(h, rkind, promise, o->owner, &o->rpc, fn)) != RMC_OK)

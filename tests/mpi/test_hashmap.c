@@ -396,9 +396,11 @@ static void test_full_resize(void **s)
     for (int64_t i = 0; i < 40 && !full; i++) {
         int64_t k = me * 100 + i, v = k + 1;
         rmc_status_t st = rmc_hashmap_insert(h, &k, &v, 0);
-        if (st == RMC_ERR_FULL)
+        if (st == RMC_ERR_FULL) { /* said why (it set no message) */
             full = 1;
-        else {
+            MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_insert: rank ") &&
+                                   strstr(rmc_last_error(), "has no bucket left for the key"));
+        } else {
             MPITEST_EXPECT(ok, st == RMC_OK);
             inserted++;
         }
