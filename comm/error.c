@@ -99,6 +99,8 @@ rmc_status_t rmci_fail(rmc_status_t st, const char *where, const char *fmt, ...)
 
 rmc_status_t rmc_error_vset(rmc_status_t st, const char *where, const char *fmt, va_list ap)
 {
+    if (st == RMC_OK) /* not a failure: the last error stays the last one */
+        return st;
     if (!fmt)
         fmt = "";
     record(where, fmt, ap);

@@ -134,6 +134,9 @@ rmc_status_t rmc_agree(rmc_status_t status)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
+    if (status > 0) /* not a status: still agree (the others are waiting), as a failure */
+        status = rmci_fail(RMC_ERR_ARG, __func__, "%d is not an RMC status (RMC_OK or negative)",
+                           (int)status);
     return agree(rmci_info_.comm, status, NULL, 0, rmci_wait_top, __func__,
                  NULL); /* (the
                          * application words its own failures) */

@@ -97,7 +97,7 @@ int rmc_node_size(void);
 /* Number of (possibly emulated) nodes; -1 when not initialized. */
 int rmc_node_count(void);
 /* 1 when `rank` is on this rank's node (reached by loads/stores), 0 if not, -1 on bad rank / not
- * init. */
+ * init (a query: nothing is recorded in rmc_last_error). */
 int rmc_same_node(int rank);
 
 /* Topology as RMC sees it (local, no communication). */
@@ -140,7 +140,8 @@ void rmc_wait_round(unsigned *spins);
 /* Collective. Every rank learns the worst (most negative) of the statuses the ranks pass: the way
  * a collective operation built on RMC agrees on its outcome, so that a failure on one rank never
  * leaves another waiting. Serves active messages while it waits. Errors: RMC_ERR_NOT_INIT,
- * RMC_ERR_MPI; otherwise the agreed status. */
+ * RMC_ERR_MPI; otherwise the agreed status (a positive `status`, which is no RMC status, counts as
+ * RMC_ERR_ARG). */
 rmc_status_t rmc_agree(rmc_status_t status);
 
 /* Collective. Completes all outstanding operations of the caller (locally and at their targets),

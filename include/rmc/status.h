@@ -56,7 +56,8 @@ const char *rmc_last_error(void);
 void rmc_last_error_clear(void);
 
 /* For libraries built on RMC (its containers too): records a failure in the same channel,
- * "<where>: <formatted message>" (printed with RMC_VERBOSE=1), and returns st. Local. */
+ * "<where>: <formatted message>" (printed with RMC_VERBOSE=1), and returns st. With st RMC_OK
+ * nothing is recorded (it is no failure). Local. */
 #if defined(__GNUC__)
 #define RMC_PRINTF_(f, a) __attribute__((format(printf, f, a)))
 #else

@@ -40,8 +40,9 @@
  * array), RMC_ERR_STRIDE (bad levels, counts, strides or vector descriptor), RMC_ERR_NOT_REGION /
  * RMC_ERR_BOUNDS (remote patch not inside one region of `proc`), RMC_ERR_TYPE (unknown accumulate
  * type), RMC_ERR_ALIGN (accumulate alignment), RMC_ERR_TOO_BIG (a patch of more than 2 GiB - 1
- * to a target that is not node-local, except rmc_acc's contiguous one, which any size is; or a
- * level count product overflowing), RMC_ERR_NOMEM, RMC_ERR_MPI.
+ * to a target that is not node-local, except rmc_acc's contiguous one, which any size is; int
+ * strides that must each span the level below keep every extent far below size_t's range),
+ * RMC_ERR_NOMEM, RMC_ERR_MPI.
  *
  * Protocols for targets that are not node-local (knob RMC_STRIDED_METHOD = auto | datatype | list |
  * pack): one MPI operation with derived datatypes on both sides, a list of zero-copy contiguous

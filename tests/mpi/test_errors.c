@@ -363,6 +363,13 @@ static void test_late_messages(void **state)
         ok &= rmc_wait_all(&h, 1) == RMC_ERR_HANDLE;
     }
     MPI_CHECK_ALL(ok);
+    /* rmc_error_set of RMC_OK records no failure; rmc_agree of a positive value (no status) is
+     * agreed as RMC_ERR_ARG, also by the ranks that passed RMC_OK */
+    rmc_last_error_clear();
+    ok &= rmc_error_set(RMC_OK, "x", "y") == RMC_OK && rmc_last_error()[0] == 0;
+    ok &= rmc_agree(me == 0 ? (rmc_status_t)5 : RMC_OK) == RMC_ERR_ARG;
+    ok &= me != 0 || strstr(rmc_last_error(), "rmc_agree: 5 is not an RMC status") != NULL;
+    MPI_CHECK_ALL(ok);
     free(mine);
     MPI_CHECK_OK(rmc_finalize());
     /* RMC_FAULT entries: an empty or out-of-range rank, and the message quotes the entry only */
