@@ -329,13 +329,14 @@ static rmc_status_t free_leftover_regions(void)
 {
     rmc_status_t st = RMC_OK;
     /* every one, also after a failure: the other members are entering the next region's
-     * collective free (rmc_region_free releases a live region even when it reports an error) */
+     * collective free (which releases the region even when it reports an error; no agreement
+     * first: the members free their leftover regions in the same order) */
     while (rmci.regions) {
         struct rmc_region *newest = rmci.regions;
         for (struct rmc_region *r = rmci.regions; r; r = r->next)
             if (r->id > newest->id)
                 newest = r;
-        rmci_keep(&st, rmc_region_free(newest));
+        rmci_keep(&st, rmci_region_free_final(newest));
     }
     return st;
 }

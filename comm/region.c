@@ -94,6 +94,15 @@ static void quarantine(struct rmc_region *r)
     dead_next = (dead_next + 1) % RMCI_QUARANTINE;
 }
 
+/* 1 when h is a freed region's struct still in quarantine (a stale handle). */
+static int quarantined(const void *h)
+{
+    for (unsigned i = 0; i < RMCI_QUARANTINE; i++)
+        if (dead[i] && dead[i] == h)
+            return 1;
+    return 0;
+}
+
 void rmci_region_quarantine_end(void)
 {
     for (unsigned i = 0; i < RMCI_QUARANTINE; i++) {
@@ -572,8 +581,9 @@ static rmc_status_t region_check(rmc_region_h h, const char *fn)
     return RMC_OK;
 }
 
-/* 1 when every live region of this rank spans every RMC rank: a rank given a bad handle by
- * rmc_region_free then knows the members of the region meant (all ranks) and can tell them. */
+/* 1 when every live region of this rank was created on RMC's communicator: a rank given a bad
+ * handle by rmc_region_free then knows the members of the region meant (all ranks) and can tell
+ * them. */
 static int regions_all_world(void)
 {
     for (struct rmc_region *r = rmci.regions; r; r = r->next)
@@ -582,15 +592,41 @@ static int regions_all_world(void)
     return 1;
 }
 
+/* Frees live region r: collective over its members, who agreed to (rmc_region_free) or free their
+ * leftover regions in the same order (rmc_finalize's sweep). */
+static rmc_status_t region_free_agreed(struct rmc_region *r, const char *fn)
+{
+    /* atomics the targets execute (thread AMO mode) are answered before the targets forget the
+     * region (in the barrier below) */
+    rmc_status_t st = rmci_quiet_region(r);
+    rmci_dirty_forget(r);
+    rmci_req_complete_win(r->hot.win); /* its nb requests that would flush the window later */
+    /* completes this rank's operations on the region; then every member's are complete before
+     * the layers forget it and its memory goes away */
+    rmci_keep(&st, RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win)));
+    /* (pausing: a member may wait for a thread of this rank before it joins; the region is
+     * still whole, and using it in another thread meanwhile is the caller's error) */
+    rmci_keep(&st, rmci_barrier_pausing(r->comm, fn));
+    rmci_layers_region_freed(r);
+    rmci_keep(&st, win_free(&r->hot.win));
+    rmci_keep(&st, win_free(&r->shm_win));
+    rmci_xlate_remove(&rmci_xlate_, r);
+    region_unlink(r);
+    region_release(r);
+    return st;
+}
+
 rmc_status_t rmc_region_free(rmc_region_h r)
 {
     RMCI_SERIAL();
     RMCI_CHECK_INIT(__func__);
+    if (r && quarantined(r)) /* every member freed it already: nobody else is in this call */
+        return rmci_fail(RMC_ERR_HANDLE, __func__, "region %p was freed already", (void *)r);
     rmc_status_t hst = region_check(r, __func__);
-    /* Agree before anything changes: a member with a bad handle, or members naming different
-     * regions, fail everywhere instead of leaving the others in the barrier or MPI_Win_free. The
-     * members of a bad handle's region are unknown; when this rank's live regions all span every
-     * rank, they are every rank. */
+    /* Agree before anything changes: a member with a bad handle (NULL, or never a region), or
+     * members naming different regions, fail everywhere instead of leaving the others in the
+     * barrier or MPI_Win_free. The members of a bad handle's region are unknown; when this rank's
+     * live regions were all created on RMC's communicator, they are every rank. */
     if (hst != RMC_OK && !regions_all_world())
         return hst;
     long long ids[2] = {0, 0};
@@ -605,24 +641,12 @@ rmc_status_t rmc_region_free(rmc_region_h r)
                         ids[0], -ids[1], r->id);
     if (hst != RMC_OK)
         return hst;
-    /* atomics the targets execute (thread AMO mode) are answered before the targets forget the
-     * region (in the barrier below) */
-    rmc_status_t st = rmci_quiet_region(r);
-    rmci_dirty_forget(r);
-    rmci_req_complete_win(r->hot.win); /* its nb requests that would flush the window later */
-    /* completes this rank's operations on the region; then every member's are complete before
-     * the layers forget it and its memory goes away */
-    rmci_keep(&st, RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win)));
-    /* (pausing: a member may wait for a thread of this rank before it joins; the region is
-     * still whole, and using it in another thread meanwhile is the caller's error) */
-    rmci_keep(&st, rmci_barrier_pausing(r->comm, __func__));
-    rmci_layers_region_freed(r);
-    rmci_keep(&st, win_free(&r->hot.win));
-    rmci_keep(&st, win_free(&r->shm_win));
-    rmci_xlate_remove(&rmci_xlate_, r);
-    region_unlink(r);
-    region_release(r);
-    return st;
+    return region_free_agreed(r, __func__);
+}
+
+rmc_status_t rmci_region_free_final(rmc_region_h r)
+{
+    return region_free_agreed(r, "rmc_finalize");
 }
 
 rmc_status_t rmc_region_base(rmc_region_h r, int rank, void **base, size_t *size)

@@ -354,6 +354,9 @@ size_t rmci_region_size(const rmci_region_t *r, int rank);
 char *rmci_region_hdr(const rmci_region_t *r, int rank);
 /* rmc_finalize: frees the region structs kept back from reuse (region.c). */
 void rmci_region_quarantine_end(void);
+/* rmc_finalize's free of a leftover live region: rmc_region_free without its agreement (every
+ * member frees its leftover regions in the same order). */
+rmc_status_t rmci_region_free_final(rmc_region_h r);
 
 /* 1 when the byte ranges [a, a+alen) and [b, b+blen) overlap. */
 static inline int rmci_overlap(const void *a, size_t alen, const void *b, size_t blen)

@@ -177,9 +177,10 @@ rmc_status_t rmc_region_alloc_comm(MPI_Comm comm, size_t size, void **bases, rmc
  * freed: a freed handle is no other region's until 256 more regions have been freed, so a stale
  * copy is refused by every call that takes a region), RMC_ERR_ARG (the members passed different
  * regions). The outcome is agreed before anything is freed: every member fails alike and the
- * regions stay live. One limit: a rank with a bad handle cannot know the members of the region
- * meant; it tells every rank when all its live regions span every rank, and otherwise returns
- * alone (the members then wait for it). */
+ * regions stay live. A handle freed already (a stale copy) fails at once on the calling rank (every
+ * member freed it). A NULL or never-valid handle: the rank cannot know the members of the region
+ * meant; it agrees with every rank when all its live regions were created on RMC's communicator
+ * (a rank calling alone then waits), and otherwise returns alone (the members then wait). */
 rmc_status_t rmc_region_free(rmc_region_h region);
 
 /* Base address and size of `rank`'s part of a region (local, no communication). */
