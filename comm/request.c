@@ -11,6 +11,30 @@ typedef struct slab {
     struct rmc_request reqs[SLAB];
 } slab_t;
 static slab_t *slabs;
+/* Every slab's address in ascending order (binary search of in_pool: a handle check costs
+ * O(log slabs) however many requests were once outstanding). */
+static slab_t **sorted;
+static size_t nsorted, capsorted;
+
+static int sorted_add(slab_t *s)
+{
+    if (nsorted == capsorted) {
+        size_t cap = capsorted ? 2 * capsorted : 16;
+        slab_t **n = realloc(sorted, cap * sizeof *n);
+        if (!n)
+            return 0;
+        sorted = n;
+        capsorted = cap;
+    }
+    size_t i = nsorted;
+    while (i > 0 && (uintptr_t)sorted[i - 1] > (uintptr_t)s) {
+        sorted[i] = sorted[i - 1];
+        i--;
+    }
+    sorted[i] = s;
+    nsorted++;
+    return 1;
+}
 /* Free requests, first in first out: a released request is handed out again only after every
  * other free one, so a copy of its handle kept after rmc_wait / rmc_test gives RMC_ERR_HANDLE
  * (not live) for as long as that takes, rather than completing a later operation's request. */
@@ -35,6 +59,10 @@ struct rmc_request *rmci_req_alloc(void)
         slab_t *s = rmci_calloc(1, sizeof(*s));
         if (!s)
             return NULL;
+        if (!sorted_add(s)) {
+            free(s);
+            return NULL;
+        }
         s->next = slabs;
         slabs = s;
         for (int i = SLAB - 1; i >= 0; i--) {
@@ -91,6 +119,9 @@ void rmci_req_pool_destroy(void)
     }
     free_reqs = free_tail = NULL;
     customs = NULL;
+    free(sorted);
+    sorted = NULL;
+    nsorted = capsorted = 0;
 }
 
 /* Runs the completion callback (or returns the outcome it had at rmc_region_free), releases q. */
@@ -178,12 +209,18 @@ static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
  * request, e.g. an uninitialized handle, must not be dereferenced). */
 static int in_pool(const struct rmc_request *q)
 {
-    for (const slab_t *s = slabs; s; s = s->next) {
-        uintptr_t off = (uintptr_t)q - (uintptr_t)s->reqs;
-        if (off < sizeof s->reqs)
-            return off % sizeof s->reqs[0] == 0;
+    size_t lo = 0, hi = nsorted; /* the last slab at or below q: sorted[lo - 1] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)sorted[mid] <= (uintptr_t)q)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return 0;
+    if (lo == 0)
+        return 0;
+    uintptr_t off = (uintptr_t)q - (uintptr_t)sorted[lo - 1]->reqs;
+    return off < sizeof sorted[lo - 1]->reqs && off % sizeof(struct rmc_request) == 0;
 }
 
 static rmc_status_t check_req(rmc_request_h *req, const char *fn)
