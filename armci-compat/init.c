@@ -100,16 +100,29 @@ rmc_acc_type_t rmca_acc_type(int datatype, const char *fn)
 /* The group's members in the caller's SMP domain, in group-rank order, for SCOPE_NODE group
  * collectives (message.c): kept in noncoll_pgroup_comm (unused otherwise). Collective over the
  * group, made when the group is (so a node-scope collective that only one domain's members call
- * needs nothing from the others). MPI_COMM_SELF when no two members share a domain (every member
- * sees that, so none calls the split). Not for the world group (rmca.node_comm serves it). */
+ * needs nothing from the others). Every member sees the group's domains alike, so all take the
+ * same branch: no two members share a domain, MPI_COMM_SELF; all in one domain, the group's own
+ * communicator (no new one); otherwise a split. Not for the world group (rmca.node_comm). */
 static void group_node_comm(ARMCI_Group *g)
 {
-    int shared = 0;
-    for (int i = 0; i < g->size && !shared; i++)
-        for (int j = i + 1; j < g->size && !shared; j++)
-            shared = rmca.dom_of[g->grp_to_abs[i]] == rmca.dom_of[g->grp_to_abs[j]];
+    int *seen = calloc((size_t)rmca.ndomains, sizeof *seen);
+    if (!seen)
+        rmca_error("ARMCI group: no memory for %d domain marks", rmca.ndomains);
+    int shared = 0, domains = 0;
+    for (int i = 0; i < g->size; i++) {
+        int d = rmca.dom_of[g->grp_to_abs[i]];
+        if (seen[d]++)
+            shared = 1;
+        else
+            domains++;
+    }
+    free(seen);
     if (!shared) {
         g->noncoll_pgroup_comm = MPI_COMM_SELF;
+        return;
+    }
+    if (domains == 1) {
+        g->noncoll_pgroup_comm = g->comm; /* (ARMCI_Group_free frees it once) */
         return;
     }
     rmca_barrier(g->comm, "ARMCI group"); /* no nonblocking MPI_Comm_split */
@@ -195,11 +208,12 @@ void ARMCI_Group_free(ARMCI_Group *group)
 {
     if (!group)
         return;
-    if (group->comm != MPI_COMM_NULL)
-        RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->comm));
-    if (group->noncoll_pgroup_comm != MPI_COMM_NULL && group->noncoll_pgroup_comm != MPI_COMM_SELF)
+    if (group->noncoll_pgroup_comm != MPI_COMM_NULL &&
+        group->noncoll_pgroup_comm != MPI_COMM_SELF && group->noncoll_pgroup_comm != group->comm)
         RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->noncoll_pgroup_comm));
     group->noncoll_pgroup_comm = MPI_COMM_NULL;
+    if (group->comm != MPI_COMM_NULL)
+        RMCA_MPI("ARMCI_Group_free", MPI_Comm_free, (&group->comm));
     free(group->grp_to_abs);
     free(group->abs_to_grp);
     group->comm = MPI_COMM_NULL;

@@ -63,6 +63,7 @@ static nbent_t *create(armci_hdl_t *h)
         }
         i = nents++;
         memset(&ents[i], 0, sizeof(ents[i]));
+        ents[i].gen = 1; /* generation 0 is never live: a zeroed handle names no entry */
     }
     nbent_t *e = &ents[i];
     e->live = 1;
@@ -105,6 +106,8 @@ static void drop(nbent_t *e)
     e->n = 0;
     e->live = 0;
     e->gen = (e->gen + 1) & RMCA_NB_GEN_MASK;
+    if (e->gen == 0)
+        e->gen = 1;
     e->next_free = free_head;
     free_head = (int)(e - ents);
     live_ents--;
