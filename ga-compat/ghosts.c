@@ -20,8 +20,11 @@ typedef struct ghost {
     int64_t nb[GA_MAX_DIM];
 } ghost_t;
 
-rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
+/* gai_ghost_setup's local part: the block starts and the padded distribution *pd (NULL on
+ * failure). */
+static rmc_status_t ghost_prepare(gai_array_t *a, rmc_dist_h *pd_out)
 {
+    *pd_out = NULL;
     ghost_t *g = calloc(1, sizeof *g);
     if (!g)
         return RMC_ERR_NOMEM;
@@ -77,8 +80,31 @@ rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
     }
     st = rmc_dist_set_ranks(pd, ranks, np);
     free(ranks);
-    if (st == RMC_OK) /* on a process group: created by its members only */
-        st = gai_matrix_new(a, gai_group_comm(a->pgroup, fn), pd, &a->m);
+    if (st != RMC_OK)
+        rmc_dist_free(pd);
+    else
+        *pd_out = pd;
+    return st;
+}
+
+rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
+{
+    rmc_dist_h pd;
+    rmc_status_t st = ghost_prepare(a, &pd);
+    /* the local part agreed over the group before the collective creation: a member failing
+     * alone would leave the others in it (a member that did not fail reports memory short, and
+     * the caller's agreement says where the failure was) */
+    int bad = st != RMC_OK, any = 0;
+    MPI_Request rq;
+    MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, gai_group_member(a->pgroup, fn)->comm, &rq);
+    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the ghost layout");
+    if (any) {
+        if (pd)
+            rmc_dist_free(pd);
+        return st != RMC_OK ? st : RMC_ERR_NOMEM;
+    }
+    /* on a process group: created by its members only */
+    st = gai_matrix_new(a, gai_group_comm(a->pgroup, fn), pd, &a->m);
     rmc_dist_free(pd);
     return st;
 }
