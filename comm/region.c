@@ -634,7 +634,9 @@ rmc_status_t rmc_region_free(rmc_region_h r)
         ids[0] = (long long)r->id;
         ids[1] = -(long long)r->id;
     }
-    hst = rmci_agree_vals(hst == RMC_OK ? r->comm : rmci_info_.comm, hst, ids, 2, __func__);
+    /* (pausing: a member may wait for a thread of this rank before it joins; nothing has
+     * changed yet) */
+    hst = rmci_agree_vals_pausing(hst == RMC_OK ? r->comm : rmci_info_.comm, hst, ids, 2, __func__);
     if (hst == RMC_OK && ids[0] != -ids[1])
         hst = rmci_fail(RMC_ERR_ARG, __func__,
                         "the members passed different regions (ids %lld to %lld; this rank's %u)",

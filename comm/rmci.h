@@ -298,6 +298,8 @@ rmc_status_t rmci_attentive_barrier(MPI_Comm comm, const char *where);
  * shared is mid-change (its first agreement): a member may be waiting for a thread of this rank
  * (a mutex it holds) before it joins, and that thread needs the lock to let go. */
 rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st, const char *fn);
+rmc_status_t rmci_agree_vals_pausing(MPI_Comm comm, rmc_status_t st, long long *vals, int n,
+                                     const char *fn);
 rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where);
 
 /* ---------------------------------------------------------------------- regions --- */

@@ -125,6 +125,12 @@ rmc_status_t rmci_agree_pausing(MPI_Comm comm, rmc_status_t st, const char *fn)
     return agree(comm, st, NULL, 0, wait_pausing, __func__, fn);
 }
 
+rmc_status_t rmci_agree_vals_pausing(MPI_Comm comm, rmc_status_t st, long long *vals, int n,
+                                     const char *fn)
+{
+    return agree(comm, st, vals, n, wait_pausing, __func__, fn);
+}
+
 rmc_status_t rmci_barrier_pausing(MPI_Comm comm, const char *where)
 {
     return barrier(comm, wait_pausing, where);
