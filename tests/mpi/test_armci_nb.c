@@ -293,6 +293,18 @@ static void test_nb_waitall_waitproc(void **state)
     armcitest_free(b);
 }
 
+/* 1 when dst[0..n) holds rank t's pattern (1000 t + i); else says how many elements are missing
+ * after `what`. */
+static int arrived(const long *dst, size_t n, int t, const char *what)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += dst[i] != 1000L * t + (long)i;
+    if (bad)
+        fprintf(stderr, "[rank %d] after %s: %zu of %zu elements not arrived\n", me_, what, bad, n);
+    return bad == 0;
+}
+
 /* A handle is a value: ARMCI_Wait / ARMCI_Test on a copy of it (h2 = h), or on the handle after
  * it moved in memory, complete the operations issued on it; a stale copy of a completed handle is
  * complete (even while another handle's operation is in flight). The get is large so that it is
@@ -307,7 +319,6 @@ static void test_nb_handle_copy(void **state)
         mine[i] = 1000L * me_ + (long)i;
     ARMCI_Barrier();
     int t = NEXT(me_), ok = 1;
-    size_t bad = 0;
 
     /* waited through a copy */
     memset(dst, 0, n * sizeof(long));
@@ -316,12 +327,7 @@ static void test_nb_handle_copy(void **state)
     ARMCI_CHECK_OK(ARMCI_NbGet(b[t], dst, (int)(n * sizeof(long)), t, &h));
     h2 = h;
     ARMCI_CHECK_OK(ARMCI_Wait(&h2));
-    for (size_t i = 0; i < n; i++)
-        bad += dst[i] != 1000L * t + (long)i;
-    if (bad)
-        fprintf(stderr, "[rank %d] after ARMCI_Wait(copy): %zu of %zu elements not arrived\n", me_,
-                bad, n);
-    ok &= bad == 0;
+    ok &= arrived(dst, n, t, "ARMCI_Wait(copy)");
     ok &= ARMCI_Wait(&h) == 0 && ARMCI_Test(&h) == 0; /* the original: complete */
     ARMCI_CHECK_ALL(ok);
 
@@ -333,13 +339,8 @@ static void test_nb_handle_copy(void **state)
     double t0 = MPI_Wtime();
     while (ARMCI_Test(&h2) != 0 && MPI_Wtime() - t0 < 20.0)
         ;
-    bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += dst[i] != 1000L * t + (long)i;
-    if (bad)
-        fprintf(stderr, "[rank %d] after ARMCI_Test(copy) == 0: %zu of %zu elements not arrived\n",
-                me_, bad, n);
-    ok &= bad == 0 && ARMCI_Wait(&h) == 0;
+    ok &= arrived(dst, n, t, "ARMCI_Test(copy) == 0");
+    ok &= ARMCI_Wait(&h) == 0;
     ARMCI_CHECK_ALL(ok);
 
     /* waited after the handle moved in memory (the old place overwritten and freed) */
@@ -352,13 +353,7 @@ static void test_nb_handle_copy(void **state)
     memset(hp, 0x5a, sizeof(*hp));
     free(hp);
     ARMCI_CHECK_OK(ARMCI_Wait(&moved[3]));
-    bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += dst[i] != 1000L * t + (long)i;
-    if (bad)
-        fprintf(stderr, "[rank %d] after ARMCI_Wait(moved): %zu of %zu elements not arrived\n", me_,
-                bad, n);
-    ok &= bad == 0;
+    ok &= arrived(dst, n, t, "ARMCI_Wait(moved)");
     ARMCI_CHECK_ALL(ok);
 
     /* a stale copy of a completed handle is complete while a new handle's get is in flight */
