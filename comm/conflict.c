@@ -3,11 +3,14 @@
  *
  * Each pair has a status byte (r->cs[target]: RMCI_CS_WRITE / ACC / READ outstanding, LISTED when
  * the pair is in the dirty list) and, once it has been used remotely, a small record (rmci_pair_t)
- * of its outstanding write ranges. A later operation flushes the pair only when it conflicts:
- *   - with an outstanding write, only when its range overlaps one of the write ranges;
- *   - with an outstanding accumulate or read (tracked per pair), always (rmci_conflicts).
- * Write ranges beyond RMCI_PAIR_RANGES are merged (the two closest become their hull): tracking
- * stays conservative, never misses a conflict. */
+ * of its outstanding write and accumulate ranges. A later operation flushes the pair only when it
+ * conflicts (rmci_conflicts):
+ *   - with an outstanding write or accumulate, only when its range overlaps one of their ranges
+ *     (MPI orders nothing between different locations: an accumulate still outstanding on one
+ *     word and a get, put or fetching atomic of another need no flush between them);
+ *   - with an outstanding read or active-message atomic (tracked per pair), always.
+ * Ranges beyond RMCI_PAIR_RANGES are merged (the two closest become their hull): tracking stays
+ * conservative, never misses a conflict. */
 #include "config.h"
 #include <stdatomic.h>
 #include <string.h>
@@ -33,7 +36,7 @@ static void clear_pending(struct rmc_region *r, int target)
 {
     r->cs[target] &= (uint8_t)~RMCI_CS_PENDING;
     if (r->pair[target])
-        r->pair[target]->nw = 0;
+        r->pair[target]->nw = r->pair[target]->na = 0;
 }
 
 static rmci_quiet_fn am_quiet, am_fence;
@@ -68,22 +71,30 @@ static rmc_status_t conflict_flush(struct rmc_region *r, int target)
     return rmci_flush(r, target);
 }
 
+/* Does range overlap one of v[0..n-1]? n == 0 (ranges not recorded) counts as yes. */
+static int hits(const rmci_range_t *v, int n, rmci_range_t range)
+{
+    for (int i = 0; i < n; i++)
+        if (overlaps(v[i], range))
+            return 1;
+    return n == 0;
+}
+
 rmc_status_t rmci_order_slow(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
 {
     unsigned c = r->cs[target] & rmci_conflicts[kind & RMCI_CS_PENDING];
     if (!c)
         return RMC_OK;
-    if (c & (RMCI_CS_ACC | RMCI_CS_READ | RMCI_CS_AM))
+    if (c & (RMCI_CS_READ | RMCI_CS_AM))
         return conflict_flush(r, target);
-    /* only outstanding writes conflict: flush when the ranges overlap */
-    const rmci_pair_t *p = r->pair[target];
-    if (!p || p->nw == 0)
-        return conflict_flush(r, target); /* writes without ranges: assume the worst */
-    for (int i = 0; i < p->nw; i++)
-        if (overlaps(p->w[i], range)) {
-            r->pair[target]->waw |= (kind & RMCI_CS_WRITE) != 0;
-            return conflict_flush(r, target);
-        }
+    /* only outstanding writes and accumulates conflict: flush when the ranges overlap */
+    rmci_pair_t *p = r->pair[target];
+    if (!p || ((c & RMCI_CS_ACC) && hits(p->a, p->na, range)))
+        return conflict_flush(r, target); /* (no record: assume the worst) */
+    if ((c & RMCI_CS_WRITE) && hits(p->w, p->nw, range)) {
+        p->waw |= (kind & RMCI_CS_WRITE) != 0;
+        return conflict_flush(r, target);
+    }
     return RMC_OK;
 }
 
@@ -92,38 +103,38 @@ rmc_status_t rmci_order(struct rmc_region *r, int target, unsigned kind, rmci_ra
     return rmci_order_(r, target, kind, range);
 }
 
-/* Adds a write range, merging what it touches; beyond RMCI_PAIR_RANGES the two closest ranges
- * become one (their hull). */
-static void add_write(rmci_pair_t *p, rmci_range_t w)
+/* Adds a range to v[0..*n-1] (a pair's write or accumulate ranges), merging what it touches;
+ * beyond RMCI_PAIR_RANGES the two closest ranges become one (their hull). */
+static void add_range(rmci_range_t *v, int *n, rmci_range_t w)
 {
     int o = 0;
-    for (int i = 0; i < p->nw; i++) {
-        rmci_range_t x = p->w[i];
+    for (int i = 0; i < *n; i++) {
+        rmci_range_t x = v[i];
         if (x.lo <= w.hi && w.lo <= x.hi) { /* overlapping or adjacent: absorb */
             w.lo = x.lo < w.lo ? x.lo : w.lo;
             w.hi = x.hi > w.hi ? x.hi : w.hi;
         } else {
-            p->w[o++] = x;
+            v[o++] = x;
         }
     }
-    p->nw = o;
-    if (p->nw == RMCI_PAIR_RANGES) {
+    *n = o;
+    if (*n == RMCI_PAIR_RANGES) {
         /* merge w into the range nearest to it */
         int best = 0;
         MPI_Aint gap = -1;
-        for (int i = 0; i < p->nw; i++) {
-            MPI_Aint g = p->w[i].lo > w.hi ? p->w[i].lo - w.hi : w.lo - p->w[i].hi;
+        for (int i = 0; i < *n; i++) {
+            MPI_Aint g = v[i].lo > w.hi ? v[i].lo - w.hi : w.lo - v[i].hi;
             if (gap < 0 || g < gap) {
                 gap = g;
                 best = i;
             }
         }
-        rmci_range_t x = p->w[best];
-        p->w[best] = p->w[--p->nw];
+        rmci_range_t x = v[best];
+        v[best] = v[--*n];
         w.lo = x.lo < w.lo ? x.lo : w.lo;
         w.hi = x.hi > w.hi ? x.hi : w.hi;
     }
-    p->w[p->nw++] = w;
+    v[(*n)++] = w;
 }
 
 static rmc_status_t list(struct rmc_region *r, int target)
@@ -146,8 +157,9 @@ static rmc_status_t list(struct rmc_region *r, int target)
 rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
 {
     uint8_t cs = r->cs[target];
-    rmci_pair_t *p = (kind & RMCI_CS_WRITE) ? pair_of(r, target) : NULL;
-    if ((!(cs & RMCI_CS_LISTED) && list(r, target) != RMC_OK) || ((kind & RMCI_CS_WRITE) && !p)) {
+    int ranged = (kind & (RMCI_CS_WRITE | RMCI_CS_ACC)) != 0;
+    rmci_pair_t *p = ranged ? pair_of(r, target) : NULL;
+    if ((!(cs & RMCI_CS_LISTED) && list(r, target) != RMC_OK) || (ranged && !p)) {
         /* cannot track it: complete it now instead (correct, just slower; the AM bit tells the
          * flush to wait for the atomic's reply too) */
         r->cs[target] |= (uint8_t)(kind & RMCI_CS_AM);
@@ -156,7 +168,12 @@ rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_ran
     if (kind & RMCI_CS_WRITE) {
         if (!(cs & RMCI_CS_WRITE))
             p->nw = 0;
-        add_write(p, range);
+        add_range(p->w, &p->nw, range);
+    }
+    if (kind & RMCI_CS_ACC) {
+        if (!(cs & RMCI_CS_ACC))
+            p->na = 0;
+        add_range(p->a, &p->na, range);
     }
     r->cs[target] |= (uint8_t)kind;
     return RMC_OK;

@@ -7,15 +7,17 @@
 
 #define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
 #define RMCI_CS_LISTED    0x80u       /* the pair is in the dirty list */
-#define RMCI_PAIR_RANGES  8           /* outstanding write ranges tracked per pair */
+#define RMCI_PAIR_RANGES  8           /* outstanding write / accumulate ranges tracked per pair */
 #define RMCI_RESERVE_MAX  ((size_t)1 << 46) /* largest reserved part (64 TiB of address space) */
 
-/* Conflict state of one (region, target) pair beyond its status byte: the outstanding write
- * ranges and the last blocking put (rmci_complete_put's hint). Allocated at the pair's first
- * remote operation, kept until the region is freed. */
+/* Conflict state of one (region, target) pair beyond its status byte: the outstanding write and
+ * accumulate ranges and the last blocking put (rmci_complete_put's hint). Allocated at the pair's
+ * first remote operation, kept until the region is freed. */
 typedef struct rmci_pair {
     int nw;                           /* outstanding write ranges (meaningful with CS_WRITE) */
     rmci_range_t w[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
+    int na;                           /* outstanding accumulate ranges (meaningful with CS_ACC) */
+    rmci_range_t a[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
     rmci_range_t last_put;            /* the last blocking put ({0,0}: none) */
     int waw;                          /* a write had to flush for an overlapping write */
 } rmci_pair_t;
