@@ -395,9 +395,10 @@ static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
 }
 
 /* Before issuing an operation of `kind` on `range` of a remote (region, target): flushes the pair
- * when an outstanding operation conflicts with it (location consistency). Writes are tracked per
- * range (a get or put flushes only when it overlaps an outstanding write), accumulates and reads
- * per pair. Accumulates do not conflict with accumulates (additions commute). */
+ * when an outstanding operation conflicts with it (location consistency). Writes and accumulates
+ * are tracked per range (a get, put or fetching atomic flushes only when it overlaps one), reads
+ * and active-message atomics per pair. Accumulates do not conflict with accumulates (additions
+ * commute). */
 rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Records that an operation of `kind` on `range` is outstanding on (region, target). */
 rmc_status_t rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);

@@ -323,14 +323,9 @@ static rmc_status_t op_faa(hop_t *o, int64_t add)
     return o->nb ? rmc_amo_fetch_add_i64_nb(o->b, add, &o->v, o->owner, &o->r)
                  : rmc_amo_fetch_add_i64(o->b, add, &o->v, o->owner);
 }
-/* Every add of the protocol is a release (a reader leaving, an entry published, a lock, a
- * reservation or a tombstone given back): this operation waits for none of them. The blocking
- * form leaves it without a request (completed by the next fence, and before this rank's next
- * operation on the word); a rank that meets the bucket meanwhile sees it still held and waits for
- * it, as for any holder. (With MPI atomics that saves a round trip per find and insert.) */
 static rmc_status_t op_add(hop_t *o, char *b, int64_t add)
 {
-    return rmc_amo_add_i64_nb(b, add, o->owner, o->nb ? &o->r : NULL);
+    return o->nb ? rmc_amo_add_i64_nb(b, add, o->owner, &o->r) : rmc_amo_add_i64(b, add, o->owner);
 }
 static rmc_status_t op_load(hop_t *o)
 {

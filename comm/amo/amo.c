@@ -51,12 +51,6 @@ static struct {
     unsigned char *nb_to;  /* [nranks] non-blocking atomics on registered memory sent there since
                             * the last fence */
     int nb_count;          /* ranks marked in nb_to */
-    /* MPI mode: the operands of implicit adds, which MPI reads until the pair's next flush (and
-     * MPICH completes an accumulate locally only when the target answers it: a local flush would
-     * cost the round trip the add is meant to save). Used in turn; before the ring starts over,
-     * a fence completes every one of them. */
-    uint64_t imp[1024];
-    unsigned imp_next;
 } amo;
 
 rmc_amo_mode_t rmc_amo_mode(void)
@@ -318,10 +312,8 @@ static rmc_status_t mpi_issue(int op, MPI_Datatype dt, const void *in, const voi
     return RMCI_MPI_ST(MPI_Fetch_and_op, (in, out, dt, mr, disp, mpi_op(op), win));
 }
 
-/* req NULL: blocking, or (implicit, a non-fetching add only) complete locally and left outstanding
- * on the pair for the next fence or conflicting operation (rmci_mark). */
 static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t a, uint64_t b,
-                            void *fetched, int rank, rmc_request_h *req, int implicit)
+                            void *fetched, int rank, rmc_request_h *req)
 {
     rmci_region_t *r = t->region;
     /* A non-fetching addition commutes with accumulates and other additions (ordered as an
@@ -342,18 +334,6 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         uint64_t in = 0, cmp = 0, out = 0;
         store_fetched(&in, width, a);
         store_fetched(&cmp, width, b);
-        if (implicit && !t->local) { /* (node-local: completed now, see the end) */
-            if (amo.imp_next == sizeof(amo.imp) / sizeof(amo.imp[0])) {
-                if ((st = rmci_fence(-1)) != RMC_OK)
-                    return st;
-                amo.imp_next = 0;
-            }
-            uint64_t *operand = &amo.imp[amo.imp_next++];
-            *operand = 0;
-            store_fetched(operand, width, a);
-            st = mpi_issue(op, dt, operand, NULL, NULL, mr, t->disp, win, NULL);
-            return st == RMC_OK ? rmci_mark(r, rank, kind, range) : st;
-        }
         st = mpi_issue(op, dt, &in, &cmp, &out, mr, t->disp, win, NULL);
         if (st == RMC_OK)
             st = rmci_flush(r, rank);
@@ -477,9 +457,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     RMCI_POLL_UNITS(1);
     RMCI_CHECK_RANK(fn, rank);
     RMCI_CHECK_ARG(op == RMCI_AMO_add || fetched, RMC_ERR_ARG, fn, "NULL fetched pointer");
-    /* a non-fetching add may go without a request: completed implicitly (by the next fence) */
-    RMCI_CHECK_ARG(!nb || req || op == RMCI_AMO_add, RMC_ERR_ARG, fn, "NULL request pointer");
-    int implicit = nb && !req;
+    RMCI_CHECK_ARG(!nb || req, RMC_ERR_ARG, fn, "NULL request pointer");
     if (RMCI_UNLIKELY((uintptr_t)dst & (uintptr_t)(width - 1)))
         return rmci_fail(RMC_ERR_ALIGN, fn, "address %p is not %d-byte aligned", dst, width);
     void *out = op == RMCI_AMO_add ? NULL : fetched;
@@ -495,7 +473,7 @@ static rmc_status_t amo_op(int op, int width, const void *dst, uint64_t a, uint6
     RMCI_POLL_UNITS(RMCI_POLL_CALL - 1);
     unsigned long nerr = rmci_error_count(); /* did the callee below record its failure? */
     if (st == RMC_OK)
-        st = amo.mode == RMC_AMO_MODE_MPI ? mpi_amo(op, width, &t, a, b, fetched, rank, r, implicit)
+        st = amo.mode == RMC_AMO_MODE_MPI ? mpi_amo(op, width, &t, a, b, fetched, rank, r)
                                           : thread_remote_amo(op, width, &t, a, b, out, rank, r);
     else if (st == RMC_ERR_NOT_REGION)
         st = registered_amo(op, width, (void *)dst, a, b, out, rank, r);

@@ -25,15 +25,9 @@
  * Non-blocking forms (_nb): `*req` receives a request completed by rmc_wait / rmc_test /
  * rmc_wait_all (RMC_REQUEST_NULL when the operation already completed, e.g. node-local in thread
  * mode). *fetched is valid only after completion; `fetched` must stay valid until then. `req` must
- * not be NULL, except for the non-fetching add (rmc_amo_add_<suffix>_nb): with `req` NULL it is
- * completed implicitly, as rmc_put_nb's implicit handle: by rmc_fence(rank), rmc_fence_all,
- * rmc_barrier, a mutex unlock or rmc_region_free, and before this rank's later operation on the
- * same word (an atomic, put or get of it waits for it). Until then other ranks may not see it yet.
- * With MPI atomics the call returns without waiting for the target (a release that nobody needs
- * to wait for, e.g. leaving a reader count); otherwise it may complete before it returns.
+ * not be NULL.
  *
- * Errors of every AMO: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL fetched; NULL req but
- * for the add),
+ * Errors of every AMO: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL fetched / req),
  * RMC_ERR_ALIGN (address not aligned to the word size), RMC_ERR_NOT_REGION (address in no region
  * and no registration of that rank), RMC_ERR_BOUNDS (word crosses the end of a region /
  * registration), RMC_ERR_MPI. On error nothing was performed.

@@ -453,13 +453,12 @@ static void test_mpi_ordering(void **state)
     amotest_done();
 }
 
-/* The implicit add (rmc_amo_add_*_nb with no request), every mode: its effect is in the value a
- * later atomic or get of the same word by the same origin sees, and at the target after
- * rmc_fence. With MPI atomics on a remote word it is left outstanding, and an outstanding
- * accumulate no longer flushes the pair for operations on other words (accumulates are tracked
- * per range): a fetch-and-add of the next word costs its own flush only; one of the same word
- * flushes first. */
-static void test_implicit_add(void **state)
+/* Accumulates are tracked per byte range (comm/conflict.c), every mode: an implicit accumulate
+ * (rmc_acc_nb with no request) left outstanding on one word is in the value a later atomic or get
+ * of that word by the same origin sees, and at the target after rmc_fence. With MPI atomics on a
+ * remote word a fetch-and-add of the next word costs its own flush only (no conflict flush: MPI
+ * orders nothing between different locations); one of the same word flushes first. */
+static void test_acc_ranges(void **state)
 {
     (void)state;
     for (size_t c = 0; c < 2; c++) {
@@ -473,11 +472,11 @@ static void test_implicit_add(void **state)
         rmc_status_t st = RMC_OK;
         int ok = 1;
         unsigned long long own = 0, conflicts = 0, same = 0;
-        int64_t old = -1, got = -1;
+        int64_t old = -1, got = -1, one = 1, two = 2, minus = -1, scale = 1;
         rmc_comm_stats_t s0, s1;
         for (int rep = 0; rep < 20 && st == RMC_OK; rep++) {
             rmc_comm_stats(&s0);
-            st = rmc_amo_add_i64_nb(a, 1, peer, NULL);
+            st = rmc_acc_nb(RMC_ACC_INT64, &scale, &one, a, 8, peer, NULL);
             if (st == RMC_OK)
                 st = rmc_amo_fetch_add_i64(b, 1, &old, peer); /* the other word */
             rmc_comm_stats(&s1);
@@ -485,23 +484,23 @@ static void test_implicit_add(void **state)
             conflicts += s1.conflict_flushes - s0.conflict_flushes;
             ok &= old == rep;
             if (st == RMC_OK)
-                st = rmc_amo_add_i64_nb(a, 2, peer, NULL);
+                st = rmc_acc_nb(RMC_ACC_INT64, &scale, &two, a, 8, peer, NULL);
             rmc_comm_stats(&s0);
-            if (st == RMC_OK) /* the same word: sees both adds */
+            if (st == RMC_OK) /* the same word: sees both accumulates */
                 st = rmc_amo_fetch_add_i64(a, 0, &old, peer);
             rmc_comm_stats(&s1);
             same += s1.conflict_flushes - s0.conflict_flushes;
             ok &= old == 3 * (rep + 1);
             if (st == RMC_OK)
-                st = rmc_amo_add_i64_nb(a, 1, peer, NULL);
+                st = rmc_acc_nb(RMC_ACC_INT64, &scale, &one, a, 8, peer, NULL);
             if (st == RMC_OK) /* a get of the word waits for it too */
                 st = rmc_get(a, &got, sizeof(got), peer);
             ok &= got == 3 * (rep + 1) + 1;
             if (st == RMC_OK)
-                st = rmc_amo_add_i64_nb(a, -1, peer, NULL);
+                st = rmc_acc_nb(RMC_ACC_INT64, &scale, &minus, a, 8, peer, NULL);
         }
-        for (int i = 0; i < 1100 && st == RMC_OK; i++) /* past the 1024 operands MPI mode keeps */
-            st = rmc_amo_add_i64_nb(a, 1, peer, NULL);
+        for (int i = 0; i < 10 && st == RMC_OK; i++)
+            st = rmc_acc_nb(RMC_ACC_INT64, &scale, &one, a, 8, peer, NULL);
         if (st == RMC_OK)
             st = rmc_fence(peer);
         MPI_CHECK_OK(rmc_barrier());
@@ -509,10 +508,10 @@ static void test_implicit_add(void **state)
         MPI_CHECK_ALL(ok);
         int from = (me + n - 1) % n; /* the origin whose words this rank holds */
         int64_t *mine = w64(&l, me, 2 * from);
-        MPI_CHECK_ALL(mine[0] == 60 + 1100 && mine[1] == 20);
+        MPI_CHECK_ALL(mine[0] == 60 + 10 && mine[1] == 20);
         /* MPI atomics on a remote word: the fetch-and-add of the other word flushed once (its own,
-         * completing the add too) and never for a conflict; the one of the same word flushed for
-         * the conflict every time */
+         * completing the accumulate too) and never for a conflict; the one of the same word
+         * flushed for the conflict every time */
         MPI_CHECK_ALL(!remote_mpi || (own == 20 && conflicts == 0 && same == 20));
         free_region(&l);
         amotest_done();
@@ -635,13 +634,12 @@ static void test_bad_input(void **state)
         ok &= rmc_amo_fetch_add_i32(pb + 2, 1, &f32, peer) == RMC_ERR_ALIGN;
         ok &= rmc_amo_cas_i64(pb + 1, 0, 1, &f, peer) == RMC_ERR_ALIGN;
         ok &= rmc_amo_add_i64_nb(pb + 4, 1, peer, &rq) == RMC_ERR_ALIGN;
-        ok &= rmc_amo_add_i64_nb(pb + 4, 1, peer, NULL) == RMC_ERR_ALIGN;
-        ok &= rmc_amo_add_i64_nb(pb + 8, 1, peer, NULL) == RMC_ERR_BOUNDS;
         ok &= rq == RMC_REQUEST_NULL;
         ok &= rmc_amo_fetch_add_i64(pb + 8, 1, &f, peer) == RMC_ERR_BOUNDS;
         ok &= rmc_amo_fetch_add_i64(pb, 1, NULL, peer) == RMC_ERR_ARG;
         ok &= rmc_amo_fetch_add_i64_nb(pb, 1, &f, peer, NULL) == RMC_ERR_ARG;
-        ok &= rmc_amo_cas_i64_nb(pb, 0, 1, &f, peer, NULL) == RMC_ERR_ARG; /* only the add */
+        ok &= rmc_amo_cas_i64_nb(pb, 0, 1, &f, peer, NULL) == RMC_ERR_ARG;
+        ok &= rmc_amo_add_i64_nb(pb, 1, peer, NULL) == RMC_ERR_ARG;
         ok &= rmc_amo_fetch_add_i64(pb, 1, &f, n) == RMC_ERR_RANK;
         ok &= rmc_amo_swap_i32(pb, 1, &f32, -1) == RMC_ERR_RANK;
         int bad1 = rmc_amo_fetch_add_i64(&stackword, 1, &f, peer) == RMC_ERR_NOT_REGION;
@@ -688,4 +686,4 @@ static void test_mode_selection(void **state)
 
 MPITEST_MAIN("amo", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
              test_mpi_thread, test_fresh_region, test_mpi_ordering, test_nb_then_rma,
-             test_subgroup_ids, test_implicit_add, test_bad_input, test_mode_selection)
+             test_subgroup_ids, test_acc_ranges, test_bad_input, test_mode_selection)
