@@ -356,6 +356,48 @@ static inline int dna_same(const char *app, int me, const char *what, dna_sums_t
     return 0;
 }
 
+/* --------------------------------------------------------- the owners' filter --- */
+
+/* A k-mer owner's filter of the k-mers it is sent (pass 1 of k-mer counting and of the contigs'
+ * analysis, through rmc_hashmap_buffer_admit): a blocked Bloom filter, one 64-bit block per
+ * k-mer, 6 bits in it, ~10 bits per k-mer the owner can be sent (its share of all occurrences). */
+typedef struct dna_ofilter {
+    uint64_t *blk;
+    uint64_t mask; /* blocks - 1 (a power of two) */
+} dna_ofilter_t;
+
+/* Allocated and its pages touched (as a Bloom filter's region is at its creation). */
+static inline void dna_ofilter_init(dna_ofilter_t *f, size_t total, int np)
+{
+    size_t blocks = 1;
+    while (blocks * 64 < 10 * (total / (size_t)np + 1))
+        blocks *= 2;
+    f->blk = bench_alloc(blocks * sizeof(uint64_t));
+    memset(f->blk, 0, blocks * sizeof(uint64_t));
+    f->mask = blocks - 1;
+}
+
+/* 1 when kmer was (probably) seen before; records it. */
+static inline int dna_ofilter_seen(dna_ofilter_t *f, uint64_t kmer)
+{
+    uint64_t h = dna_mix(kmer ^ 0x6a09e667f3bcc909ull), bits = dna_mix(h), m = 0;
+    for (int i = 0; i < 6; i++, bits >>= 6)
+        m |= 1ull << (bits & 63);
+    uint64_t *b = &f->blk[h & f->mask];
+    int was = (*b & m) == m;
+    *b |= m;
+    return was;
+}
+
+/* A combining function that keeps the stored value (pass 1: a k-mer already in the map keeps its
+ * zeros; the incoming value was its sender's, meant for the filter). */
+static inline rmc_status_t dna_keep_value(void *value, void *arg)
+{
+    (void)value;
+    (void)arg;
+    return RMC_OK;
+}
+
 /* ------------------------------------------------------------- MPI to the owners --- */
 
 /* The MPI references' owner of a k-mer: a hash of it, spread evenly over np ranks. */

@@ -1787,6 +1787,8 @@ struct rmc_hashmap_buffer {
     rmc_hashmap_update_fn combine; /* owners: fn(stored, incoming) instead of replacing, or NULL */
     int only_present;              /* with combine: absent keys are dropped, not inserted */
     char *uobj, *vin;              /* with combine: the stored and the incoming value (vt->size) */
+    rmc_hashmap_admit_fn admit;    /* owners: whether an absent key gets in, or NULL (all do) */
+    void *admit_arg;
     unsigned long long dropped; /* entries that did not fit in this rank's table */
 };
 
@@ -1860,8 +1862,21 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
                 rmc_type_release(vt, b->vin);
             if (st == RMC_ERR_NOT_FOUND) {
                 o.kind = K_INSERT;
-                st = b->only_present ? RMC_OK : local_op(&o);
+                st = b->only_present || (b->admit && !b->admit(entry, (char *)entry + (h->voff - 8),
+                                                               b->admit_arg))
+                         ? RMC_OK
+                         : local_op(&o);
             }
+        }
+    } else if (b->admit) { /* replace where present (K_REPLACE), else ask */
+        o.kind = K_FIND;
+        o.rkind = K_REPLACE;
+        st = local_op(&o);
+        if (st == RMC_ERR_NOT_FOUND) {
+            o.kind = o.rkind = K_INSERT;
+            /* (the entry is in the buffer's own memory: the filter may rewrite its value) */
+            st = b->admit(entry, (char *)entry + (h->voff - 8), b->admit_arg) ? local_op(&o)
+                                                                              : RMC_OK;
         }
     } else
         st = local_op(&o);
@@ -1912,7 +1927,7 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
     enum { D = 16 };
     struct rmc_hashmap *h = b->h;
     char *t = h->pt.ltab[rmcc.rank];
-    int fast = h->plain && !b->combine;
+    int fast = h->plain && !b->combine && !b->admit;
     uint64_t x[D];
     unsigned bad = 0; /* bit i % D: entry i could not be hashed */
     unsigned long long added = 0;
@@ -2061,6 +2076,25 @@ rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_upda
         return rmcc_fail(RMC_ERR_NOMEM, fn_name, "%zu bytes", 2 * vs);
     b->combine = fn;
     b->only_present = fn && only_present;
+    return RMC_OK;
+}
+
+rmc_status_t rmc_hashmap_buffer_admit(rmc_hashmap_buffer_h b, rmc_hashmap_admit_fn fn, void *arg)
+{
+    RMCC_SERIAL();
+    const char *fn_name = __func__;
+    rmc_status_t st = buf_check(b, fn_name);
+    if (st != RMC_OK)
+        return st;
+    const rmc_type_t *kt = b->h->kt, *vt = b->h->vt;
+    if (fn && (kt->max_bytes || vt->max_bytes))
+        return rmcc_fail(RMC_ERR_TYPE, fn_name,
+                         "the map's %s type %s is variable-size (max_bytes %zu): a filter sees "
+                         "the entry's bytes, so both types must be byte-copied",
+                         kt->max_bytes ? "key" : "value", kt->max_bytes ? kt->name : vt->name,
+                         kt->max_bytes ? kt->max_bytes : vt->max_bytes);
+    b->admit = fn;
+    b->admit_arg = fn ? arg : NULL;
     return RMC_OK;
 }
 

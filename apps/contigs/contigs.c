@@ -24,10 +24,12 @@
  *    smaller of the two.
  *
  *   RMC    k-mer analysis, as k-mer counting (apps/kmer/kmer.c): each rank sorts its occurrences
- *          (radix sort) into (k-mer, count, extension counts); pass 1 puts a k-mer it holds
- *          twice into the hash map through a HashMapBuffer, one it holds once into a blocked
- *          Bloom filter first and into the map only when the filter had seen it (min_count 1:
- *          every k-mer); pass 2 adds every rank's counts and extension counts through a
+ *          (radix sort) into (k-mer, count, extension counts); pass 1 sends each distinct k-mer
+ *          with its count to its owner through a HashMapBuffer, and the owner's filter lets one
+ *          that a rank holds twice into the map at once, one held once when its own blocked
+ *          Bloom filter had seen it (with --remote-filter, and in the test's third input: the
+ *          holder asks RMC's distributed Bloom filter first; min_count 1: every k-mer, no
+ *          filter); pass 2 adds every rank's counts and extension counts through a
  *          combining HashMapBuffer. Extension map: each rank scans the entries it owns
  *          (rmc_hashmap_local_foreach) and puts its UU k-mers into a second map, k-mer -> (left,
  *          right) bases; with the same key type a key has the same owner there, so these are
@@ -125,6 +127,7 @@ typedef struct ctg {
     int me, np, err;
     dna_cfg_t c;
     int min_count, min_ext, batch;
+    int remote; /* pass 1's filter: RMC's distributed Bloom filter (else the owners' own) */
     uint64_t mask;
     occ_t *occ; /* this rank's occurrences, as read */
     size_t nocc;
@@ -505,6 +508,19 @@ static int keep_uu(const void *key, const void *value, void *arg)
 static const rmc_type_t type_kext = RMC_TYPE_FIXED("contigs_kext", sizeof(kext_t));
 static const rmc_type_t type_uu = RMC_TYPE_FIXED("contigs_uu", sizeof(uu_t));
 
+/* Pass 1's filter at a k-mer's owner (rmc_hashmap_buffer_admit): a k-mer its sender holds twice
+ * or more gets in at once, one held once when the owner's filter had seen it; either way with the
+ * map's starting value, zeros (pass 2 adds the counts). */
+static int admit_kext(const void *key, void *value, void *arg)
+{
+    kext_t v;
+    uint64_t k;
+    memcpy(&v, value, sizeof v);
+    memset(value, 0, sizeof v);
+    memcpy(&k, key, 8);
+    return v.count >= 2 || dna_ofilter_seen(arg, k);
+}
+
 /* The RMC k-mer analysis: ns per occurrence of pass 1, pass 2 and the extension map (max over
  * ranks) in t[0..2]; the extension map in *em (NULL after an error), this rank's UU k-mers (the
  * walks' seeds) in *seeds. */
@@ -513,17 +529,24 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     size_t total = 0, n = x->nocc;
     MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
     int filter = x->min_count >= 2; /* else every k-mer counts, singletons too */
+    int remote = filter && x->remote, owners = filter && !x->remote;
     rmc_bloom_h f = NULL;
+    dna_ofilter_t of = {NULL, 0};
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
     *em = NULL;
     /* room: every genome k-mer and the filter's false positives (or every k-mer) */
     size_t cap = 2 * (x->c.genome + (filter ? total / 50 : total)) + 1024;
-    if ((filter && !ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
+    if ((remote && !ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
                           "rmc_bloom_create")) ||
         !ok_st(x, rmc_hashmap_create(cap, &rmc_type_u64, &type_kext, &h), "rmc_hashmap_create") ||
         !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
         MPI_Abort(MPI_COMM_WORLD, 1);
+    if (owners) {
+        dna_ofilter_init(&of, total, x->np);
+        ok_st(x, rmc_hashmap_buffer_admit(b, admit_kext, &of), "rmc_hashmap_buffer_admit");
+        ok_st(x, rmc_hashmap_buffer_combine(b, dna_keep_value, 0), "rmc_hashmap_buffer_combine");
+    }
     ok_st(x, rmc_barrier(), "rmc_barrier");
     uint64_t t0 = bench_now_ns();
     occ_t *v = xalloc(n * sizeof(occ_t));
@@ -532,14 +555,20 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     size_t m = aggregate(x, v, n, loc); /* this rank's distinct k-mers and their counts */
     kext_t zero = {0, {{0}}};
     for (size_t i = 0; i < m && !x->err; i++) {
+        if (owners) { /* the owner decides (admit_kext) */
+            ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].v),
+                  "rmc_hashmap_buffer_insert");
+            continue;
+        }
         int was = 1; /* held twice here (or no filter): into the map without asking the filter */
-        if (filter && loc[i].v.count == 1)
+        if (remote && loc[i].v.count == 1)
             ok_st(x, rmc_bloom_insert(f, &loc[i].kmer, &was, 0), "rmc_bloom_insert");
         if (was)
             ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &zero),
                   "rmc_hashmap_buffer_insert");
     }
     ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+    ok_st(x, rmc_hashmap_buffer_admit(b, NULL, NULL), "rmc_hashmap_buffer_admit");
     uint64_t t1 = bench_now_ns();
     /* the counts batched to their owners, who add them (absent: a singleton, dropped) */
     ok_st(x, rmc_hashmap_buffer_combine(b, kext_add, 1), "rmc_hashmap_buffer_combine");
@@ -567,8 +596,9 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     t[2] = slowest(x, t3 - t2 + t5 - t4, total);
     ok_st(x, rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
     ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
-    if (filter)
+    if (f)
         ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    free(of.blk);
     if (!made)
         *em = NULL;
     free(v);
@@ -1397,6 +1427,7 @@ int main(void)
         x.min_count = cfgs[i].min_count;
         x.min_ext = cfgs[i].min_ext;
         x.batch = cfgs[i].batch;
+        x.remote = i == 2; /* the distributed Bloom filter once */
         setup(&x);
         double t[6];
         result_t rr = {0}, mr = {0};
@@ -1436,6 +1467,10 @@ static int parse_own(int *argc, char **argv, void *arg)
     int kept = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--remote-filter")) {
+            x->remote = 1;
+            continue;
+        }
         int *to = !strcmp(a, "--min-count") ? &x->min_count
                   : !strcmp(a, "--min-ext") ? &x->min_ext
                   : !strcmp(a, "--batch")   ? &x->batch
@@ -1497,13 +1532,14 @@ int main(int argc, char **argv)
     setup(&x);
     char peers[640];
     snprintf(peers, sizeof(peers),
-             "RMC %s: k-mer analysis as bench_kmer (Bloom filter, HashMapBuffer, combining "
+             "RMC %s: k-mer analysis as bench_kmer (%s, HashMapBuffer, combining "
              "buffer), extension map by owner-local inserts, walks through rmc_hashmap_find_n "
              "(find-only, %d at once); AMO mode %s | MPI: MPI_Alltoallv to the owners, "
              "then the walks in rounds of MPI_Alltoallv requests and answers | input: genome "
              "%zu, %zu reads of %zu per rank, k %d, errors %.3f, min count %d, min ext %d",
-             rmc_version(), x.batch, rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi",
-             x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err, x.min_count, x.min_ext);
+             rmc_version(), x.remote ? "distributed Bloom filter" : "the owners' Bloom filters",
+             x.batch, rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi", x.c.genome,
+             x.c.reads, x.c.len, x.c.k, x.c.err, x.min_count, x.min_ext);
     bench_header(&o, "contig generation: k-mer analysis and de Bruijn graph walk", peers);
     double s[6][BENCH_MAX_REPS];
     result_t keep = {0};

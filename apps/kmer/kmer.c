@@ -9,11 +9,16 @@
  * complement. The result is every k-mer that occurs at least twice in all reads, with its exact
  * count (singletons, mostly errors, dropped).
  *
- *   RMC    pass 1: each rank counts its own k-mers locally (sort); a k-mer it holds twice or more
- *          goes into the hash map with count 0 through a HashMapBuffer, one it holds once into a
- *          blocked Bloom filter first (one remote fetch-or, which says whether it was there) and
- *          into the map only when the filter had seen it (so every k-mer seen twice anywhere is in
- *          the map, and a singleton only as a false positive); flush. Pass 2: each rank adds each
+ *   RMC    pass 1: each rank counts its own k-mers locally (sort) and sends each distinct one with
+ *          its count to its owner through a HashMapBuffer; the owner's filter
+ *          (rmc_hashmap_buffer_admit) lets a k-mer some rank holds twice or more into the map at
+ *          once (count 0), and one held once when the owner's blocked Bloom filter had seen it
+ *          before (its second holder); one already in the map keeps its 0 (a combining function
+ *          that changes nothing), so every k-mer seen twice anywhere is in the map, and a
+ *          singleton only as a false positive; flush. With --remote-filter (and in the test too)
+ *          the filter is RMC's distributed blocked Bloom filter instead: a k-mer held once is
+ *          inserted into it first by its holder (one remote fetch-or, which says whether it was
+ *          there) and buffered only when the filter had seen it. Pass 2: each rank adds each
  *          of its distinct k-mers' counts to its entry: batched to the owners through a
  *          HashMapBuffer whose owners add instead of replacing (rmc_hashmap_buffer_combine;
  *          absent: a singleton everywhere, dropped), or (--updates, and in the test too) one
@@ -52,6 +57,7 @@ typedef struct kpair {
 typedef struct kmer {
     int me, np, err;
     int updates; /* pass 2 through rmc_hashmap_update (else a combining HashMapBuffer) */
+    int remote;  /* pass 1's filter: RMC's distributed Bloom filter (else the owners' own) */
     dna_cfg_t c;
     uint64_t *mine; /* this rank's k-mers (canonical), as read */
     size_t nmine;
@@ -158,23 +164,42 @@ static rmc_status_t add_count(void *value, void *arg)
     return RMC_OK;
 }
 
+/* rmc_hashmap_buffer_admit's filter at the owner: a k-mer its sender holds twice or more gets in
+ * at once; one held once gets in when the owner's filter had seen it, and leaves its bits there.
+ * The value (the sender's count) becomes the map's starting count 0: pass 2 adds the counts. */
+static int admit_kmer(const void *key, void *value, void *arg)
+{
+    int64_t c;
+    uint64_t k;
+    memcpy(&c, value, 8);
+    memset(value, 0, 8);
+    memcpy(&k, key, 8);
+    return c >= 2 || dna_ofilter_seen(arg, k);
+}
+
 /* The RMC count: ns per k-mer of pass 1 and pass 2 (max over ranks) in t[0], t[1]; the result of
  * this rank (its entries with count >= 2) in *res. */
 static void count_rmc(kmer_t *x, double *t, collect_t *res)
 {
     size_t total = 0, n = x->nmine;
     MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
-    rmc_bloom_h f;
+    rmc_bloom_h f = NULL;
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
+    dna_ofilter_t of = {NULL, 0};
     /* room: every genome k-mer (both strands fold into one) and the filter's false positives */
     size_t cap = 2 * (x->c.genome + total / 50) + 1024;
-    if (!ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
-               "rmc_bloom_create") ||
+    if ((x->remote && !ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
+                             "rmc_bloom_create")) ||
         !ok_st(x, rmc_hashmap_create(cap, &rmc_type_u64, &rmc_type_i64, &h),
                "rmc_hashmap_create") ||
         !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
         MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!x->remote) {
+        dna_ofilter_init(&of, total, x->np);
+        ok_st(x, rmc_hashmap_buffer_admit(b, admit_kmer, &of), "rmc_hashmap_buffer_admit");
+        ok_st(x, rmc_hashmap_buffer_combine(b, dna_keep_value, 0), "rmc_hashmap_buffer_combine");
+    }
     ok_st(x, rmc_barrier(), "rmc_barrier");
     uint64_t t0 = bench_now_ns();
     uint64_t *v = bench_alloc((n ? n : 1) * sizeof(uint64_t));
@@ -183,6 +208,11 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     size_t m = count_sorted(v, n, loc, 1); /* this rank's distinct k-mers and their counts */
     int64_t zero = 0;
     for (size_t i = 0; i < m && !x->err; i++) {
+        if (!x->remote) { /* the owner decides (admit_kmer) */
+            ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].count),
+                  "rmc_hashmap_buffer_insert");
+            continue;
+        }
         int was = 1; /* seen twice here: in the map without asking the filter */
         if (loc[i].count == 1)
             ok_st(x, rmc_bloom_insert(f, &loc[i].kmer, &was, 0), "rmc_bloom_insert");
@@ -191,6 +221,8 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
                   "rmc_hashmap_buffer_insert");
     }
     ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
+    ok_st(x, rmc_hashmap_buffer_admit(b, NULL, NULL), "rmc_hashmap_buffer_admit");
+    ok_st(x, rmc_hashmap_buffer_combine(b, NULL, 0), "rmc_hashmap_buffer_combine");
     uint64_t t1 = bench_now_ns();
     if (x->updates) { /* one atomic update per distinct k-mer */
         for (size_t i = 0; i < m && !x->err; i++) {
@@ -214,7 +246,9 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     ok_st(x, rmc_hashmap_local_foreach(h, keep, res, NULL), "rmc_hashmap_local_foreach");
     ok_st(x, rmc_hashmap_buffer_destroy(b), "rmc_hashmap_buffer_destroy");
     ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
-    ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    if (f)
+        ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
+    free(of.blk);
     free(v);
     free(loc);
 }
@@ -409,6 +443,20 @@ static void setup(kmer_t *x)
 #ifdef KMER_TEST
 /* ----------------------------------------------------------------------------- test --- */
 
+/* The test's variants: the owners' filter with pass 2 by a combining buffer, then by updates; the
+ * distributed Bloom filter with the combining buffer. */
+static void variant(kmer_t *x, int var)
+{
+    x->updates = var == 1;
+    x->remote = var == 2;
+}
+static const char *variant_name(const kmer_t *x)
+{
+    return x->remote    ? "distributed Bloom filter, pass 2 by combining buffer"
+           : x->updates ? "owners' filter, pass 2 by updates"
+                        : "owners' filter, pass 2 by combining buffer";
+}
+
 int main(void)
 {
     kmer_t x = {0};
@@ -434,12 +482,13 @@ int main(void)
     for (size_t i = (size_t)x.me; i < x.nfixed; i += (size_t)x.np)
         x.c.reads++;
     setup(&x);
-    for (x.updates = 0; x.updates < 2; x.updates++) {
+    for (int var = 0; var < 3; var++) {
         double t[3];
+        variant(&x, var);
         int r = run(&x, t, 1, known, sizeof known / sizeof *known);
         if (x.me == 0)
-            printf("test_kmer: known answer (%zu reads of 8, k 5), pass 2 by %s: %s\n", x.nfixed,
-                   x.updates ? "updates" : "combining buffer", r ? "ok" : "FAILED");
+            printf("test_kmer: known answer (%zu reads of 8, k 5), %s: %s\n", x.nfixed,
+                   variant_name(&x), r ? "ok" : "FAILED");
         ok &= r;
     }
     x.fixed = NULL;
@@ -449,14 +498,15 @@ int main(void)
         if (x.np > 2)
             x.c.reads /= 4;
         setup(&x);
-        for (x.updates = 0; x.updates < 2; x.updates++) {
+        for (int var = 0; var < 3; var++) {
             double t[3];
+            variant(&x, var);
             int r = run(&x, t, 1, NULL, 0);
             if (x.me == 0)
                 printf("test_kmer: genome %zu, %zu reads of %zu per rank, k %d, errors %.2f, "
-                       "pass 2 by %s: %s\n",
-                       x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err,
-                       x.updates ? "updates" : "combining buffer", r ? "ok" : "FAILED");
+                       "%s: %s\n",
+                       x.c.genome, x.c.reads, x.c.len, x.c.k, x.c.err, variant_name(&x),
+                       r ? "ok" : "FAILED");
             ok &= r;
         }
     }
@@ -467,8 +517,8 @@ int main(void)
 #else
 /* ------------------------------------------------------------------------ benchmark --- */
 
-/* Takes --updates and the input's options (dna_parse; arg: the kmer_t) out of argv. 0, or 1 after
- * a usage error (message on rank 0). */
+/* Takes --updates, --remote-filter and the input's options (dna_parse; arg: the kmer_t) out of
+ * argv. 0, or 1 after a usage error (message on rank 0). */
 static int parse_own(int *argc, char **argv, void *arg)
 {
     kmer_t *x = arg;
@@ -476,6 +526,8 @@ static int parse_own(int *argc, char **argv, void *arg)
     for (int i = 1; i < *argc; i++) {
         if (!strcmp(argv[i], "--updates"))
             x->updates = 1;
+        else if (!strcmp(argv[i], "--remote-filter"))
+            x->remote = 1;
         else
             argv[kept++] = argv[i];
     }
@@ -495,11 +547,14 @@ int main(int argc, char **argv)
     setup(&x);
     char peers[512];
     snprintf(peers, sizeof(peers),
-             "RMC %s: local count, Bloom filter for local singletons, HashMapBuffer "
-             "(pass 1), %s (pass 2); AMO mode %s | MPI: MPI_Alltoall + MPI_Alltoallv to "
+             "RMC %s: local count, %s, HashMapBuffer (pass 1), %s (pass 2); AMO mode %s | "
+             "MPI: MPI_Alltoall + MPI_Alltoallv to "
              "the owners, local sort and count | input: genome %zu, %zu reads of %zu per rank, "
              "k %d, errors %.3f",
-             rmc_version(), x.updates ? "rmc_hashmap_update" : "a combining HashMapBuffer",
+             rmc_version(),
+             x.remote ? "distributed Bloom filter for local singletons"
+                      : "the owners' Bloom filters (rmc_hashmap_buffer_admit)",
+             x.updates ? "rmc_hashmap_update" : "a combining HashMapBuffer",
              rmc_amo_mode() == RMC_AMO_MODE_THREAD ? "thread" : "mpi", x.c.genome, x.c.reads,
              x.c.len, x.c.k, x.c.err);
     bench_header(&o, "k-mer counting: every k-mer seen twice or more, with its count", peers);

@@ -189,6 +189,23 @@ rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, 
  * nothing else runs on the map; it must not call RMC. Errors: RMC_ERR_HANDLE, RMC_ERR_NOMEM. */
 rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_update_fn fn,
                                         int only_present);
+/* An owner-side filter of a buffer (rmc_hashmap_buffer_admit): nonzero lets the key in; it may
+ * rewrite the value (its bytes, in place) that is then inserted. */
+typedef int (*rmc_hashmap_admit_fn)(const void *key, void *value, void *arg);
+/* Local; every rank sets its own before the buffer's first insert (the owners apply it, each with
+ * its own arg). With fn, a buffered insert of a key the map does not hold is inserted only when
+ * the owner's fn(key, value, arg) returns nonzero, else dropped (not an error); keys the map holds
+ * are replaced or combined as before, without asking fn. key and value point to the entry's bytes
+ * (8-byte aligned), which is why the map's key and value types must be byte-copied (max_bytes 0);
+ * fn may rewrite the value before it is inserted (e.g. a count the sender attached for the
+ * filter's sake, reset to the map's starting value).
+ * An owner-side filter: e.g. each owner's own Bloom filter of the keys it has seen, so that a key
+ * gets in the second time any rank sends it (k-mer counting, apps/kmer) with one buffered insert
+ * per key instead of a remote filter operation. With rmc_hashmap_buffer_combine's only_present,
+ * absent keys are dropped without asking fn. fn runs on the owner while nothing else runs on the
+ * map; it must not call RMC. fn NULL: every absent key is inserted again. Errors: RMC_ERR_HANDLE,
+ * RMC_ERR_TYPE (a variable-size key or value type). */
+rmc_status_t rmc_hashmap_buffer_admit(rmc_hashmap_buffer_h b, rmc_hashmap_admit_fn fn, void *arg);
 /* Collective. Pushes every batch, and returns when every rank's inserts are in the map. */
 rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b);
 /* Collective. Frees the buffer (entries not flushed are dropped); the map stays. A buffer whose

@@ -919,6 +919,109 @@ static void test_buffer_combine(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* An owner-side filter (rmc_hashmap_buffer_admit): each owner lets an absent key in the second
+ * time it arrives (its own table of keys seen), keys the map holds are replaced without asking it;
+ * with a combining function the admitted key's later arrivals add up; with only_present the
+ * filter is not asked. Keys [0, K) are in the map first, [K, 3K) are sent by every rank, [3K, 4K)
+ * by rank 0 only (so dropped). */
+typedef struct seen {
+    unsigned char *bit; /* [6K] keys this owner has seen */
+    long calls;
+} seen_t;
+static int admit_second(const void *key, void *value, void *arg)
+{
+    seen_t *f = arg;
+    int64_t k, ten = 10;
+    memcpy(&k, key, 8);
+    f->calls++;
+    int was = f->bit[k];
+    f->bit[k] = 1;
+    if (was) /* the value let in: rewritten */
+        memcpy(value, &ten, 8);
+    return was;
+}
+static void test_buffer_admit(void **s)
+{
+    (void)s;
+    const int64_t K = np > 2 ? 20 : 60;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    int ok = 1;
+    seen_t f = {calloc((size_t)(6 * K), 1), 0};
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(12 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
+    for (int64_t k = me; k < K; k += np) {
+        int64_t minus = -1;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &minus, 0) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_admit(b, admit_second, &f) == RMC_OK);
+    for (int64_t k = 0; k < (me == 0 ? 4 : 3) * K; k++) {
+        int64_t v = me + 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &v) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    size_t n = 0;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)(3 * K));
+    for (int64_t k = 0; k < 4 * K; k++) {
+        int64_t v = -7;
+        rmc_status_t st = rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND);
+        /* [K, 3K): let in as 10, then replaced by the later arrivals (if any) */
+        int let_in = v == 10 || (v >= 1 && v <= np && np > 2);
+        MPITEST_EXPECT(ok, k < K       ? st == RMC_OK && v >= 1 && v <= np
+                           : k < 3 * K ? st == RMC_OK && let_in
+                                       : st == RMC_ERR_NOT_FOUND);
+    }
+    /* asked twice for each key of [K, 3K) (dropped, then let in; later arrivals replace), once
+     * for each of [3K, 4K), never for [0, K) */
+    long calls = 0;
+    MPI_Allreduce(&f.calls, &calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(calls == 5 * K);
+    MPI_CHECK_ALL(ok);
+    /* with a combining function: keys [4K, 5K) from every rank, value 1: the second arrival is
+     * let in, its value rewritten to 10, the later ones add theirs: 10 + np - 2 */
+    MPI_CHECK_OK(rmc_barrier());
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 0) == RMC_OK);
+    for (int64_t k = 4 * K; k < 5 * K; k++) {
+        int64_t one = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    for (int64_t k = 4 * K; k < 5 * K; k++) {
+        int64_t v = -7;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == 8 + np);
+    }
+    /* only_present: the filter is not asked, absent keys [5K, 6K) are dropped */
+    MPI_CHECK_OK(rmc_barrier());
+    f.calls = 0;
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 1) == RMC_OK);
+    for (int64_t k = 5 * K; k < 6 * K; k++) {
+        int64_t one = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    MPITEST_EXPECT(ok, f.calls == 0);
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPITEST_EXPECT(ok, n == (size_t)(4 * K));
+    /* bad input: a NULL handle; a map with a variable-size value type */
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_admit(NULL, admit_second, &f) == RMC_ERR_HANDLE);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    static const rmc_type_t vt = {"str8", 64, 8, ser8, des8, NULL, NULL, NULL};
+    MPI_CHECK_OK(rmc_hashmap_create(64 * (size_t)np, i64, &vt, &h));
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 8, 2, &b));
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_admit(b, admit_second, &f) == RMC_ERR_TYPE);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "rmc_hashmap_buffer_admit: the map's value type "
+                                                "str8 is variable-size") != NULL);
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_admit(b, NULL, NULL) == RMC_OK);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+    free(f.bit);
+}
+
 /* Bad input: a clear status, nothing changed, nothing hangs. */
 static void test_bad_input(void **s)
 {
@@ -1169,5 +1272,6 @@ static void test_owned_args(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention, test_costs,
              test_strings, test_full_resize, test_fill_every_bucket, test_nb_batch_local,
-             test_buffer, test_buffer_types, test_find_only, test_buffer_combine, test_buffer_fail,
-             test_nb_across_collectives, test_mixed_promises, test_owned_args, test_bad_input)
+             test_buffer, test_buffer_types, test_find_only, test_buffer_combine, test_buffer_admit,
+             test_buffer_fail, test_nb_across_collectives, test_mixed_promises, test_owned_args,
+             test_bad_input)
