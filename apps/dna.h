@@ -360,7 +360,8 @@ static inline int dna_same(const char *app, int me, const char *what, dna_sums_t
 
 /* A k-mer owner's filter of the k-mers it is sent (pass 1 of k-mer counting and of the contigs'
  * analysis, through rmc_hashmap_buffer_admit): a blocked Bloom filter, one 64-bit block per
- * k-mer, 6 bits in it, ~10 bits per k-mer the owner can be sent (its share of all occurrences). */
+ * k-mer, 6 bits in it, 10-20 bits (a power of two of blocks) per k-mer the owner can be sent (its
+ * share of all occurrences). */
 typedef struct dna_ofilter {
     uint64_t *blk;
     uint64_t mask; /* blocks - 1 (a power of two) */

@@ -64,7 +64,7 @@
  *
  * One source, two programs (apps/Makefile.inc): bench/bench_contigs (tables: ns per k-mer of the
  * analysis, ns per UU k-mer of the walk, contigs per second; options --genome G --reads R --len L
- * --k K --err E --min-count C --min-ext X --batch W and the common ones) and
+ * --k K --err E --min-count C --min-ext X --batch W --remote-filter and the common ones) and
  * tests/mpi/test_contigs.
  */
 #include "config.h"

@@ -34,7 +34,8 @@
  *
  * One source, two programs (apps/Makefile.inc): bench/bench_kmer (tables: ns per k-mer of each
  * pass and of the whole count, k-mers per second; options --genome G --reads R --len L --k K
- * --err E and the common ones) and tests/mpi/test_kmer (small verified runs).
+ * --err E --updates --remote-filter and the common ones) and tests/mpi/test_kmer (small verified
+ * runs).
  */
 #include "config.h"
 #include <inttypes.h>

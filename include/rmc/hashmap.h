@@ -159,7 +159,8 @@ int rmc_hashmap_owner(rmc_hashmap_h h, const void *key);
  * room in a peer's queue, and at the flush), a group of entries at a time with their buckets
  * prefetched. After rmc_hashmap_buffer_flush every inserted key is in
  * the map (a later insert of a key through the same buffer replaces an earlier one's value;
- * between ranks, one of the values wins).
+ * between ranks, one of the values wins), except the absent keys the owners were told to drop
+ * (rmc_hashmap_buffer_combine's only_present, rmc_hashmap_buffer_admit's filter).
  *
  * While a buffer is in use (from its first insert to the end of the flush) no other operation may
  * run on its map (an insert phase: RMC_PROMISE_LOCAL rules for the owners). Errors: as the map's
@@ -180,7 +181,8 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
 /* Local (pushes a batch to its owner's queue when it is full): key -> value, as
  * rmc_hashmap_insert, visible after the flush. */
 rmc_status_t rmc_hashmap_buffer_insert(rmc_hashmap_buffer_h b, const void *key, const void *value);
-/* Local; every rank sets the same before the buffer's first insert (the owners apply it). With fn,
+/* Local; every rank sets the same outside an insert phase (before its first insert, or between a
+ * flush and the next insert: the owners apply it). With fn,
  * a buffered insert of a key the map holds combines instead of replacing: the owner calls
  * fn(stored value, incoming value as `arg`), both as the caller holds values, and stores what fn
  * leaves in the first (e.g. adds counts: the order in which ranks' inserts meet is unspecified, so
@@ -192,19 +194,19 @@ rmc_status_t rmc_hashmap_buffer_combine(rmc_hashmap_buffer_h b, rmc_hashmap_upda
 /* An owner-side filter of a buffer (rmc_hashmap_buffer_admit): nonzero lets the key in; it may
  * rewrite the value (its bytes, in place) that is then inserted. */
 typedef int (*rmc_hashmap_admit_fn)(const void *key, void *value, void *arg);
-/* Local; every rank sets its own before the buffer's first insert (the owners apply it, each with
- * its own arg). With fn, a buffered insert of a key the map does not hold is inserted only when
- * the owner's fn(key, value, arg) returns nonzero, else dropped (not an error); keys the map holds
- * are replaced or combined as before, without asking fn. key and value point to the entry's bytes
- * (8-byte aligned), which is why the map's key and value types must be byte-copied (max_bytes 0);
- * fn may rewrite the value before it is inserted (e.g. a count the sender attached for the
- * filter's sake, reset to the map's starting value).
- * An owner-side filter: e.g. each owner's own Bloom filter of the keys it has seen, so that a key
- * gets in the second time any rank sends it (k-mer counting, apps/kmer) with one buffered insert
- * per key instead of a remote filter operation. With rmc_hashmap_buffer_combine's only_present,
- * absent keys are dropped without asking fn. fn runs on the owner while nothing else runs on the
- * map; it must not call RMC. fn NULL: every absent key is inserted again. Errors: RMC_ERR_HANDLE,
- * RMC_ERR_TYPE (a variable-size key or value type). */
+/* Local; every rank sets its own outside an insert phase (before its first insert, or between a
+ * flush and the next insert: the owners apply it, each with its own arg). With fn, a buffered
+ * insert of a key the map does not hold is inserted only when the owner's fn(key, value, arg)
+ * returns nonzero, else dropped (not an error); keys the map holds are replaced or combined as
+ * before, without asking fn. key and value point to the entry's bytes (8-byte aligned), which is
+ * why the map's key and value types must be byte-copied (max_bytes 0); fn may rewrite the value
+ * before it is inserted (e.g. a count the sender attached for the filter's sake, reset to the map's
+ * starting value). An owner-side filter: e.g. each owner's own Bloom filter of the keys it has
+ * seen, so that a key gets in the second time any rank sends it (k-mer counting, apps/kmer) with
+ * one buffered insert per key instead of a remote filter operation. With
+ * rmc_hashmap_buffer_combine's only_present, absent keys are dropped without asking fn. fn runs on
+ * the owner while nothing else runs on the map; it must not call RMC. fn NULL: every absent key is
+ * inserted again. Errors: RMC_ERR_HANDLE, RMC_ERR_TYPE (a variable-size key or value type). */
 rmc_status_t rmc_hashmap_buffer_admit(rmc_hashmap_buffer_h b, rmc_hashmap_admit_fn fn, void *arg);
 /* Collective. Pushes every batch, and returns when every rank's inserts are in the map. */
 rmc_status_t rmc_hashmap_buffer_flush(rmc_hashmap_buffer_h b);

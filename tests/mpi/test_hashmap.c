@@ -948,6 +948,7 @@ static void test_buffer_admit(void **s)
     rmc_hashmap_buffer_h b;
     int ok = 1;
     seen_t f = {calloc((size_t)(6 * K), 1), 0};
+    MPI_CHECK_ALL(f.bit != NULL);
     MPI_CHECK_OK(rmc_hashmap_create((size_t)(12 * K), i64, i64, &h));
     MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
     for (int64_t k = me; k < K; k += np) {
@@ -982,6 +983,7 @@ static void test_buffer_admit(void **s)
     /* with a combining function: keys [4K, 5K) from every rank, value 1: the second arrival is
      * let in, its value rewritten to 10, the later ones add theirs: 10 + np - 2 */
     MPI_CHECK_OK(rmc_barrier());
+    f.calls = 0;
     MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 0) == RMC_OK);
     for (int64_t k = 4 * K; k < 5 * K; k++) {
         int64_t one = 1;
@@ -992,6 +994,9 @@ static void test_buffer_admit(void **s)
         int64_t v = -7;
         MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == 8 + np);
     }
+    calls = 0; /* asked twice per key again, never once it was in (the later ones combined) */
+    MPI_Allreduce(&f.calls, &calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(calls == 2 * K);
     /* only_present: the filter is not asked, absent keys [5K, 6K) are dropped */
     MPI_CHECK_OK(rmc_barrier());
     f.calls = 0;
