@@ -940,6 +940,21 @@ static int admit_second(const void *key, void *value, void *arg)
         memcpy(value, &ten, 8);
     return was;
 }
+/* An insert phase of test_buffer_admit: keys [lo, hi) with value 1 from every rank, the owners
+ * combining by add_arg (only_present as given); the filter's calls counted afresh. */
+static void insert_ones(rmc_hashmap_buffer_h b, seen_t *f, int only, int64_t lo, int64_t hi,
+                        int *ok)
+{
+    MPI_CHECK_OK(rmc_barrier());
+    f->calls = 0;
+    MPITEST_EXPECT(*ok, rmc_hashmap_buffer_combine(b, add_arg, only) == RMC_OK);
+    for (int64_t k = lo; k < hi; k++) {
+        int64_t one = 1;
+        MPITEST_EXPECT(*ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+}
+
 static void test_buffer_admit(void **s)
 {
     (void)s;
@@ -982,14 +997,7 @@ static void test_buffer_admit(void **s)
     MPI_CHECK_ALL(ok);
     /* with a combining function: keys [4K, 5K) from every rank, value 1: the second arrival is
      * let in, its value rewritten to 10, the later ones add theirs: 10 + np - 2 */
-    MPI_CHECK_OK(rmc_barrier());
-    f.calls = 0;
-    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 0) == RMC_OK);
-    for (int64_t k = 4 * K; k < 5 * K; k++) {
-        int64_t one = 1;
-        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
-    }
-    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    insert_ones(b, &f, 0, 4 * K, 5 * K, &ok);
     for (int64_t k = 4 * K; k < 5 * K; k++) {
         int64_t v = -7;
         MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == 8 + np);
@@ -998,14 +1006,7 @@ static void test_buffer_admit(void **s)
     MPI_Allreduce(&f.calls, &calls, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_CHECK_ALL(calls == 2 * K);
     /* only_present: the filter is not asked, absent keys [5K, 6K) are dropped */
-    MPI_CHECK_OK(rmc_barrier());
-    f.calls = 0;
-    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 1) == RMC_OK);
-    for (int64_t k = 5 * K; k < 6 * K; k++) {
-        int64_t one = 1;
-        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
-    }
-    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    insert_ones(b, &f, 1, 5 * K, 6 * K, &ok);
     MPITEST_EXPECT(ok, f.calls == 0);
     MPI_CHECK_OK(rmc_hashmap_count(h, &n));
     MPITEST_EXPECT(ok, n == (size_t)(4 * K));
