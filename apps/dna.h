@@ -358,25 +358,19 @@ static inline int dna_same(const char *app, int me, const char *what, dna_sums_t
 
 /* --------------------------------------------------------- the owners' filter --- */
 
-/* A k-mer owner's filter of the k-mers it is sent (pass 1 of k-mer counting and of the contigs'
- * analysis, through rmc_hashmap_buffer_admit): a blocked Bloom filter, one 64-bit block per
- * k-mer, 6 bits in it, 10-20 bits (a power of two of blocks) per k-mer the owner can be sent (its
- * share of all occurrences). */
+/* Pass 1 of k-mer counting and of the contigs' analysis through the owners' filters: each rank
+ * sends every distinct k-mer once through a HashMapBuffer, its value starting with the sender's
+ * count; the owner (rmc_hashmap_buffer_admit) lets one a sender holds twice or more in at once,
+ * one held once when its own blocked Bloom filter had seen it (one 64-bit block per k-mer, 6 bits
+ * in it, 10-20 bits per k-mer the owner can be sent: its share of all occurrences, rounded up to a
+ * power of two of blocks), both with zeros for value (pass 2 adds the counts); a k-mer already in
+ * the map keeps its zeros. */
 typedef struct dna_ofilter {
     uint64_t *blk;
     uint64_t mask; /* blocks - 1 (a power of two) */
+    size_t vsize;  /* the map's value bytes */
+    int wide;      /* the sender's count: an int64_t (1) or a uint32_t (0) at the value's start */
 } dna_ofilter_t;
-
-/* Allocated and its pages touched (as a Bloom filter's region is at its creation). */
-static inline void dna_ofilter_init(dna_ofilter_t *f, size_t total, int np)
-{
-    size_t blocks = 1;
-    while (blocks * 64 < 10 * (total / (size_t)np + 1))
-        blocks *= 2;
-    f->blk = bench_alloc(blocks * sizeof(uint64_t));
-    memset(f->blk, 0, blocks * sizeof(uint64_t));
-    f->mask = blocks - 1;
-}
 
 /* 1 when kmer was (probably) seen before; records it. */
 static inline int dna_ofilter_seen(dna_ofilter_t *f, uint64_t kmer)
@@ -390,13 +384,56 @@ static inline int dna_ofilter_seen(dna_ofilter_t *f, uint64_t kmer)
     return was;
 }
 
-/* A combining function that keeps the stored value (pass 1: a k-mer already in the map keeps its
- * zeros; the incoming value was its sender's, meant for the filter). */
+/* The owner's filter (rmc_hashmap_buffer_admit; arg: the dna_ofilter_t). */
+static inline int dna_ofilter_admit(const void *key, void *value, void *arg)
+{
+    dna_ofilter_t *f = arg;
+    int64_t c;
+    uint64_t k;
+    if (f->wide) {
+        memcpy(&c, value, 8);
+    } else {
+        uint32_t c32;
+        memcpy(&c32, value, 4);
+        c = c32;
+    }
+    memset(value, 0, f->vsize);
+    memcpy(&k, key, 8);
+    return c >= 2 || dna_ofilter_seen(f, k);
+}
+
+/* A combining function that keeps the stored value (the incoming one was its sender's count). */
 static inline rmc_status_t dna_keep_value(void *value, void *arg)
 {
     (void)value;
     (void)arg;
     return RMC_OK;
+}
+
+/* Before pass 1: this rank's filter, allocated and its pages touched (as a Bloom filter's region
+ * is at its creation), made b's (with dna_keep_value) for `total` occurrences over np ranks. */
+static inline rmc_status_t dna_ofilter_attach(dna_ofilter_t *f, rmc_hashmap_buffer_h b,
+                                              size_t total, int np, size_t vsize, int wide)
+{
+    size_t blocks = 1;
+    while (blocks * 64 < 10 * (total / (size_t)np + 1))
+        blocks *= 2;
+    f->blk = bench_alloc(blocks * sizeof(uint64_t));
+    memset(f->blk, 0, blocks * sizeof(uint64_t));
+    f->mask = blocks - 1;
+    f->vsize = vsize;
+    f->wide = wide;
+    rmc_status_t st = rmc_hashmap_buffer_admit(b, dna_ofilter_admit, f);
+    return st == RMC_OK ? rmc_hashmap_buffer_combine(b, dna_keep_value, 0) : st;
+}
+
+/* After pass 1's flush: b without the filter and the combining function; the filter freed. */
+static inline rmc_status_t dna_ofilter_detach(dna_ofilter_t *f, rmc_hashmap_buffer_h b)
+{
+    free(f->blk);
+    f->blk = NULL;
+    rmc_status_t st = rmc_hashmap_buffer_admit(b, NULL, NULL);
+    return st == RMC_OK ? rmc_hashmap_buffer_combine(b, NULL, 0) : st;
 }
 
 /* ------------------------------------------------------------- MPI to the owners --- */

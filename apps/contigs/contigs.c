@@ -508,19 +508,6 @@ static int keep_uu(const void *key, const void *value, void *arg)
 static const rmc_type_t type_kext = RMC_TYPE_FIXED("contigs_kext", sizeof(kext_t));
 static const rmc_type_t type_uu = RMC_TYPE_FIXED("contigs_uu", sizeof(uu_t));
 
-/* Pass 1's filter at a k-mer's owner (rmc_hashmap_buffer_admit): a k-mer its sender holds twice
- * or more gets in at once, one held once when the owner's filter had seen it; either way with the
- * map's starting value, zeros (pass 2 adds the counts). */
-static int admit_kext(const void *key, void *value, void *arg)
-{
-    kext_t v;
-    uint64_t k;
-    memcpy(&v, value, sizeof v);
-    memset(value, 0, sizeof v);
-    memcpy(&k, key, 8);
-    return v.count >= 2 || dna_ofilter_seen(arg, k);
-}
-
 /* The RMC k-mer analysis: ns per occurrence of pass 1, pass 2 and the extension map (max over
  * ranks) in t[0..2]; the extension map in *em (NULL after an error), this rank's UU k-mers (the
  * walks' seeds) in *seeds. */
@@ -531,7 +518,7 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     int filter = x->min_count >= 2; /* else every k-mer counts, singletons too */
     int remote = filter && x->remote, owners = filter && !x->remote;
     rmc_bloom_h f = NULL;
-    dna_ofilter_t of = {NULL, 0};
+    dna_ofilter_t of = {0};
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
     *em = NULL;
@@ -542,11 +529,8 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
         !ok_st(x, rmc_hashmap_create(cap, &rmc_type_u64, &type_kext, &h), "rmc_hashmap_create") ||
         !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (owners) {
-        dna_ofilter_init(&of, total, x->np);
-        ok_st(x, rmc_hashmap_buffer_admit(b, admit_kext, &of), "rmc_hashmap_buffer_admit");
-        ok_st(x, rmc_hashmap_buffer_combine(b, dna_keep_value, 0), "rmc_hashmap_buffer_combine");
-    }
+    if (owners) /* (kext_t starts with its uint32_t count) */
+        ok_st(x, dna_ofilter_attach(&of, b, total, x->np, sizeof(kext_t), 0), "dna_ofilter_attach");
     ok_st(x, rmc_barrier(), "rmc_barrier");
     uint64_t t0 = bench_now_ns();
     occ_t *v = xalloc(n * sizeof(occ_t));
@@ -555,7 +539,7 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     size_t m = aggregate(x, v, n, loc); /* this rank's distinct k-mers and their counts */
     kext_t zero = {0, {{0}}};
     for (size_t i = 0; i < m && !x->err; i++) {
-        if (owners) { /* the owner decides (admit_kext) */
+        if (owners) { /* the owner decides (dna_ofilter_admit) */
             ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].v),
                   "rmc_hashmap_buffer_insert");
             continue;
@@ -568,7 +552,8 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
                   "rmc_hashmap_buffer_insert");
     }
     ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
-    ok_st(x, rmc_hashmap_buffer_admit(b, NULL, NULL), "rmc_hashmap_buffer_admit");
+    if (owners)
+        ok_st(x, dna_ofilter_detach(&of, b), "dna_ofilter_detach");
     uint64_t t1 = bench_now_ns();
     /* the counts batched to their owners, who add them (absent: a singleton, dropped) */
     ok_st(x, rmc_hashmap_buffer_combine(b, kext_add, 1), "rmc_hashmap_buffer_combine");
@@ -598,7 +583,6 @@ static void analyse_rmc(ctg_t *x, double *t, rmc_hashmap_h *em, collect_t *seeds
     ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
     if (f)
         ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
-    free(of.blk);
     if (!made)
         *em = NULL;
     free(v);

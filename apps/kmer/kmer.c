@@ -165,19 +165,6 @@ static rmc_status_t add_count(void *value, void *arg)
     return RMC_OK;
 }
 
-/* rmc_hashmap_buffer_admit's filter at the owner: a k-mer its sender holds twice or more gets in
- * at once; one held once gets in when the owner's filter had seen it, and leaves its bits there.
- * The value (the sender's count) becomes the map's starting count 0: pass 2 adds the counts. */
-static int admit_kmer(const void *key, void *value, void *arg)
-{
-    int64_t c;
-    uint64_t k;
-    memcpy(&c, value, 8);
-    memset(value, 0, 8);
-    memcpy(&k, key, 8);
-    return c >= 2 || dna_ofilter_seen(arg, k);
-}
-
 /* The RMC count: ns per k-mer of pass 1 and pass 2 (max over ranks) in t[0], t[1]; the result of
  * this rank (its entries with count >= 2) in *res. */
 static void count_rmc(kmer_t *x, double *t, collect_t *res)
@@ -187,7 +174,7 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     rmc_bloom_h f = NULL;
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
-    dna_ofilter_t of = {NULL, 0};
+    dna_ofilter_t of = {0};
     /* room: every genome k-mer (both strands fold into one) and the filter's false positives */
     size_t cap = 2 * (x->c.genome + total / 50) + 1024;
     if ((x->remote && !ok_st(x, rmc_bloom_create(RMC_BLOOM_BLOCKED, total, 0.01, &rmc_type_u64, &f),
@@ -196,11 +183,9 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
                "rmc_hashmap_create") ||
         !ok_st(x, rmc_hashmap_buffer_create(h, 1 << 16, 512, &b), "rmc_hashmap_buffer_create"))
         MPI_Abort(MPI_COMM_WORLD, 1);
-    if (!x->remote) {
-        dna_ofilter_init(&of, total, x->np);
-        ok_st(x, rmc_hashmap_buffer_admit(b, admit_kmer, &of), "rmc_hashmap_buffer_admit");
-        ok_st(x, rmc_hashmap_buffer_combine(b, dna_keep_value, 0), "rmc_hashmap_buffer_combine");
-    }
+    if (!x->remote) /* (the count is the map's value) */
+        ok_st(x, dna_ofilter_attach(&of, b, total, x->np, sizeof(int64_t), 1),
+              "dna_ofilter_attach");
     ok_st(x, rmc_barrier(), "rmc_barrier");
     uint64_t t0 = bench_now_ns();
     uint64_t *v = bench_alloc((n ? n : 1) * sizeof(uint64_t));
@@ -209,7 +194,7 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     size_t m = count_sorted(v, n, loc, 1); /* this rank's distinct k-mers and their counts */
     int64_t zero = 0;
     for (size_t i = 0; i < m && !x->err; i++) {
-        if (!x->remote) { /* the owner decides (admit_kmer) */
+        if (!x->remote) { /* the owner decides (dna_ofilter_admit) */
             ok_st(x, rmc_hashmap_buffer_insert(b, &loc[i].kmer, &loc[i].count),
                   "rmc_hashmap_buffer_insert");
             continue;
@@ -222,8 +207,8 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
                   "rmc_hashmap_buffer_insert");
     }
     ok_st(x, rmc_hashmap_buffer_flush(b), "rmc_hashmap_buffer_flush");
-    ok_st(x, rmc_hashmap_buffer_admit(b, NULL, NULL), "rmc_hashmap_buffer_admit");
-    ok_st(x, rmc_hashmap_buffer_combine(b, NULL, 0), "rmc_hashmap_buffer_combine");
+    if (!x->remote)
+        ok_st(x, dna_ofilter_detach(&of, b), "dna_ofilter_detach");
     uint64_t t1 = bench_now_ns();
     if (x->updates) { /* one atomic update per distinct k-mer */
         for (size_t i = 0; i < m && !x->err; i++) {
@@ -249,7 +234,6 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     ok_st(x, rmc_hashmap_destroy(h), "rmc_hashmap_destroy");
     if (f)
         ok_st(x, rmc_bloom_destroy(f), "rmc_bloom_destroy");
-    free(of.blk);
     free(v);
     free(loc);
 }
