@@ -45,6 +45,15 @@ void gai_check(rmc_status_t st, const char *fn, const char *what)
         gai_error(fn, "%s failed: %s (%s)", what, rmc_status_string(st), rmc_last_error());
 }
 
+int gai_allreduce_int(int v, MPI_Op op, MPI_Comm comm, const char *fn, const char *what)
+{
+    int all = v;
+    MPI_Request r;
+    MPI_Iallreduce(&v, &all, 1, MPI_INT, op, comm, &r);
+    gai_check(rmc_wait_mpi(&r), fn, what);
+    return all;
+}
+
 void gai_up(const char *fn)
 {
     if (!gai.up)

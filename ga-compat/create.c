@@ -281,11 +281,8 @@ int gai_allocate(gai_array_t *a, const char *fn)
     a->nblocks = rmc_dist_ntiles(d);
     /* this rank's share, against the memory limit (agreed: GA_Allocate returns 0 everywhere) */
     size_t mine = my_bytes(a, d, fn);
-    int ok = !GA_Memory_limited() || mine <= GA_Memory_avail(), all = 0;
-    MPI_Request rq;
-    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_LAND, g->comm, &rq);
-    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the memory limit"); /* (serving AMs meanwhile) */
-    if (!all) {
+    int ok = !GA_Memory_limited() || mine <= GA_Memory_avail();
+    if (!gai_allreduce_int(ok, MPI_LAND, g->comm, fn, "agreeing on the memory limit")) {
         rmc_dist_free(d);
         a->dist = NULL;
         return 0;
@@ -297,12 +294,9 @@ int gai_allocate(gai_array_t *a, const char *fn)
     /* memory short (RMC_ERR_NOMEM, or RMC_ERR_TOO_BIG: beyond what a region can hold) makes
      * the call return 0, as GA does; agreed over the group, so that no member returns 0 while
      * another aborts or goes on with the array (the worst status wins: 2 any other failure) */
-    int mine_st = st == RMC_OK                                   ? 0
-                  : st == RMC_ERR_NOMEM || st == RMC_ERR_TOO_BIG ? 1
-                                                                 : 2,
-        all_st = 0;
-    MPI_Iallreduce(&mine_st, &all_st, 1, MPI_INT, MPI_MAX, g->comm, &rq);
-    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the storage's creation");
+    int mine_st = st == RMC_OK ? 0 : st == RMC_ERR_NOMEM || st == RMC_ERR_TOO_BIG ? 1 : 2;
+    int all_st =
+        gai_allreduce_int(mine_st, MPI_MAX, g->comm, fn, "agreeing on the storage's creation");
     if (all_st == 2) {
         if (mine_st == 2)
             gai_check(st, fn, "creating the array's storage");

@@ -127,6 +127,9 @@ void gai_linalg_release(void);
 GAI_NORETURN void gai_error(const char *fn, const char *fmt, ...) GAI_PRINTF(2, 3);
 /* An RMC status: abort with the call, the status and rmc_last_error when it is not RMC_OK. */
 void gai_check(rmc_status_t st, const char *fn, const char *what);
+/* Collective over comm: v combined by op (MPI_INT), waited for with rmc_wait_mpi (this rank keeps
+ * serving active messages); a failure aborts as gai_check, naming `what`. */
+int gai_allreduce_int(int v, MPI_Op op, MPI_Comm comm, const char *fn, const char *what);
 /* GA must be up (GA_Initialize called, GA_Terminate not yet). */
 void gai_up(const char *fn);
 

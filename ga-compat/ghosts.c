@@ -94,11 +94,8 @@ rmc_status_t gai_ghost_setup(gai_array_t *a, const char *fn)
     /* the local part agreed over the group before the collective creation: a member failing
      * alone would leave the others in it (a member that did not fail reports memory short, and
      * the caller's agreement says where the failure was) */
-    int bad = st != RMC_OK, any = 0;
-    MPI_Request rq;
-    MPI_Iallreduce(&bad, &any, 1, MPI_INT, MPI_MAX, gai_group_member(a->pgroup, fn)->comm, &rq);
-    gai_check(rmc_wait_mpi(&rq), fn, "agreeing on the ghost layout");
-    if (any) {
+    if (gai_allreduce_int(st != RMC_OK, MPI_MAX, gai_group_member(a->pgroup, fn)->comm, fn,
+                          "agreeing on the ghost layout")) {
         if (pd)
             rmc_dist_free(pd);
         return st != RMC_OK ? st : RMC_ERR_NOMEM;

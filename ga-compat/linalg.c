@@ -289,11 +289,7 @@ static void la_bc_fetch(la_bc_t *v, gai_array_t *a, const la_grid_t *x, const ch
 /* The largest info over the group (ScaLAPACK's info is known first where it arose). */
 static int la_agree(const la_grid_t *x, int info, const char *what, const char *fn)
 {
-    int all = info;
-    MPI_Request r;
-    MPI_Iallreduce(&info, &all, 1, MPI_INT, MPI_MAX, x->comm, &r);
-    gai_check(rmc_wait_mpi(&r), fn, what);
-    return all;
+    return gai_allreduce_int(info, MPI_MAX, x->comm, fn, what);
 }
 
 /* A solver's start on ScaLAPACK: the grid over a's group, the views of a (and b, when given)
