@@ -1884,32 +1884,47 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
     return st;
 }
 
-/* insert_packed of a plain map without a combining function: local_op's K_INSERT (a present key
- * gets the new value) without its indirections. *added counts a new key. */
-static rmc_status_t plain_insert(const struct rmc_hashmap *h, char *t, const char *e,
-                                 uint64_t home, unsigned long long *added)
+/* insert_packed of a plain map (b->h->plain) without its indirections: a present key gets the
+ * new value, or b's combining function's result; an absent key is dropped (only_present), asked
+ * about (admit: it may rewrite the entry's value) or inserted. *added counts a new key. */
+static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e, uint64_t home,
+                                 unsigned long long *added, const char *fn)
 {
+    const struct rmc_hashmap *h = b->h;
     size_t bsz = h->bsz, ks = h->kt->size;
     char *cand = NULL; /* the first tombstone, else the free bucket that ends the sequence */
     for (size_t i = 0; i < h->per; i++) {
-        char *b = t + probe_slot(h, home, i) * bsz;
-        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE) & HS_STATE;
-        if (s == HS_READY) {
+        char *s = t + probe_slot(h, home, i) * bsz;
+        int64_t st = __atomic_load_n((int64_t *)(void *)s, __ATOMIC_ACQUIRE) & HS_STATE;
+        if (st == HS_READY) {
             uint64_t x, y;
-            if (ks == 8 ? (memcpy(&x, b + 8, 8), memcpy(&y, e, 8), x != y)
-                        : memcmp(b + 8, e, ks) != 0)
+            if (ks == 8 ? (memcpy(&x, s + 8, 8), memcpy(&y, e, 8), x != y)
+                        : memcmp(s + 8, e, ks) != 0)
                 continue;
-            copy_small(b + h->voff, e + (h->voff - 8), h->vslot);
+            if (!b->combine) {
+                copy_small(s + h->voff, e + (h->voff - 8), h->vslot);
+                return RMC_OK;
+            }
+            /* fn changes a copy: a failing fn leaves the stored value as it was */
+            size_t vs = h->vt->size;
+            copy_small(b->uobj, s + h->voff, vs);
+            rmc_status_t us = b->combine(b->uobj, e + (h->voff - 8));
+            if (us != RMC_OK)
+                return rmcc_fail(us, fn, "the update function returned %s", rmc_status_string(us));
+            copy_small(s + h->voff, b->uobj, vs);
             return RMC_OK;
         }
-        if (s == HS_DELETED && !cand)
-            cand = b;
-        if (s == HS_FREE) {
+        if (st == HS_DELETED && !cand)
+            cand = s;
+        if (st == HS_FREE) {
             if (!cand)
-                cand = b;
+                cand = s;
             break;
         }
     }
+    if (b->only_present || (b->admit && !b->admit(e, e + (h->voff - 8), b->admit_arg)))
+        return RMC_OK; /* dropped as the owner was told (before a full table's error, as
+                        * insert_packed) */
     if (!cand)
         return RMC_ERR_FULL;
     copy_small(cand + 8, e, bsz - 8);
@@ -1927,15 +1942,15 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
     enum { D = 16 };
     struct rmc_hashmap *h = b->h;
     char *t = h->pt.ltab[rmcc.rank];
-    int fast = h->plain && !b->combine && !b->admit;
+    int fast = h->plain;
     uint64_t x[D];
     unsigned bad = 0; /* bit i % D: entry i could not be hashed */
     unsigned long long added = 0;
     rmc_status_t first = RMC_OK; /* every entry is tried: the batch is off the queue already */
     for (size_t i = 0; i < n + D; i++) {
         if (i >= D && !(bad & 1u << (i % D))) { /* insert entry i - D, hash in x[i % D] */
-            const char *ej = e + (i - D) * b->esz;
-            rmc_status_t st = fast ? plain_insert(h, t, ej, x[i % D] & h->mask, &added)
+            char *ej = (char *)e + (i - D) * b->esz; /* (the buffer's memory: admit may write) */
+            rmc_status_t st = fast ? plain_insert(b, t, ej, x[i % D] & h->mask, &added, fn)
                                    : insert_packed(b, ej, x[i % D], fn);
             if (st == RMC_ERR_FULL)
                 b->dropped++;

@@ -755,6 +755,16 @@ static void test_buffer_types(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+/* An int64 key with its own hash function: byte-copied, but not a plain map (the owners insert
+ * buffered entries through the general path, not the plain fast one). */
+static uint64_t hash_i64(const void *key)
+{
+    uint64_t k;
+    memcpy(&k, key, 8);
+    return (k + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+}
+static const rmc_type_t i64h = {"int64 hashed", 8, 0, NULL, NULL, hash_i64, NULL, NULL};
+
 /* A combining function that refuses stored odd values (the key's parity here) and adds otherwise. */
 static rmc_status_t odd_refused(void *value, void *arg)
 {
@@ -770,15 +780,15 @@ static rmc_status_t odd_refused(void *value, void *arg)
 
 /* An owner's inserts fail (the combining function refuses odd keys) while the other ranks wait for
  * room in its small queue: it keeps taking their batches in (it stopped at the first failure and
- * the flush hung), every other entry is still combined, and the flush fails on every rank. */
-static void test_buffer_fail(void **s)
+ * the flush hung), every other entry is still combined, and the flush fails on every rank. Plain
+ * and hashed keys (the owners' two insert paths). */
+static void buffer_fail(const rmc_type_t *kt)
 {
-    (void)s;
     const int64_t K = 400;
     int ok = 1;
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
-    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(4 * K), kt, i64, &h));
     MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 4, 4, &b));
     for (int64_t k = me; k < K; k += np)
         MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &k) == RMC_OK);
@@ -802,6 +812,13 @@ static void test_buffer_fail(void **s)
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+static void test_buffer_fail(void **s)
+{
+    (void)s;
+    buffer_fail(i64);
+    buffer_fail(&i64h);
 }
 
 /* Find-only finds of plain maps (read bucket by bucket without an operation): 8- and 12-byte keys
@@ -875,15 +892,14 @@ static void test_find_only(void **s)
 }
 
 /* A combining buffer: owners add incoming values to stored ones; absent keys dropped
- * (only_present) or inserted (and then combined with the later ones). */
-static void test_buffer_combine(void **s)
+ * (only_present) or inserted (and then combined with the later ones). Plain and hashed keys. */
+static void buffer_combine(const rmc_type_t *kt)
 {
-    (void)s;
     const int64_t K = 100;
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
     int ok = 1;
-    MPI_CHECK_OK(rmc_hashmap_create((size_t)(8 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(8 * K), kt, i64, &h));
     MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
     for (int64_t k = me; k < K; k += np) {
         int64_t zero = 0;
@@ -919,11 +935,18 @@ static void test_buffer_combine(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
+static void test_buffer_combine(void **s)
+{
+    (void)s;
+    buffer_combine(i64);
+    buffer_combine(&i64h);
+}
+
 /* An owner-side filter (rmc_hashmap_buffer_admit): each owner lets an absent key in the second
  * time it arrives (its own table of keys seen), keys the map holds are replaced without asking it;
  * with a combining function the admitted key's later arrivals add up; with only_present the
  * filter is not asked. Keys [0, K) are in the map first, [K, 3K) are sent by every rank, [3K, 4K)
- * by rank 0 only (so dropped). */
+ * by rank 0 only (so dropped). Plain and hashed keys (the owners' two insert paths). */
 typedef struct seen {
     unsigned char *bit; /* [6K] keys this owner has seen */
     long calls;
@@ -955,16 +978,15 @@ static void insert_ones(rmc_hashmap_buffer_h b, seen_t *f, int only, int64_t lo,
     MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
 }
 
-static void test_buffer_admit(void **s)
+static void buffer_admit(const rmc_type_t *kt)
 {
-    (void)s;
     const int64_t K = np > 2 ? 20 : 60;
     rmc_hashmap_h h;
     rmc_hashmap_buffer_h b;
     int ok = 1;
     seen_t f = {calloc((size_t)(6 * K), 1), 0};
     MPI_CHECK_ALL(f.bit != NULL);
-    MPI_CHECK_OK(rmc_hashmap_create((size_t)(12 * K), i64, i64, &h));
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(12 * K), kt, i64, &h));
     MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 8, &b));
     for (int64_t k = me; k < K; k += np) {
         int64_t minus = -1;
@@ -1026,6 +1048,13 @@ static void test_buffer_admit(void **s)
     MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
     free(f.bit);
+}
+
+static void test_buffer_admit(void **s)
+{
+    (void)s;
+    buffer_admit(i64);
+    buffer_admit(&i64h);
 }
 
 /* Bad input: a clear status, nothing changed, nothing hangs. */
