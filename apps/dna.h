@@ -436,6 +436,43 @@ static inline rmc_status_t dna_ofilter_detach(dna_ofilter_t *f, rmc_hashmap_buff
     return st == RMC_OK ? rmc_hashmap_buffer_combine(b, NULL, 0) : st;
 }
 
+/* Sorts n records of `size` bytes by the uint64_t k-mer each starts with (2k bits): a radix sort
+ * (least significant 16 bits first, stable), through a scratch copy. Both assemblies sort their
+ * occurrences and the MPI owners their records, k-mer counting its k-mers, this way (qsort took
+ * several times longer). */
+static inline void dna_sort_kmers(void *a, size_t n, size_t size, int k)
+{
+    char *src = a, *dst = malloc(n ? n * size : 1), *scratch = dst;
+    size_t *at = malloc(65536 * sizeof(size_t));
+    if (!dst || !at)
+        bench_fail("out of memory sorting %zu records of %zu bytes", n, size);
+    for (int sh = 0; sh < 2 * k; sh += 16) {
+        memset(at, 0, 65536 * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key;
+            memcpy(&key, src + i * size, sizeof key);
+            at[(key >> sh) & 0xffff]++;
+        }
+        for (size_t d = 0, sum = 0; d < 65536; d++) { /* counts -> first places */
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t key;
+            memcpy(&key, src + i * size, sizeof key);
+            memcpy(dst + at[(key >> sh) & 0xffff]++ * size, src + i * size, size);
+        }
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, n * size);
+    free(scratch);
+    free(at);
+}
+
 /* ------------------------------------------------------------- MPI to the owners --- */
 
 /* The MPI references' owner of a k-mer: a hash of it, spread evenly over np ranks. */

@@ -228,40 +228,6 @@ static void setup(ctg_t *x)
 
 /* --------------------------------------------------------------------------- k-mers --- */
 
-/* Sorts n records of `size` bytes by the uint64_t k-mer each starts with (2k bits): a radix sort
- * (least significant 16 bits first, stable), through a scratch copy. Both assemblies sort their
- * occurrences and the MPI owners their records this way (qsort took several times longer). */
-static inline void sort_kmers(void *a, size_t n, size_t size, int k)
-{
-    char *src = a, *dst = xalloc(n * size), *scratch = dst;
-    size_t *at = xalloc(65536 * sizeof(size_t));
-    for (int sh = 0; sh < 2 * k; sh += 16) {
-        memset(at, 0, 65536 * sizeof(size_t));
-        for (size_t i = 0; i < n; i++) {
-            uint64_t key;
-            memcpy(&key, src + i * size, sizeof key);
-            at[(key >> sh) & 0xffff]++;
-        }
-        for (size_t d = 0, sum = 0; d < 65536; d++) { /* counts -> first places */
-            size_t c = at[d];
-            at[d] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++) {
-            uint64_t key;
-            memcpy(&key, src + i * size, sizeof key);
-            memcpy(dst + at[(key >> sh) & 0xffff]++ * size, src + i * size, size);
-        }
-        char *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != a)
-        memcpy(a, src, n * size);
-    free(scratch);
-    free(at);
-}
-
 /* o += in (combining function of the maps and the merges). */
 static rmc_status_t kext_add(void *value, void *arg)
 {
@@ -279,7 +245,7 @@ static rmc_status_t kext_add(void *value, void *arg)
 /* Sorts o[0..n) and writes each distinct k-mer with its counts into out; returns how many. */
 static size_t aggregate(const ctg_t *x, occ_t *o, size_t n, kent_t *out)
 {
-    sort_kmers(o, n, sizeof(occ_t), x->c.k);
+    dna_sort_kmers(o, n, sizeof(occ_t), x->c.k);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (!m || out[m - 1].kmer != o[i].kmer)
@@ -664,7 +630,7 @@ static void analyse_mpi(ctg_t *x, double *t, uent_t **u, size_t *nu)
     size_t m = aggregate(x, v, n, loc);
     dna_group(loc, m, sizeof(kent_t), np, sc, send, NULL);
     size_t nin = dna_alltoallv(send, sc, sizeof(kent_t), np, rc, 0, &in, &cap);
-    sort_kmers(in, nin, sizeof(kent_t), x->c.k);
+    dna_sort_kmers(in, nin, sizeof(kent_t), x->c.k);
     nin = merge_sorted(in, nin);
     *u = xalloc(nin * sizeof(uent_t));
     *nu = uu_filter(x, in, nin, *u);

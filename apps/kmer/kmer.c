@@ -106,11 +106,11 @@ static void make_input(kmer_t *x)
     free(g);
 }
 
-/* Counts a sorted copy of v[0..n): distinct values with their counts into out (returns how many),
- * keeping those with a count >= min. */
-static size_t count_sorted(uint64_t *v, size_t n, kpair_t *out, int64_t min)
+/* Sorts v[0..n) (k-mers of k bases) and counts it: distinct values with their counts into out
+ * (returns how many), keeping those with a count >= min. */
+static size_t count_sorted(uint64_t *v, size_t n, kpair_t *out, int64_t min, int k)
 {
-    qsort(v, n, sizeof(uint64_t), dna_cmp_u64);
+    dna_sort_kmers(v, n, sizeof(uint64_t), k);
     size_t m = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
@@ -191,7 +191,8 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     uint64_t *v = bench_alloc((n ? n : 1) * sizeof(uint64_t));
     kpair_t *loc = bench_alloc((n ? n : 1) * sizeof(kpair_t));
     memcpy(v, x->mine, n * sizeof(uint64_t));
-    size_t m = count_sorted(v, n, loc, 1); /* this rank's distinct k-mers and their counts */
+    size_t m =
+        count_sorted(v, n, loc, 1, x->c.k); /* this rank's distinct k-mers and their counts */
     int64_t zero = 0;
     for (size_t i = 0; i < m && !x->err; i++) {
         if (!x->remote) { /* the owner decides (dna_ofilter_admit) */
@@ -258,7 +259,7 @@ static void count_mpi(kmer_t *x, double *t, collect_t *res)
         res->cap = nin + 1;
         res->p = realloc(res->p, res->cap * sizeof(kpair_t));
     }
-    res->n = count_sorted(in, nin, res->p, 2);
+    res->n = count_sorted(in, nin, res->p, 2, x->c.k);
     uint64_t t1 = bench_now_ns();
     double mine = (double)(t1 - t0) / (double)(total ? total : 1) * np;
     MPI_Allreduce(&mine, t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
