@@ -436,13 +436,15 @@ static inline rmc_status_t dna_ofilter_detach(dna_ofilter_t *f, rmc_hashmap_buff
     return st == RMC_OK ? rmc_hashmap_buffer_combine(b, NULL, 0) : st;
 }
 
-/* Sorts n records of `size` bytes by the uint64_t k-mer each starts with (2k bits): a radix sort
- * (least significant 16 bits first, stable), through a scratch copy. Both assemblies sort their
- * occurrences and the MPI owners their records, k-mer counting its k-mers, this way (qsort took
- * several times longer). */
+/* Sorts n records of `size` (>= 8) bytes by the uint64_t k-mer (k of 1..32 bases: 2k bits) each
+ * starts with: a radix sort (least significant 16 bits first, stable), through a scratch copy of
+ * the records. Both assemblies sort their occurrences and the MPI owners their records, k-mer
+ * counting its k-mers, this way (qsort took several times longer). */
 static inline void dna_sort_kmers(void *a, size_t n, size_t size, int k)
 {
-    char *src = a, *dst = malloc(n ? n * size : 1), *scratch = dst;
+    if (size < sizeof(uint64_t) || k < 1 || k > 32)
+        bench_fail("dna_sort_kmers: records of %zu bytes, k = %d (>= 8 bytes, k 1..32)", size, k);
+    char *src = a, *dst = malloc(n ? dna_mul(n, size, "the records to sort") : 1), *scratch = dst;
     size_t *at = malloc(65536 * sizeof(size_t));
     if (!dst || !at)
         bench_fail("out of memory sorting %zu records of %zu bytes", n, size);

@@ -273,6 +273,7 @@ typedef struct hop {
     void *uobj;     /* update: the value as the caller's function sees it */
     rmc_hashmap_update_fn ufn;
     void *uarg;
+    int ufailed; /* update: ufn returned an error (its status is the result, whatever it is) */
     rmc_status_t result;
     rmc_request_h r;
     int rpc;             /* through the owner's active message (P_RPC) */
@@ -676,10 +677,11 @@ static rmc_status_t advance(hop_t *o, int *done)
             rmc_status_t us = rmcc_unpack(h->vt, o->land + h->voff, o->uobj, o->fn);
             if (us == RMC_OK) {
                 us = o->ufn(o->uobj, o->uarg);
-                if (us != RMC_OK)
+                if (us != RMC_OK) {
+                    o->ufailed = 1;
                     rmcc_fail(us, o->fn, "the update function returned %s",
                               rmc_status_string(us));
-                else
+                } else
                     us = pack_part(h->vt, o->uobj, o->kv + (h->voff - 8), 1, o->fn);
                 rmc_type_release(h->vt, o->uobj);
             }
@@ -804,9 +806,10 @@ static rmc_status_t local_op(hop_t *o)
             rmc_status_t st = rmcc_unpack(h->vt, b + h->voff, o->uobj, o->fn);
             if (st != RMC_OK)
                 return st;
-            if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK)
+            if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK) {
+                o->ufailed = 1;
                 rmcc_fail(st, o->fn, "the update function returned %s", rmc_status_string(st));
-            else
+            } else
                 st = pack_value(h, o->uobj, b + h->voff, o->fn);
             rmc_type_release(h->vt, o->uobj);
             return st;
@@ -1242,6 +1245,7 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     o->out = out;
     o->ufn = ufn;
     o->uarg = uarg;
+    o->ufailed = 0;
     if (rkind == K_ADD) { /* one-sided: an update adding the delta; *out = the old value */
         o->delta = *(const int64_t *)value;
         o->ufn = add_fn;
@@ -1823,8 +1827,9 @@ static inline rmc_status_t buf_check(const struct rmc_hashmap_buffer *b, const c
                      (const void *)b);
 }
 
-/* The owner inserts a packed entry into its own table (nothing else runs on the map). */
-static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entry, uint64_t x,
+/* The owner inserts a packed entry into its own table (nothing else runs on the map); *nofit = 1
+ * when the table had no room for it (RMC_ERR_FULL, not a combining function's status). */
+static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, char *entry, uint64_t x, int *nofit,
                                   const char *fn)
 {
     struct rmc_hashmap *h = b->h;
@@ -1840,6 +1845,7 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
     o.fn = fn;
     o.rkind = K_INSERT;
     o.newonly = 0;
+    o.ufailed = 0;
     char small[KEY_SMALL];
     void *obj = NULL;
     rmc_status_t st = RMC_OK;
@@ -1860,10 +1866,10 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
             st = local_op(&o);
             if (vt->max_bytes)
                 rmc_type_release(vt, b->vin);
-            if (st == RMC_ERR_NOT_FOUND) {
+            if (st == RMC_ERR_NOT_FOUND && !o.ufailed) { /* absent (not fn's status) */
                 o.kind = K_INSERT;
-                st = b->only_present || (b->admit && !b->admit(entry, (char *)entry + (h->voff - 8),
-                                                               b->admit_arg))
+                st = b->only_present ||
+                             (b->admit && !b->admit(entry, entry + (h->voff - 8), b->admit_arg))
                          ? RMC_OK
                          : local_op(&o);
             }
@@ -1875,20 +1881,21 @@ static rmc_status_t insert_packed(struct rmc_hashmap_buffer *b, const char *entr
         if (st == RMC_ERR_NOT_FOUND) {
             o.kind = o.rkind = K_INSERT;
             /* (the entry is in the buffer's own memory: the filter may rewrite its value) */
-            st = b->admit(entry, (char *)entry + (h->voff - 8), b->admit_arg) ? local_op(&o)
-                                                                              : RMC_OK;
+            st = b->admit(entry, entry + (h->voff - 8), b->admit_arg) ? local_op(&o) : RMC_OK;
         }
     } else
         st = local_op(&o);
+    *nofit = st == RMC_ERR_FULL && !o.ufailed;
     key_obj_drop(t, obj, small);
     return st;
 }
 
 /* insert_packed of a plain map (b->h->plain) without its indirections: a present key gets the
  * new value, or b's combining function's result; an absent key is dropped (only_present), asked
- * about (admit: it may rewrite the entry's value) or inserted. *added counts a new key. */
+ * about (admit: it may rewrite the entry's value) or inserted. *added counts a new key; *nofit = 1
+ * when the table had no room for it. */
 static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e, uint64_t home,
-                                 unsigned long long *added, const char *fn)
+                                 unsigned long long *added, int *nofit, const char *fn)
 {
     const struct rmc_hashmap *h = b->h;
     size_t bsz = h->bsz, ks = h->kt->size;
@@ -1925,17 +1932,20 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
     if (b->only_present || (b->admit && !b->admit(e, e + (h->voff - 8), b->admit_arg)))
         return RMC_OK; /* dropped as the owner was told (before a full table's error, as
                         * insert_packed) */
-    if (!cand)
+    if (!cand) {
+        *nofit = 1;
         return RMC_ERR_FULL;
+    }
     copy_small(cand + 8, e, bsz - 8);
     __atomic_store_n((int64_t *)(void *)cand, HS_READY, __ATOMIC_RELEASE);
     (*added)++;
     return RMC_OK;
 }
 
-/* Inserts n packed entries popped from this rank's queue; entries that do not fit are counted. */
-static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, size_t n,
-                                 const char *fn)
+/* Inserts n packed entries (a batch popped from this rank's queue, or its own batch for itself);
+ * entries that do not fit are counted. The entries are the buffer's memory, which an owner's
+ * filter may write (rmc_hashmap_buffer_admit). */
+static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, char *e, size_t n, const char *fn)
 {
     /* The table is far bigger than the caches: entry i's home bucket is prefetched D entries
      * ahead of its insert, so the buckets' misses overlap instead of adding up. */
@@ -1949,10 +1959,11 @@ static rmc_status_t insert_batch(struct rmc_hashmap_buffer *b, const char *e, si
     rmc_status_t first = RMC_OK; /* every entry is tried: the batch is off the queue already */
     for (size_t i = 0; i < n + D; i++) {
         if (i >= D && !(bad & 1u << (i % D))) { /* insert entry i - D, hash in x[i % D] */
-            char *ej = (char *)e + (i - D) * b->esz; /* (the buffer's memory: admit may write) */
-            rmc_status_t st = fast ? plain_insert(b, t, ej, x[i % D] & h->mask, &added, fn)
-                                   : insert_packed(b, ej, x[i % D], fn);
-            if (st == RMC_ERR_FULL)
+            char *ej = e + (i - D) * b->esz;
+            int nofit = 0; /* (a combining function may return RMC_ERR_FULL itself) */
+            rmc_status_t st = fast ? plain_insert(b, t, ej, x[i % D] & h->mask, &added, &nofit, fn)
+                                   : insert_packed(b, ej, x[i % D], &nofit, fn);
+            if (nofit)
                 b->dropped++;
             else if (st != RMC_OK && first == RMC_OK)
                 first = st;
@@ -2057,8 +2068,9 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
     }
     st = b && b->q && b->buf && b->cnt && b->land && b->tmp ? RMC_OK
                                                    : rmcc_fail(RMC_ERR_NOMEM, fn, "buffer handle");
+    /* zeroed: a plain map's entries are written without their padding */
     for (int r = 0; st == RMC_OK && r < rmcc.nranks; r++)
-        if (!(b->buf[r] = malloc(batch * b->esz)))
+        if (!(b->buf[r] = calloc(batch, b->esz)))
             st = rmcc_fail(RMC_ERR_NOMEM, fn, "%zu bytes of batch", batch * b->esz);
     st = rmcc_agree(st);
     int made = 0;

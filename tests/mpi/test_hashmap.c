@@ -1057,6 +1057,109 @@ static void test_buffer_admit(void **s)
     buffer_admit(&i64h);
 }
 
+/* The owners' insert paths past tombstones, into full tables, and with a combining function that
+ * returns the map's own statuses (plain and hashed keys). Rank 0 inserts [0, N) one-sided and
+ * erases the even keys (tombstones on the probe sequences of a half-full map); then it sends [0, N)
+ * with value 1 through a combining buffer whose filter lets everything in: odd keys add to their
+ * value, even ones are asked about and take a tombstone or a free bucket. A combining function that
+ * returns RMC_ERR_NOT_FOUND or RMC_ERR_FULL is an error of the flush, not an absent key (nothing
+ * inserted, no filter asked) nor a full table (nothing counted as dropped). Last, every rank sends
+ * 4x the map's capacity of new keys: the flush fails with RMC_ERR_FULL, every table is full, and
+ * the filter was asked for each key. */
+static int admit_all(const void *key, void *value, void *arg)
+{
+    (void)key;
+    (void)value;
+    (*(long *)arg)++;
+    return 1;
+}
+static rmc_status_t refuse_as(void *value, void *arg)
+{
+    (void)value;
+    return *(const int64_t *)arg == 1 ? RMC_ERR_NOT_FOUND : RMC_ERR_FULL;
+}
+static void buffer_edges(const rmc_type_t *kt)
+{
+    const int64_t N = 8 * np;
+    int ok = 1;
+    long calls = 0, all = 0;
+    rmc_hashmap_h h;
+    rmc_hashmap_buffer_h b;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(16 * np), kt, i64, &h));
+    const size_t cap = rmc_hashmap_capacity(h);
+    MPI_CHECK_OK(rmc_hashmap_buffer_create(h, 64, 4, &b));
+    for (int64_t k = 0; me == 0 && k < N; k++) {
+        int64_t v = 100 + k;
+        MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+    }
+    for (int64_t k = 0; me == 0 && k < N; k += 2)
+        MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
+    MPI_CHECK_OK(rmc_barrier());
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 0) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_admit(b, admit_all, &calls) == RMC_OK);
+    for (int64_t k = 0; me == 0 && k < N; k++) {
+        int64_t one = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
+    }
+    MPI_CHECK_OK(rmc_hashmap_buffer_flush(b));
+    MPI_Allreduce(&calls, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_CHECK_ALL(all == N / 2);
+    size_t n = 0;
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPI_CHECK_ALL(n == (size_t)N);
+    for (int64_t k = 0; k < N; k++) {
+        int64_t v = -1;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK &&
+                               v == (k % 2 ? 101 + k : 1));
+    }
+    MPI_CHECK_ALL(ok);
+    /* a combining function returning NOT_FOUND (odd keys, value 1) or FULL (value 2) */
+    MPI_CHECK_OK(rmc_barrier());
+    calls = 0;
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, refuse_as, 0) == RMC_OK);
+    for (int64_t k = 1; me == 0 && k < N; k += 2) { /* (its own full batch fails at once) */
+        int64_t v = k % 4 == 1 ? 1 : 2;
+        rmc_status_t is = rmc_hashmap_buffer_insert(b, &k, &v);
+        MPITEST_EXPECT(ok, is == RMC_OK || is == RMC_ERR_NOT_FOUND || is == RMC_ERR_FULL);
+    }
+    rmc_status_t st = rmc_hashmap_buffer_flush(b);
+    MPITEST_EXPECT(ok, st == RMC_ERR_NOT_FOUND || st == RMC_ERR_FULL);
+    MPITEST_EXPECT(ok, calls == 0);
+    MPITEST_EXPECT(ok, strstr(rmc_last_error(), "no room") == NULL);
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPITEST_EXPECT(ok, n == (size_t)N);
+    for (int64_t k = 1; k < N; k += 2) {
+        int64_t v = -1;
+        MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == 101 + k);
+    }
+    MPI_CHECK_ALL(ok);
+    /* full tables: every rank sends 4 cap new keys */
+    MPI_CHECK_OK(rmc_barrier());
+    calls = 0;
+    MPITEST_EXPECT(ok, rmc_hashmap_buffer_combine(b, add_arg, 0) == RMC_OK);
+    const int64_t M = 4 * (int64_t)cap;
+    for (int64_t i = 0; i < M; i++) {
+        int64_t k = 1000000 + me * M + i, one = 1;
+        MPITEST_EXPECT(ok, rmc_hashmap_buffer_insert(b, &k, &one) == RMC_OK);
+    }
+    st = rmc_hashmap_buffer_flush(b);
+    MPITEST_EXPECT(ok, st == RMC_ERR_FULL && strstr(rmc_last_error(), "no room") != NULL);
+    MPI_Allreduce(&calls, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPITEST_EXPECT(ok, all == M * np);
+    MPI_CHECK_OK(rmc_hashmap_count(h, &n));
+    MPITEST_EXPECT(ok, n == cap);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+static void test_buffer_edges(void **s)
+{
+    (void)s;
+    buffer_edges(i64);
+    buffer_edges(&i64h);
+}
+
 /* Bad input: a clear status, nothing changed, nothing hangs. */
 static void test_bad_input(void **s)
 {
@@ -1308,5 +1411,5 @@ static void test_owned_args(void **s)
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention, test_costs,
              test_strings, test_full_resize, test_fill_every_bucket, test_nb_batch_local,
              test_buffer, test_buffer_types, test_find_only, test_buffer_combine, test_buffer_admit,
-             test_buffer_fail, test_nb_across_collectives, test_mixed_promises, test_owned_args,
-             test_bad_input)
+             test_buffer_edges, test_buffer_fail, test_nb_across_collectives, test_mixed_promises,
+             test_owned_args, test_bad_input)
