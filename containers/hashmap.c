@@ -250,6 +250,12 @@ enum {
     P_FINISH   /* done once the last request completes: result */
 };
 
+/* The caller's update (or a buffer's combining) function returned st: its error, for call fn. */
+static rmc_status_t update_failed(rmc_status_t st, const char *fn)
+{
+    return rmcc_fail(st, fn, "the update function returned %s", rmc_status_string(st));
+}
+
 typedef struct hop {
     struct rmc_hashmap *h;
     int kind, nb, state, owner, match;
@@ -273,7 +279,8 @@ typedef struct hop {
     void *uobj;     /* update: the value as the caller's function sees it */
     rmc_hashmap_update_fn ufn;
     void *uarg;
-    int ufailed; /* update: ufn returned an error (its status is the result, whatever it is) */
+    int ufailed; /* local_op's update: ufn returned an error (its status, whatever it is, is the
+                  * result; insert_packed reads it) */
     rmc_status_t result;
     rmc_request_h r;
     int rpc;             /* through the owner's active message (P_RPC) */
@@ -677,11 +684,9 @@ static rmc_status_t advance(hop_t *o, int *done)
             rmc_status_t us = rmcc_unpack(h->vt, o->land + h->voff, o->uobj, o->fn);
             if (us == RMC_OK) {
                 us = o->ufn(o->uobj, o->uarg);
-                if (us != RMC_OK) {
-                    o->ufailed = 1;
-                    rmcc_fail(us, o->fn, "the update function returned %s",
-                              rmc_status_string(us));
-                } else
+                if (us != RMC_OK)
+                    update_failed(us, o->fn);
+                else
                     us = pack_part(h->vt, o->uobj, o->kv + (h->voff - 8), 1, o->fn);
                 rmc_type_release(h->vt, o->uobj);
             }
@@ -808,7 +813,7 @@ static rmc_status_t local_op(hop_t *o)
                 return st;
             if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK) {
                 o->ufailed = 1;
-                rmcc_fail(st, o->fn, "the update function returned %s", rmc_status_string(st));
+                update_failed(st, o->fn);
             } else
                 st = pack_value(h, o->uobj, b + h->voff, o->fn);
             rmc_type_release(h->vt, o->uobj);
@@ -1245,7 +1250,6 @@ static rmc_status_t hm_op(struct rmc_hashmap *h, int kind, const void *key, cons
     o->out = out;
     o->ufn = ufn;
     o->uarg = uarg;
-    o->ufailed = 0;
     if (rkind == K_ADD) { /* one-sided: an update adding the delta; *out = the old value */
         o->delta = *(const int64_t *)value;
         o->ufn = add_fn;
@@ -1917,7 +1921,7 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
             copy_small(b->uobj, s + h->voff, vs);
             rmc_status_t us = b->combine(b->uobj, e + (h->voff - 8));
             if (us != RMC_OK)
-                return rmcc_fail(us, fn, "the update function returned %s", rmc_status_string(us));
+                return update_failed(us, fn);
             copy_small(s + h->voff, b->uobj, vs);
             return RMC_OK;
         }

@@ -191,8 +191,8 @@ static void count_rmc(kmer_t *x, double *t, collect_t *res)
     uint64_t *v = bench_alloc((n ? n : 1) * sizeof(uint64_t));
     kpair_t *loc = bench_alloc((n ? n : 1) * sizeof(kpair_t));
     memcpy(v, x->mine, n * sizeof(uint64_t));
-    size_t m =
-        count_sorted(v, n, loc, 1, x->c.k); /* this rank's distinct k-mers and their counts */
+    /* this rank's distinct k-mers and their counts */
+    size_t m = count_sorted(v, n, loc, 1, x->c.k);
     int64_t zero = 0;
     for (size_t i = 0; i < m && !x->err; i++) {
         if (!x->remote) { /* the owner decides (dna_ofilter_admit) */

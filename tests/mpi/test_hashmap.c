@@ -764,6 +764,12 @@ static uint64_t hash_i64(const void *key)
     return (k + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 }
 static const rmc_type_t i64h = {"int64 hashed", 8, 0, NULL, NULL, hash_i64, NULL, NULL};
+/* Runs a buffer test on a plain int64 key and on i64h (the owners' two insert paths). */
+static void both_keys(void (*test)(const rmc_type_t *kt))
+{
+    test(i64);
+    test(&i64h);
+}
 
 /* A combining function that refuses stored odd values (the key's parity here) and adds otherwise. */
 static rmc_status_t odd_refused(void *value, void *arg)
@@ -817,8 +823,7 @@ static void buffer_fail(const rmc_type_t *kt)
 static void test_buffer_fail(void **s)
 {
     (void)s;
-    buffer_fail(i64);
-    buffer_fail(&i64h);
+    both_keys(buffer_fail);
 }
 
 /* Find-only finds of plain maps (read bucket by bucket without an operation): 8- and 12-byte keys
@@ -938,8 +943,7 @@ static void buffer_combine(const rmc_type_t *kt)
 static void test_buffer_combine(void **s)
 {
     (void)s;
-    buffer_combine(i64);
-    buffer_combine(&i64h);
+    both_keys(buffer_combine);
 }
 
 /* An owner-side filter (rmc_hashmap_buffer_admit): each owner lets an absent key in the second
@@ -1053,8 +1057,7 @@ static void buffer_admit(const rmc_type_t *kt)
 static void test_buffer_admit(void **s)
 {
     (void)s;
-    buffer_admit(i64);
-    buffer_admit(&i64h);
+    both_keys(buffer_admit);
 }
 
 /* The owners' insert paths past tombstones, into full tables, and with a combining function that
@@ -1156,8 +1159,7 @@ static void buffer_edges(const rmc_type_t *kt)
 static void test_buffer_edges(void **s)
 {
     (void)s;
-    buffer_edges(i64);
-    buffer_edges(&i64h);
+    both_keys(buffer_edges);
 }
 
 /* Bad input: a clear status, nothing changed, nothing hangs. */
