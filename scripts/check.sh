@@ -37,7 +37,10 @@ run_suite() { # name dir [configure args]; TESTS in the environment: only those 
   f=$(grep -hE '^# (FAIL|ERROR|XPASS):' "$dir/test-suite.log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
   [ -f "$dir/test-suite.log" ] || { f=$((f + 1)); }
   pass=$((pass + p)); fail=$((fail + f))
-  echo "=== $name: $p passed, $f failed ($((SECONDS - t0)) s)"
+  echo "=== $name: $p passed, $f failed ($((SECONDS - t0)) s); the slowest runs (s):"
+  find "$dir/tests" -name '*.log' -exec grep -H '^run time: ' {} + 2>/dev/null |
+    sed "s|^$dir/||; s|\.log:run time: | |; s| s\$||" | sort -k2 -g -r | head -8 |
+    awk '{ printf "  %7.1f  %s\n", $2, $1 }'
 }
 
 run_suite "tests" build/check --enable-werror

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sched.h>
 #include <cmocka.h>
@@ -59,6 +60,34 @@ static inline int mpitest_all_(int ok, const char *expr, const char *file, int l
 
 #define MPI_CHECK_ALL(cond) assert_true(mpitest_all_(!!(cond), #cond, __FILE__, __LINE__))
 
+/* A phase where two ranks work and the others only wait for them: the others sleep in 1 ms steps
+ * (mpitest_bystander_wait) until the worker `from` lets them go (mpitest_bystanders_release),
+ * instead of spinning in the collective that ends the phase. With more ranks than cores the
+ * scheduler can leave both workers on one core beside the spinning waiters on the other, and every
+ * round trip between the workers then costs a time slice: a 0.25 s test at 4 ranks on 2 cores
+ * took 150-230 s in about one run of three. */
+enum { MPITEST_TAG_BYSTANDER = 31999 };
+static inline void mpitest_bystander_wait(int from)
+{
+    int done = 0, flag = 0;
+    MPI_Request r;
+    MPI_Irecv(&done, 1, MPI_INT, from, MPITEST_TAG_BYSTANDER, MPI_COMM_WORLD, &r);
+    for (;;) {
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+        if (flag)
+            break;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+/* Called by the worker `from`: ranks first..nranks-1 stop waiting. */
+static inline void mpitest_bystanders_release(int first)
+{
+    int done = 1;
+    for (int r = first; r < mpitest_nranks_; r++)
+        MPI_Send(&done, 1, MPI_INT, r, MPITEST_TAG_BYSTANDER, MPI_COMM_WORLD);
+}
+
 /* Deterministic pattern byte for (owner rank, offset, salt). */
 static inline unsigned char mpitest_pat(int rank, size_t off, unsigned salt)
 {
@@ -69,8 +98,25 @@ static inline unsigned char mpitest_pat(int rank, size_t off, unsigned salt)
     return (unsigned char)x;
 }
 
+/* Per-test fixtures of mpitest_main: rank 0 prints each test's wall time after it (the suite's
+ * slow spots, read from the logs). */
+static double mpitest_t0_;
+static inline int mpitest_clock_start_(void **state)
+{
+    (void)state;
+    mpitest_t0_ = MPI_Wtime();
+    return 0;
+}
+static inline int mpitest_clock_stop_(void **state)
+{
+    (void)state;
+    printf("[     TIME ] %.2f s\n", MPI_Wtime() - mpitest_t0_);
+    return 0;
+}
+
 /* Runs a cmocka group on every rank with MPI initialized (MPI_THREAD_MULTIPLE) around it; the
- * group's own setup / teardown set up RMC or ARMCI. Returns 0 when every rank passed. */
+ * group's own setup / teardown set up RMC or ARMCI; each test is timed (mpitest_clock_*_).
+ * Returns 0 when every rank passed. */
 static inline int mpitest_main(int argc, char **argv, const char *name,
                                const struct CMUnitTest *tests, size_t ntests,
                                CMFixtureFunction setup, CMFixtureFunction teardown)
@@ -85,7 +131,23 @@ static inline int mpitest_main(int argc, char **argv, const char *name,
         if (!freopen("/dev/null", "w", stdout))
             perror("freopen");
     }
-    int fails = _cmocka_run_group_tests(name, tests, ntests, setup, teardown);
+    const char *only = getenv("RMC_TEST_ONLY"); /* a cmocka pattern: run only those tests */
+    if (only && *only)
+        cmocka_set_test_filter(only);
+    struct CMUnitTest *timed = malloc(ntests * sizeof *timed);
+    if (!timed) {
+        perror("mpitest_main");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (size_t i = 0; i < ntests; i++) {
+        timed[i] = tests[i];
+        if (!timed[i].setup_func && !timed[i].teardown_func) {
+            timed[i].setup_func = mpitest_clock_start_;
+            timed[i].teardown_func = mpitest_clock_stop_;
+        }
+    }
+    int fails = _cmocka_run_group_tests(name, timed, ntests, setup, teardown);
+    free(timed);
     int total = 0;
     MPI_Allreduce(&fails, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
