@@ -393,18 +393,42 @@ void GA_Transpose(int g_a, int g_b)
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(b, &nt, fn);
+    /* every owned block's source patch (c x r of A) fetched at once into one buffer: one round
+     * trip's wait for all of them, not one per block (a block-cyclic B has many small blocks) */
+    size_t total = 0;
+    for (int64_t i = 0; i < nt; i++) {
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(b->dist, tiles[i], lo, hi, NULL);
+        if (hi[0] > lo[0] && hi[1] > lo[1])
+            total += (size_t)((hi[0] - lo[0]) * (hi[1] - lo[1])) * es;
+    }
+    char *buf = xmalloc(total, fn);
+    rmc_request_h *reqs = xmalloc(sizeof(*reqs) * (size_t)(nt > 0 ? nt : 1), fn);
+    size_t off = 0;
+    for (int64_t i = 0; i < nt; i++) {
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(b->dist, tiles[i], lo, hi, NULL);
+        int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
+        reqs[i] = RMC_REQUEST_NULL;
+        if (r <= 0 || c <= 0)
+            continue;
+        int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = r;
+        gai_xfer(a, 'g', al, ah, buf + off, &ald, NULL, &reqs[i], fn); /* c x r */
+        off += (size_t)(r * c) * es;
+    }
+    gai_check(rmc_wait_all(reqs, (size_t)nt), fn, "completing the gets of A");
+    off = 0;
     for (int64_t i = 0; i < nt; i++) {
         int64_t lo[2], hi[2], ld;
         char *p = block(b, tiles[i], lo, hi, &ld, fn);
         int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
         if (r <= 0 || c <= 0)
             continue;
-        char *buf = xmalloc((size_t)(r * c) * es, fn);
-        int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = r;
-        gai_xfer(a, 'g', al, ah, buf, &ald, NULL, NULL, fn); /* c x r */
-        transpose_copy(p, ld, buf, r, r, c, es);
-        free(buf);
+        transpose_copy(p, ld, buf + off, r, r, c, es);
+        off += (size_t)(r * c) * es;
     }
+    free(reqs);
+    free(buf);
     free(tiles);
     gai_sync_group(a->pgroup, fn);
     if (snap)

@@ -488,13 +488,18 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
         t1[k] = rmcc_tile_of(d, k, hi[k] - 1);
         ntouch *= t1[k] - t0[k] + 1;
     }
+    /* A patch over several tiles: every tile's transfer is started, then all are waited for at
+     * once, blocking calls too (one round trip's wait, not one per tile; without memory for the
+     * requests a blocking call moves the tiles one by one) */
     multi_t *mq = NULL;
-    if (req && ntouch > 1) {
+    if (ntouch > 1) {
         mq = malloc(sizeof(*mq) + (size_t)ntouch * sizeof(rmc_request_h));
-        if (!mq)
+        if (!mq && req)
             return rmcc_fail(RMC_ERR_NOMEM, fn, "requests for %lld tiles", (long long)ntouch);
-        mq->n = 0;
-        mq->cap = (size_t)ntouch;
+        if (mq) {
+            mq->n = 0;
+            mq->cap = (size_t)ntouch;
+        }
     }
     for (;;) {
         int64_t a[MD], b[MD], tlo[MD], thi[MD], t = 0, boff = 0;
@@ -528,6 +533,11 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
         rmc_wait_all(mq->r, mq->n);
         free(mq);
         return st;
+    }
+    if (!req) { /* blocking */
+        st = rmc_wait_all(mq->r, mq->n);
+        free(mq);
+        return RMCC_LIKELY(st == RMC_OK) ? st : rmc_error_in(st, fn);
     }
     st = rmc_request_custom(multi_step, mq, req);
     if (st != RMC_OK) {
