@@ -489,8 +489,10 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
         ntouch *= t1[k] - t0[k] + 1;
     }
     /* A patch over several tiles: every tile's transfer is started, then all are waited for at
-     * once, blocking calls too (one round trip's wait, not one per tile; without memory for the
-     * requests a blocking call moves the tiles one by one) */
+     * once, blocking calls too (one round trip's wait, not one per tile). A blocking call waits
+     * for every MULTI_BATCH tiles (bounded resources in flight), and without memory for the
+     * requests (or for a tile's request) it moves the rest of the tiles one by one. */
+    enum { MULTI_BATCH = 256 };
     multi_t *mq = NULL;
     if (ntouch > 1) {
         mq = malloc(sizeof(*mq) + (size_t)ntouch * sizeof(rmc_request_h));
@@ -512,12 +514,26 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
             boff += (a[k] - lo[k]) * bst[k];
         }
         rmc_request_h *r = mq ? &mq->r[mq->n] : req;
-        st = move_box(m, op, t, tlo, thi, a, b, (char *)buf + (size_t)boff * m->esz, bst, alpha, r,
-                      fn);
+        char *bp = (char *)buf + (size_t)boff * m->esz;
+        st = move_box(m, op, t, tlo, thi, a, b, bp, bst, alpha, r, fn);
+        if (st == RMC_ERR_NOMEM && mq &&
+            !req) { /* blocking: finish what started, go on one by one */
+            st = rmc_wait_all(mq->r, mq->n);
+            free(mq);
+            mq = NULL;
+            st = st == RMC_OK ? move_box(m, op, t, tlo, thi, a, b, bp, bst, alpha, NULL, fn)
+                              : rmc_error_in(st, fn);
+        }
         if (st != RMC_OK)
             break;
-        if (mq)
-            mq->n++;
+        if (mq && ++mq->n == MULTI_BATCH && !req) {
+            st = rmc_wait_all(mq->r, mq->n);
+            mq->n = 0;
+            if (st != RMC_OK) {
+                st = rmc_error_in(st, fn);
+                break;
+            }
+        }
         int k = n - 1; /* the next tile of the box */
         for (; k >= 0; k--) {
             if (++tc[k] <= t1[k])

@@ -61,11 +61,11 @@ static inline int mpitest_all_(int ok, const char *expr, const char *file, int l
 #define MPI_CHECK_ALL(cond) assert_true(mpitest_all_(!!(cond), #cond, __FILE__, __LINE__))
 
 /* A phase where two ranks work and the others only wait for them: the others sleep in 1 ms steps
- * (mpitest_bystander_wait) until the worker `from` lets them go (mpitest_bystanders_release),
- * instead of spinning in the collective that ends the phase. With more ranks than cores the
- * scheduler can leave both workers on one core beside the spinning waiters on the other, and every
- * round trip between the workers then costs a time slice: a 0.25 s test at 4 ranks on 2 cores
- * took 150-230 s in about one run of three. */
+ * (mpitest_bystander_wait; RMC progress between naps) until the worker `from` lets them go
+ * (mpitest_bystanders_release), instead of spinning in the collective that ends the phase. With
+ * more ranks than cores the scheduler can leave both workers on one core beside the spinning
+ * waiters on the other, and every round trip between the workers then costs a time slice: a 0.25 s
+ * test at 4 ranks on 2 cores took 150-230 s in about one run of three. */
 enum { MPITEST_TAG_BYSTANDER = 31999 };
 static inline void mpitest_bystander_wait(int from)
 {
@@ -76,6 +76,10 @@ static inline void mpitest_bystander_wait(int from)
         MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
         if (flag)
             break;
+#ifndef ARMCITEST_ARMCI_MPI
+        if (rmc_initialized()) /* a worker may still need this rank to serve an active message */
+            rmc_progress();
+#endif
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -131,8 +135,14 @@ static inline int mpitest_main(int argc, char **argv, const char *name,
         if (!freopen("/dev/null", "w", stdout))
             perror("freopen");
     }
-    const char *only = getenv("RMC_TEST_ONLY"); /* a cmocka pattern: run only those tests */
-    if (only && *only)
+    /* RMC_TEST_ONLY, a cmocka pattern: run only those tests (rank 0's value on every rank, so
+     * that all run the same ones whatever the launcher passes on) */
+    static char only[256];
+    const char *env = getenv("RMC_TEST_ONLY");
+    if (mpitest_rank_ == 0 && env)
+        snprintf(only, sizeof only, "%s", env);
+    MPI_Bcast(only, sizeof only, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (only[0])
         cmocka_set_test_filter(only);
     struct CMUnitTest *timed = malloc(ntests * sizeof *timed);
     if (!timed) {
