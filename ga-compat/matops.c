@@ -371,6 +371,37 @@ static void transpose_copy(void *dst, int64_t ldd, const void *src, int64_t lds,
     }
 }
 
+/* For each block tiles[0..nt-1] of distribution d (2-D, rows r x columns c), the transposed patch
+ * of A (c x r, row-major) that block needs, all fetched non-blocking into one buffer and waited for
+ * at once (one round trip's wait, not one per block: a block-cyclic array has many small blocks).
+ * Block i's patch starts at byte offs[i] (caller's array); empty blocks take no room. */
+static char *fetch_transposed(gai_array_t *a, rmc_dist_h d, const int64_t *tiles, int64_t nt,
+                              size_t *offs, const char *fn)
+{
+    size_t total = 0;
+    for (int64_t i = 0; i < nt; i++) {
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(d, tiles[i], lo, hi, NULL);
+        offs[i] = total;
+        if (hi[0] > lo[0] && hi[1] > lo[1])
+            total += (size_t)((hi[0] - lo[0]) * (hi[1] - lo[1])) * a->esz;
+    }
+    char *buf = xmalloc(total, fn);
+    rmc_request_h *reqs = xmalloc(sizeof(*reqs) * (size_t)(nt > 0 ? nt : 1), fn);
+    for (int64_t i = 0; i < nt; i++) {
+        int64_t lo[2], hi[2];
+        rmc_dist_tile(d, tiles[i], lo, hi, NULL);
+        reqs[i] = RMC_REQUEST_NULL;
+        if (hi[0] <= lo[0] || hi[1] <= lo[1])
+            continue;
+        int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = hi[0] - lo[0];
+        gai_xfer(a, 'g', al, ah, buf + offs[i], &ald, NULL, &reqs[i], fn);
+    }
+    gai_check(rmc_wait_all(reqs, (size_t)nt), fn, "completing the gets of the transposed patches");
+    free(reqs);
+    return buf;
+}
+
 void GA_Transpose(int g_a, int g_b)
 {
     const char *fn = "GA_Transpose";
@@ -393,41 +424,17 @@ void GA_Transpose(int g_a, int g_b)
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(b, &nt, fn);
-    /* every owned block's source patch (c x r of A) fetched at once into one buffer: one round
-     * trip's wait for all of them, not one per block (a block-cyclic B has many small blocks) */
-    size_t total = 0;
-    for (int64_t i = 0; i < nt; i++) {
-        int64_t lo[2], hi[2];
-        rmc_dist_tile(b->dist, tiles[i], lo, hi, NULL);
-        if (hi[0] > lo[0] && hi[1] > lo[1])
-            total += (size_t)((hi[0] - lo[0]) * (hi[1] - lo[1])) * es;
-    }
-    char *buf = xmalloc(total, fn);
-    rmc_request_h *reqs = xmalloc(sizeof(*reqs) * (size_t)(nt > 0 ? nt : 1), fn);
-    size_t off = 0;
-    for (int64_t i = 0; i < nt; i++) {
-        int64_t lo[2], hi[2];
-        rmc_dist_tile(b->dist, tiles[i], lo, hi, NULL);
-        int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
-        reqs[i] = RMC_REQUEST_NULL;
-        if (r <= 0 || c <= 0)
-            continue;
-        int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = r;
-        gai_xfer(a, 'g', al, ah, buf + off, &ald, NULL, &reqs[i], fn); /* c x r */
-        off += (size_t)(r * c) * es;
-    }
-    gai_check(rmc_wait_all(reqs, (size_t)nt), fn, "completing the gets of A");
-    off = 0;
+    size_t *offs = xmalloc(sizeof(size_t) * (size_t)(nt > 0 ? nt : 1), fn);
+    char *buf = fetch_transposed(a, b->dist, tiles, nt, offs, fn);
     for (int64_t i = 0; i < nt; i++) {
         int64_t lo[2], hi[2], ld;
         char *p = block(b, tiles[i], lo, hi, &ld, fn);
         int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
         if (r <= 0 || c <= 0)
             continue;
-        transpose_copy(p, ld, buf + off, r, r, c, es);
-        off += (size_t)(r * c) * es;
+        transpose_copy(p, ld, buf + offs[i], r, r, c, es);
     }
-    free(reqs);
+    free(offs);
     free(buf);
     free(tiles);
     gai_sync_group(a->pgroup, fn);
@@ -452,32 +459,22 @@ void GA_Symmetrize(int g_a)
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(a, &nt, fn);
-    char **bufs = xmalloc(sizeof(char *) * (size_t)(nt > 0 ? nt : 1), fn);
-    for (int64_t i = 0; i < nt; i++) {
-        int64_t lo[2], hi[2];
-        rmc_dist_tile(a->dist, tiles[i], lo, hi, NULL);
-        int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
-        bufs[i] = NULL;
-        if (r <= 0 || c <= 0)
-            continue;
-        bufs[i] = xmalloc((size_t)(r * c) * es, fn);
-        int64_t al[2] = {lo[1], lo[0]}, ah[2] = {hi[1], hi[0]}, ald = r;
-        gai_xfer(a, 'g', al, ah, bufs[i], &ald, NULL, NULL, fn);
-    }
+    size_t *offs = xmalloc(sizeof(size_t) * (size_t)(nt > 0 ? nt : 1), fn);
+    char *buf = fetch_transposed(a, a->dist, tiles, nt, offs, fn);
     gai_sync_group(a->pgroup, fn);
     for (int64_t i = 0; i < nt; i++) {
-        if (!bufs[i])
-            continue;
         int64_t lo[2], hi[2], ld;
         char *p = block(a, tiles[i], lo, hi, &ld, fn);
         int64_t r = hi[0] - lo[0], c = hi[1] - lo[1];
+        if (r <= 0 || c <= 0)
+            continue;
+        const char *q = buf + offs[i];
         for (int64_t x = 0; x < r; x++)
             for (int64_t y = 0; y < c; y++)
-                e_halfsum(a->type, p + (x * ld + y) * (int64_t)es,
-                          bufs[i] + (y * r + x) * (int64_t)es);
-        free(bufs[i]);
+                e_halfsum(a->type, p + (x * ld + y) * (int64_t)es, q + (y * r + x) * (int64_t)es);
     }
-    free(bufs);
+    free(offs);
+    free(buf);
     free(tiles);
     gai_sync_group(a->pgroup, fn);
 }
