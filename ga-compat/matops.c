@@ -374,11 +374,11 @@ static void transpose_copy(void *dst, int64_t ldd, const void *src, int64_t lds,
 /* For each block tiles[0..nt-1] of distribution d (2-D, rows r x columns c), the transposed patch
  * of A (c x r, row-major) that block needs, all fetched non-blocking into one buffer and waited for
  * at once (one round trip's wait, not one per block: a block-cyclic array has many small blocks).
- * Block i's patch starts at byte offs[i] (caller's array); empty blocks take no room. */
+ * Block i's patch starts at byte (*offsp)[i]; empty blocks take no room. The caller frees both. */
 static char *fetch_transposed(gai_array_t *a, rmc_dist_h d, const int64_t *tiles, int64_t nt,
-                              size_t *offs, const char *fn)
+                              size_t **offsp, const char *fn)
 {
-    size_t total = 0;
+    size_t total = 0, *offs = *offsp = xmalloc(sizeof(size_t) * (size_t)(nt > 0 ? nt : 1), fn);
     for (int64_t i = 0; i < nt; i++) {
         int64_t lo[2], hi[2];
         rmc_dist_tile(d, tiles[i], lo, hi, NULL);
@@ -424,8 +424,8 @@ void GA_Transpose(int g_a, int g_b)
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(b, &nt, fn);
-    size_t *offs = xmalloc(sizeof(size_t) * (size_t)(nt > 0 ? nt : 1), fn);
-    char *buf = fetch_transposed(a, b->dist, tiles, nt, offs, fn);
+    size_t *offs;
+    char *buf = fetch_transposed(a, b->dist, tiles, nt, &offs, fn);
     for (int64_t i = 0; i < nt; i++) {
         int64_t lo[2], hi[2], ld;
         char *p = block(b, tiles[i], lo, hi, &ld, fn);
@@ -459,8 +459,8 @@ void GA_Symmetrize(int g_a)
     gai_sync_group(a->pgroup, fn);
     size_t es = a->esz;
     int64_t nt, *tiles = owned(a, &nt, fn);
-    size_t *offs = xmalloc(sizeof(size_t) * (size_t)(nt > 0 ? nt : 1), fn);
-    char *buf = fetch_transposed(a, a->dist, tiles, nt, offs, fn);
+    size_t *offs;
+    char *buf = fetch_transposed(a, a->dist, tiles, nt, &offs, fn);
     gai_sync_group(a->pgroup, fn);
     for (int64_t i = 0; i < nt; i++) {
         int64_t lo[2], hi[2], ld;

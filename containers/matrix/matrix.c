@@ -495,12 +495,13 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
     enum { MULTI_BATCH = 256 };
     multi_t *mq = NULL;
     if (ntouch > 1) {
-        mq = malloc(sizeof(*mq) + (size_t)ntouch * sizeof(rmc_request_h));
+        size_t cap = (size_t)(req || ntouch < MULTI_BATCH ? ntouch : MULTI_BATCH);
+        mq = malloc(sizeof(*mq) + cap * sizeof(rmc_request_h));
         if (!mq && req)
             return rmcc_fail(RMC_ERR_NOMEM, fn, "requests for %lld tiles", (long long)ntouch);
         if (mq) {
             mq->n = 0;
-            mq->cap = (size_t)ntouch;
+            mq->cap = cap;
         }
     }
     for (;;) {
@@ -516,8 +517,8 @@ rmc_status_t rmcc_matrix_patch(struct rmc_matrix *m, int op, const int64_t lo[],
         rmc_request_h *r = mq ? &mq->r[mq->n] : req;
         char *bp = (char *)buf + (size_t)boff * m->esz;
         st = move_box(m, op, t, tlo, thi, a, b, bp, bst, alpha, r, fn);
-        if (st == RMC_ERR_NOMEM && mq &&
-            !req) { /* blocking: finish what started, go on one by one */
+        /* blocking, no memory for this tile's request: finish what started, go on one by one */
+        if (st == RMC_ERR_NOMEM && mq && !req) {
             st = rmc_wait_all(mq->r, mq->n);
             free(mq);
             mq = NULL;

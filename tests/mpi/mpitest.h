@@ -33,8 +33,9 @@ static int mpitest_rank_, mpitest_nranks_;
 
 /* Waits for an MPI request; while RMC is initialized it keeps RMC's progress going, as RMC's own
  * collectives do: a peer may still wait for this rank to serve an active message (a remote atomic
- * in thread mode without a progress thread, registered memory). */
-static inline void mpitest_wait_(MPI_Request *rq)
+ * in thread mode without a progress thread, registered memory). Between tests it yields (ranks
+ * may outnumber cores), or with nap_ns > 0 sleeps that long. */
+static inline void mpitest_wait_nap_(MPI_Request *rq, long nap_ns)
 {
     int done = 0;
     while (MPI_Test(rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
@@ -42,8 +43,17 @@ static inline void mpitest_wait_(MPI_Request *rq)
         if (rmc_initialized())
             rmc_progress();
 #endif
-        sched_yield(); /* ranks may outnumber cores */
+        if (nap_ns > 0) {
+            struct timespec ts = {0, nap_ns};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
     }
+}
+static inline void mpitest_wait_(MPI_Request *rq)
+{
+    mpitest_wait_nap_(rq, 0);
 }
 
 /* Agrees on `ok` across ranks; on failure the local culprit prints where, then every rank fails. */
@@ -69,20 +79,10 @@ static inline int mpitest_all_(int ok, const char *expr, const char *file, int l
 enum { MPITEST_TAG_BYSTANDER = 31999 };
 static inline void mpitest_bystander_wait(int from)
 {
-    int done = 0, flag = 0;
+    int done = 0;
     MPI_Request r;
     MPI_Irecv(&done, 1, MPI_INT, from, MPITEST_TAG_BYSTANDER, MPI_COMM_WORLD, &r);
-    for (;;) {
-        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-        if (flag)
-            break;
-#ifndef ARMCITEST_ARMCI_MPI
-        if (rmc_initialized()) /* a worker may still need this rank to serve an active message */
-            rmc_progress();
-#endif
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
+    mpitest_wait_nap_(&r, 1000000);
 }
 /* Called by the worker `from`: ranks first..nranks-1 stop waiting. */
 static inline void mpitest_bystanders_release(int first)
