@@ -35,8 +35,13 @@ static rmci_pair_t *pair_of(struct rmc_region *r, int target)
 static void clear_pending(struct rmc_region *r, int target)
 {
     r->cs[target] &= (uint8_t)~RMCI_CS_PENDING;
-    if (r->pair[target])
-        r->pair[target]->nw = r->pair[target]->na = 0;
+    rmci_pair_t *p = r->pair[target];
+    if (p) {
+        p->nw = p->na = 0;
+        p->rreq = 0;
+        p->rimp = 0;
+        p->rgen++; /* the gets' requests marked before are complete: their counts are void */
+    }
 }
 
 static rmci_quiet_fn am_quiet, am_fence;
@@ -175,8 +180,44 @@ rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_ran
             p->na = 0;
         add_range(p->a, &p->na, range);
     }
+    if ((kind & RMCI_CS_READ) && r->pair[target])
+        r->pair[target]->rimp = 1; /* (rmci_mark_req takes it back for its own gets) */
     r->cs[target] |= (uint8_t)kind;
     return RMC_OK;
+}
+
+rmc_status_t rmci_mark_req(struct rmc_region *r, int target, unsigned kind, rmci_range_t range,
+                           struct rmc_request *q)
+{
+    if (kind != RMCI_CS_READ || !q)
+        return rmci_mark(r, target, kind, range);
+    rmci_pair_t *p = pair_of(r, target);
+    if (!p) /* no record: the mark stays until a flush (correct, as an implicit get's) */
+        return rmci_mark(r, target, kind, range);
+    uint8_t cs = r->cs[target];
+    /* a read mark with no request get counted is an implicit get's (or one marked before the pair
+     * had a record): it stays */
+    int implicit = (cs & RMCI_CS_READ) && (p->rimp || p->rreq == 0);
+    rmc_status_t st = rmci_mark(r, target, kind, range);
+    if (st != RMC_OK || !(r->cs[target] & RMCI_CS_READ)) /* (flushed instead: nothing to count) */
+        return st;
+    p->rimp = implicit;
+    p->rreq++;
+    q->rd_region = r;
+    q->rd_target = target;
+    q->rd_gen = p->rgen;
+    return RMC_OK;
+}
+
+void rmci_req_read_done(struct rmc_request *q)
+{
+    struct rmc_region *r = q->rd_region;
+    q->rd_region = NULL;
+    rmci_pair_t *p = r ? r->pair[q->rd_target] : NULL;
+    if (!p || p->rgen != q->rd_gen || p->rreq == 0)
+        return; /* flushed since (or the region freed): nothing of it is counted any more */
+    if (--p->rreq == 0 && !p->rimp)
+        r->cs[q->rd_target] &= (uint8_t)~RMCI_CS_READ;
 }
 
 rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t range)

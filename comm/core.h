@@ -20,6 +20,11 @@ typedef struct rmci_pair {
     rmci_range_t a[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
     rmci_range_t last_put;            /* the last blocking put ({0,0}: none) */
     int waw;                          /* a write had to flush for an overlapping write */
+    /* Reads (RMCI_CS_READ): a request-based get's mark is taken back when its request completes,
+     * so a completed get (e.g. a blocking patch's per-tile requests) leaves no flush behind. */
+    uint32_t rreq; /* request-based gets marked and not yet completed */
+    uint32_t rgen; /* flushes of the pair so far: a request marked before the last one is void */
+    int rimp;      /* a get no request completes (implicit) is outstanding: only a flush clears */
 } rmci_pair_t;
 
 struct rmc_region {

@@ -600,7 +600,7 @@ static rmc_status_t region_free_agreed(struct rmc_region *r, const char *fn)
      * region (in the barrier below) */
     rmc_status_t st = rmci_quiet_region(r);
     rmci_dirty_forget(r);
-    rmci_req_complete_win(r->hot.win); /* its nb requests that would flush the window later */
+    rmci_req_region_freed(r); /* its nb requests that would flush the window later */
     /* completes this rank's operations on the region; then every member's are complete before
      * the layers forget it and its memory goes away */
     rmci_keep(&st, RMCI_MPI_ST(MPI_Win_unlock_all, (r->hot.win)));

@@ -89,6 +89,7 @@ struct rmc_request *rmci_req_alloc(void)
     q->custom_done = 0;
     q->custom_status = RMC_OK;
     q->cprev = q->cnext = NULL;
+    q->rd_region = NULL;
     q->next_free = NULL;
     return q;
 }
@@ -141,18 +142,23 @@ static rmc_status_t req_finish(struct rmc_request *q, const char *fn)
     } else if (st != RMC_OK) /* (its own message was recorded then, by rmc_region_free) */
         st = rmci_fail(st, fn, "the operation failed when rmc_region_free completed it: %s",
                        rmc_status_string(st));
+    if (q->rd_region && st == RMC_OK)
+        rmci_req_read_done(q); /* the get has arrived: its pair's read mark may go */
     rmci_req_release(q);
     return st;
 }
 
-void rmci_req_complete_win(MPI_Win w)
+void rmci_req_region_freed(rmci_region_t *r)
 {
-    if (w == MPI_WIN_NULL)
-        return;
+    MPI_Win w = r->hot.win;
     for (slab_t *s = slabs; s; s = s->next)
         for (int i = 0; i < SLAB; i++) {
             struct rmc_request *q = &s->reqs[i];
-            if (q->magic == RMCI_REQ_MAGIC && q->on_complete && q->win == w) {
+            if (q->magic != RMCI_REQ_MAGIC)
+                continue;
+            if (q->rd_region == r)
+                q->rd_region = NULL; /* its pair's records go with the region */
+            if (w != MPI_WIN_NULL && q->on_complete && q->win == w) {
                 q->early_st = q->on_complete(q);
                 q->on_complete = NULL;
                 q->win = MPI_WIN_NULL;

@@ -108,7 +108,7 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
         return st;
     }
     if (mode != RMCI_BLOCKING) {
-        st = rmci_mark(r, rank, (unsigned)kind, range);
+        st = rmci_mark_req(r, rank, (unsigned)kind, range, q);
         if (q) {
             q->nmpi = nops;
             *req = q; /* handed out (waitable) also when the fall-back flush failed */

@@ -402,6 +402,13 @@ static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
 rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Records that an operation of `kind` on `range` is outstanding on (region, target). */
 rmc_status_t rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
+/* rmci_mark for an operation that request q completes: a get's mark is taken back when q completes
+ * (rmci_req_read_done), when no other get to the pair is outstanding; other kinds as rmci_mark. */
+struct rmc_request;
+rmc_status_t rmci_mark_req(rmci_region_t *r, int target, unsigned kind, rmci_range_t range,
+                           struct rmc_request *q);
+/* A request's get has completed at the origin: its pair's read mark goes when it was the last. */
+void rmci_req_read_done(struct rmc_request *q);
 /* Makes (region, target) clean: MPI_Win_flush (and the quiet function when RMCI_CS_AM is set),
  * nothing outstanding afterwards. */
 rmc_status_t rmci_flush(rmci_region_t *r, int target);
@@ -445,7 +452,7 @@ struct rmc_request {
     /* completion callback run once when complete (e.g. unpack), may be NULL */
     rmc_status_t (*on_complete)(struct rmc_request *req);
     MPI_Win win;           /* the window on_complete flushes (MPI_WIN_NULL: none) */
-    rmc_status_t early_st; /* on_complete already run (rmci_req_complete_win): its status */
+    rmc_status_t early_st; /* on_complete already run (rmci_req_region_freed): its status */
     void *cb_data;
     void *cb_buf; /* freed after on_complete */
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
@@ -453,6 +460,9 @@ struct rmc_request {
     int custom_done;             /* its function has finished (with custom_status) */
     rmc_status_t custom_status;
     struct rmc_request *cprev, *cnext; /* unfinished custom requests (request.c) */
+    rmci_region_t *rd_region; /* a get's pair whose read mark this request holds (NULL: none) */
+    int rd_target;
+    uint32_t rd_gen; /* the pair's flush count when marked */
 };
 
 /* Advances every unfinished custom request once (their functions never block). Called by the waits
@@ -466,10 +476,11 @@ rmc_status_t rmci_wait_top(MPI_Request *req, const char *where);
 void rmci_wait_round_top(unsigned *spins);
 
 struct rmc_request *rmci_req_alloc(void);
-/* Runs now the on_complete of every live request that flushes window w (its region is being freed,
- * which completes the region's operations; w must still be locked): a later rmc_wait / rmc_test
- * of such a request returns that outcome instead of flushing a freed window. */
-void rmci_req_complete_win(MPI_Win w);
+/* Region r is being freed, which completes its operations (its window still locked): runs now the
+ * on_complete of every live request that flushes r's window (a later rmc_wait / rmc_test of such a
+ * request returns that outcome instead of flushing a freed window) and drops the requests' read
+ * marks on r. */
+void rmci_req_region_freed(rmci_region_t *r);
 void rmci_req_release(struct rmc_request *req);
 /* rmc_finalize: completes and releases every live request (custom ones run to their end); the
  * first failure, *n = how many there were. */

@@ -201,7 +201,7 @@ static rmc_status_t xfer_complete(const xfer_t *x, rmci_nbctx_t *ctx, char *buf,
         if (q->on_complete)
             q->win = ctx->win;
         *req = q; /* handed out (waitable) also when the fall-back flush fails */
-        return rmci_mark(x->r, x->proc, (unsigned)x->kind, x->range);
+        return rmci_mark_req(x->r, x->proc, (unsigned)x->kind, x->range, q);
     }
     rmc_status_t st;
     if (x->mode == RMCI_NB_IMPLICIT && buf)

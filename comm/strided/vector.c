@@ -273,7 +273,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
         q->on_complete = rmci_nb_flush_local;
         q->win = ctx->win;
         /* a failing fall-back flush is reported with the request handed out (waitable) */
-        st = rmci_mark(one, proc, (unsigned)kind, v.regs[0].range);
+        st = rmci_mark_req(one, proc, (unsigned)kind, v.regs[0].range, q);
         *req = q;
         free(v.regs);
         return st;
@@ -486,7 +486,7 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
             v->ctx->nsegs = v->nseg;
             q->on_complete = rmci_nb_unpack;
         }
-        rmc_status_t st = rmci_mark(v->r, v->proc, (unsigned)v->kind, v->range);
+        rmc_status_t st = rmci_mark_req(v->r, v->proc, (unsigned)v->kind, v->range, q);
         *req = q; /* handed out (waitable) also when the fall-back flush failed */
         return st;
     }

@@ -223,6 +223,58 @@ static rmc_comm_stats_t snap(void)
 
 #define EXPECT(c) MPITEST_EXPECT(ok, c)
 
+/* Remote target t: a get whose request was waited leaves nothing to order (a later put or
+ * accumulate to its range needs no flush: its data has arrived); one still outstanding, or an
+ * implicit get beside it, still orders them. Contiguous and strided (two rows of 32 bytes). */
+static int waited_gets(int t)
+{
+    int ok = 1;
+    unsigned char v[128], w[128], x[64];
+    int32_t one = 1;
+    int stride[1] = {64}, count[2] = {32, 2};
+    rmc_request_h q, q2;
+    for (int strided = 0; strided < 2; strided++) {
+        char *a = slot_a(t);
+#define GET_NB(src, dst, req)                                                                      \
+    (strided ? rmc_get_strided_nb(src, stride, dst, stride, count, 1, t, req)                      \
+             : rmc_get_nb(src, dst, 64, t, req))
+        fill(v, 128, (unsigned)(20 + strided));
+        EXPECT(rmc_put(v, a, 128, t) == RMC_OK);
+        EXPECT(rmc_fence_all() == RMC_OK);
+        /* waited: the put after it does not flush, and the get saw the old data */
+        rmc_comm_stats_t s0 = snap();
+        memset(w, 0, sizeof w);
+        EXPECT(GET_NB(a, w, &q) == RMC_OK && q != RMC_REQUEST_NULL);
+        EXPECT(rmc_wait(&q) == RMC_OK);
+        fill(x, 64, (unsigned)(30 + strided));
+        EXPECT(rmc_put_nb(x, a, 64, t, NULL) == RMC_OK);
+        EXPECT(rmc_acc(RMC_ACC_INT32, &one, x, a + 128, 64, t) == RMC_OK);
+        EXPECT(snap().conflict_flushes == s0.conflict_flushes);
+        EXPECT(strided ? memcmp(v, w, 32) == 0 && memcmp(v + 64, w + 64, 32) == 0
+                       : memcmp(v, w, 64) == 0);
+        EXPECT(rmc_fence_all() == RMC_OK);
+        /* two outstanding, one waited: a put to the other's range still flushes */
+        s0 = snap();
+        EXPECT(GET_NB(a, w, &q) == RMC_OK && GET_NB(a + 128, v, &q2) == RMC_OK);
+        EXPECT(rmc_wait(&q) == RMC_OK);
+        EXPECT(rmc_put_nb(x, a + 128, 8, t, NULL) == RMC_OK);
+        EXPECT(snap().conflict_flushes == s0.conflict_flushes + 1);
+        EXPECT(rmc_wait(&q2) == RMC_OK); /* (completed by that flush) */
+        EXPECT(rmc_fence_all() == RMC_OK);
+        /* an implicit get beside a waited request still orders a put */
+        s0 = snap();
+        EXPECT(GET_NB(a + 128, v, NULL) == RMC_OK && GET_NB(a, w, &q) == RMC_OK);
+        EXPECT(rmc_wait(&q) == RMC_OK);
+        EXPECT(rmc_put_nb(x, a + 128, 8, t, NULL) == RMC_OK);
+        EXPECT(snap().conflict_flushes == s0.conflict_flushes + 1);
+        EXPECT(rmc_fence_all() == RMC_OK);
+#undef GET_NB
+    }
+    if (!ok)
+        fprintf(stderr, "[rank %d] waited gets from rank %d: wrong flushes or data\n", me, t);
+    return ok;
+}
+
 /* Remote target t (u: a second remote target, or -1). */
 static int conflicts_remote(int t, int u)
 {
@@ -335,6 +387,7 @@ static int conflicts_remote(int t, int u)
     EXPECT(rmc_get(slot_a(t), w, 64, t) == RMC_OK);
     EXPECT(memcmp(v, w, 64) == 0);
     EXPECT(snap().conflict_flushes == s0.conflict_flushes + 1);
+    ok &= waited_gets(t);
     return ok;
 }
 
