@@ -22,6 +22,7 @@
 #include <macdecls.h>
 
 static int gat_me, gat_np, gat_failed;
+static double gat_t0; /* gat_section's clock */
 
 /* MPI (thread multiple, as RMC wants it), GA, and MA for GA's temporaries (the peer needs it). */
 static inline void gat_init(int *argc, char ***argv)
@@ -33,6 +34,7 @@ static inline void gat_init(int *argc, char ***argv)
         MA_init(C_DBL, 1 << 22, 1 << 22);
     gat_me = GA_Nodeid();
     gat_np = GA_Nnodes();
+    gat_t0 = MPI_Wtime();
 }
 
 /* Rank 0 prints one compared line. */
@@ -47,6 +49,15 @@ static inline void gat_out(const char *fmt, ...)
     va_end(ap);
     putchar('\n');
     fflush(stdout);
+}
+
+/* Rank 0 prints, as a comment (not compared), the seconds since gat_init or the last section:
+ * where a run's time goes. */
+static inline void gat_section(const char *name)
+{
+    double t = MPI_Wtime();
+    gat_out("# [TIME] %s %.2f s", name, t - gat_t0);
+    gat_t0 = t;
 }
 
 /* Every rank passes its verdict; all agree (logical and) before rank 0 prints. Returns it. */
