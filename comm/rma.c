@@ -95,18 +95,26 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
     struct rmc_request *q = NULL;
     if (mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc()))
         return rmci_fail(RMC_ERR_NOMEM, fn, "no memory for a request");
-    st = issue_contig(kind, local, t->disp, bytes, mr, r->hot.win, q ? q->mpi : NULL, &nops, fn);
+    /* a blocking get on oversubscribed processors: through requests, waited yielding (MPICH's
+     * flush spins, and the rank we wait for may need this processor) */
+    MPI_Request own[2];
+    int yielding = mode == RMCI_BLOCKING && kind == RMCI_CS_READ && rmci.oversubscribed;
+    MPI_Request *rq = q ? q->mpi : yielding ? own : NULL;
+    st = issue_contig(kind, local, t->disp, bytes, mr, r->hot.win, rq, &nops, fn);
     if (RMCI_UNLIKELY(st != RMC_OK)) {
         /* whatever was issued must not outlive the call: complete it, then report */
         if (nops)
             rmci_flush(r, rank);
-        if (q) {
+        if (rq) {
             MPI_Status sts[2];
-            (void)RMCI_MPI_ST(MPI_Waitall, (nops, q->mpi, sts));
-            rmci_req_release(q);
+            (void)RMCI_MPI_ST(MPI_Waitall, (nops, rq, sts));
         }
+        if (q)
+            rmci_req_release(q);
         return st;
     }
+    if (yielding)
+        return rmci_wait_yielding(rq, nops, fn);
     if (mode != RMCI_BLOCKING) {
         st = rmci_mark_req(r, rank, (unsigned)kind, range, q);
         if (q) {

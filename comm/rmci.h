@@ -274,6 +274,13 @@ void rmci_poll_full(void);
  * no rank waits inattentively while a peer needs it to serve a request. */
 rmc_status_t rmci_wait(MPI_Request *req, const char *where);
 
+/* Completes reqs[0..n) of an operation still half done (no active message is served meanwhile),
+ * yielding the processor after a short spin: a blocking get or fetching atomic on oversubscribed
+ * processors, where MPICH's own completion calls spin while the target may need this processor. */
+rmc_status_t rmci_wait_yielding(MPI_Request *reqs, int n, const char *where);
+/* 1 when this machine runs more ranks than it has processing units (waits yield). */
+int rmci_oversubscribed(void);
+
 /* One waiting round of a hand-written waiting loop: full poll, then spin or yield. */
 void rmci_wait_round(unsigned *spins);
 

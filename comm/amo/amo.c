@@ -334,9 +334,14 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         uint64_t in = 0, cmp = 0, out = 0;
         store_fetched(&in, width, a);
         store_fetched(&cmp, width, b);
-        st = mpi_issue(op, dt, &in, &cmp, &out, mr, t->disp, win, NULL);
+        /* on oversubscribed processors a fetching atomic (but CAS) is waited yielding: its result
+         * arriving means it was performed (MPICH's flush spins, and the target may need this
+         * processor); the pair's other operations stay as they were */
+        MPI_Request rq = MPI_REQUEST_NULL;
+        int yielding = rmci_oversubscribed() && op != RMCI_AMO_add && op != RMCI_AMO_cas;
+        st = mpi_issue(op, dt, &in, &cmp, &out, mr, t->disp, win, yielding ? &rq : NULL);
         if (st == RMC_OK)
-            st = rmci_flush(r, rank);
+            st = yielding ? rmci_wait_yielding(&rq, 1, "rmc_amo") : rmci_flush(r, rank);
         if (st == RMC_OK && op != RMCI_AMO_add)
             memcpy(fetched, &out, (size_t)width);
         return st;

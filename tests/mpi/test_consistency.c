@@ -275,6 +275,38 @@ static int waited_gets(int t)
     return ok;
 }
 
+/* Remote target t: with more ranks than the machine's processing units a blocking get and a
+ * fetch-and-add wait for their requests with yields (no flush); otherwise the get completes
+ * locally and the fetch-and-add flushes its pair. Both see the data. */
+static int yielding_waits(int t)
+{
+    int ok = 1;
+    rmc_topology_t top;
+    EXPECT(rmc_topology(&top) == RMC_OK);
+    int over = top.machine_ranks > top.hw_pus;
+    unsigned char v[64], w[64];
+    fill(v, 64, 40);
+    EXPECT(rmc_put(v, slot_b(t), 64, t) == RMC_OK);
+    EXPECT(rmc_fence_all() == RMC_OK);
+    rmc_comm_stats_t s0 = snap(), s;
+    memset(w, 0, sizeof w);
+    EXPECT(rmc_get(slot_b(t), w, 64, t) == RMC_OK && memcmp(v, w, 64) == 0);
+    s = snap();
+    EXPECT(s.yielding_waits == s0.yielding_waits + (unsigned)over && s.flushes == s0.flushes);
+    int64_t old = -1, word;
+    memcpy(&word, v, sizeof word);
+    EXPECT(rmc_amo_fetch_add_i64(slot_b(t), 5, &old, t) == RMC_OK && old == word);
+    rmc_comm_stats_t s2 = snap();
+    if (rmc_amo_mode() == RMC_AMO_MODE_MPI) /* (thread mode: an active message) */
+        EXPECT(s2.yielding_waits == s.yielding_waits + (unsigned)over &&
+               s2.flushes == s.flushes + (unsigned)!over);
+    EXPECT(rmc_get(slot_b(t), &old, sizeof old, t) == RMC_OK && old == word + 5);
+    EXPECT(rmc_fence_all() == RMC_OK);
+    if (!ok)
+        fprintf(stderr, "[rank %d] yielding waits (oversubscribed %d) to rank %d\n", me, over, t);
+    return ok;
+}
+
 /* Remote target t (u: a second remote target, or -1). */
 static int conflicts_remote(int t, int u)
 {
@@ -388,6 +420,7 @@ static int conflicts_remote(int t, int u)
     EXPECT(memcmp(v, w, 64) == 0);
     EXPECT(snap().conflict_flushes == s0.conflict_flushes + 1);
     ok &= waited_gets(t);
+    ok &= yielding_waits(t);
     return ok;
 }
 
