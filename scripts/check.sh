@@ -3,8 +3,9 @@
 #   1. installs the Debian dependencies (scripts/install-deps.sh; root or sudo),
 #   2. builds in build/check and runs `make check` (unit tests + every MPI test at 2 ranks in the
 #      real node mode and with RMC_NODE_SIZE=1, a subset at 3 and 4 ranks, 4 ranks as 2 emulated nodes),
-#   3. the same under AddressSanitizer in build/asan, the wide tests at 3-4 ranks in two node modes
-#      of five (Makefile.am, MPI_RUNS_WIDE; skip with RMC_CHECK_ASAN=0),
+#   3. the same under AddressSanitizer in build/asan, beyond 2 ranks only the runs with emulated
+#      nodes and the matrix programs' 3-rank runs (Makefile.am, asan_kept; skip with
+#      RMC_CHECK_ASAN=0),
 #   4. the threaded tests (every run of test_threads, test_armci_threads, test_ct_threads) under TSan
 #      in build/tsan (skip with RMC_CHECK_TSAN=0): a data race fails the run.
 # Ends with one line "tests: N passed, N failed". Exit status 0 only if everything passed.
