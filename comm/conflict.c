@@ -56,11 +56,32 @@ void rmci_set_am_fence(rmci_quiet_fn fn)
     am_fence = fn;
 }
 
+/* Before a flush of (r, target) when ranks outnumber processing units: a one-byte get issued after
+ * the pair's operations, waited with yields. MPICH's flush spins while the target, which may need
+ * this processor, serves the operations; the get is served after them in practice (one endpoint),
+ * so the flush that follows finds little left. Only a wait: the flush still completes everything.
+ */
+static rmc_status_t flush_prewait(struct rmc_region *r, int target)
+{
+    if (r->sizes[target] == 0)
+        return RMC_OK;
+    static char sink; /* (not on the stack: a get whose wait failed may still write it) */
+    MPI_Request rq;
+    RMCI_MPI(MPI_Rget,
+             (&sink, 1, MPI_BYTE, rmci_region_mrank(r, target), 0, 1, MPI_BYTE, r->hot.win, &rq));
+    return rmci_wait_yielding(&rq, 1, "rmci_flush");
+}
+
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
 {
     RMCI_STAT(flushes, 1);
     if ((r->cs[target] & RMCI_CS_AM) && am_quiet) {
         rmc_status_t st = am_quiet(target);
+        if (st != RMC_OK)
+            return st; /* still pending: the next fence retries */
+    }
+    if (rmci.oversubscribed) {
+        rmc_status_t st = flush_prewait(r, target);
         if (st != RMC_OK)
             return st; /* still pending: the next fence retries */
     }

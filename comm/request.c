@@ -207,8 +207,10 @@ static rmc_status_t req_test(struct rmc_request *q, int *done, const char *fn)
     if (q->nmpi == 0)
         return RMC_OK;
     MPI_Status sts[2];
-    return rmci_mpi_status("MPI_Testall", fn,
-                           RMCI_MPI_RC(MPI_Testall, (q->nmpi, q->mpi, done, sts)));
+    int rc = RMCI_MPI_RC(MPI_Testall, (q->nmpi, q->mpi, done, sts));
+    if (rc != MPI_SUCCESS)
+        *done = 0; /* a failed test says nothing of completion: the operation may be under way */
+    return rmci_mpi_status("MPI_Testall", fn, rc);
 }
 
 /* 1 when q is a record of the pool (read before anything of it: a pointer that never was a

@@ -54,7 +54,6 @@ int rmci_oversubscribed(void)
 
 rmc_status_t rmci_wait_yielding(MPI_Request *reqs, int n, const char *where)
 {
-    RMCI_STAT(yielding_waits, 1);
     for (unsigned spins = 0;; spins++) {
         int left = 0;
         for (int i = 0; i < n; i++) {

@@ -334,14 +334,23 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         uint64_t in = 0, cmp = 0, out = 0;
         store_fetched(&in, width, a);
         store_fetched(&cmp, width, b);
-        /* on oversubscribed processors a fetching atomic (but CAS) is waited yielding: its result
-         * arriving means it was performed (MPICH's flush spins, and the target may need this
-         * processor); the pair's other operations stay as they were */
+        /* On oversubscribed processors a fetching atomic (but CAS) is waited yielding (MPICH's
+         * flush spins, and the target may need this processor), and the pair's other operations
+         * stay as they were. MPI promises only that the result has arrived when the request
+         * completes; MPICH sends it after applying the operation at the target (UCX atomics and
+         * its active-message path alike), so the atomic is then performed, as the blocking
+         * atomics promise, and needs no mark. */
         MPI_Request rq = MPI_REQUEST_NULL;
         int yielding = rmci_oversubscribed() && op != RMCI_AMO_add && op != RMCI_AMO_cas;
         st = mpi_issue(op, dt, &in, &cmp, &out, mr, t->disp, win, yielding ? &rq : NULL);
-        if (st == RMC_OK)
-            st = yielding ? rmci_wait_yielding(&rq, 1, "rmc_amo") : rmci_flush(r, rank);
+        if (st == RMC_OK && yielding) {
+            RMCI_STAT(yielding_waits, 1);
+            st = rmci_wait_yielding(&rq, 1, "rmc_amo");
+            if (st != RMC_OK) /* in, cmp and out must not outlive the call */
+                rmci_flush(r, rank);
+        } else if (st == RMC_OK) {
+            st = rmci_flush(r, rank);
+        }
         if (st == RMC_OK && op != RMCI_AMO_add)
             memcpy(fetched, &out, (size_t)width);
         return st;
