@@ -12,6 +12,7 @@
  * Ranges beyond RMCI_PAIR_RANGES are merged (the two closest become their hull): tracking stays
  * conservative, never misses a conflict. */
 #include "config.h"
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include "core.h"
@@ -56,20 +57,26 @@ void rmci_set_am_fence(rmci_quiet_fn fn)
     am_fence = fn;
 }
 
-/* Before a flush of (r, target) when ranks outnumber processing units: a one-byte get issued after
- * the pair's operations, waited with yields. MPICH's flush spins while the target, which may need
- * this processor, serves the operations; the get is served after them in practice (one endpoint),
- * so the flush that follows finds little left. Only a wait: the flush still completes everything.
- */
-static rmc_status_t flush_prewait(struct rmc_region *r, int target)
+/* Before a flush of (r, target) when ranks outnumber processing units: a one-byte get of the
+ * target part's first byte (committed also in a reserved region: rmc_region_reserve commits the
+ * first page), issued after the pair's operations and waited with yields. MPICH's flush spins
+ * while the target, which may need this processor, serves the operations; the get is served after
+ * them in practice (one endpoint), so the flush that follows finds little left. Advice only: the
+ * flush still completes everything (this get too, when its test failed). */
+static void flush_prewait(struct rmc_region *r, int target)
 {
-    if (r->sizes[target] == 0)
-        return RMC_OK;
-    static char sink; /* (not on the stack: a get whose wait failed may still write it) */
-    MPI_Request rq;
-    RMCI_MPI(MPI_Rget,
-             (&sink, 1, MPI_BYTE, rmci_region_mrank(r, target), 0, 1, MPI_BYTE, r->hot.win, &rq));
-    return rmci_wait_yielding(&rq, 1, "rmci_flush");
+    static char sink; /* (not on the stack: a get whose test failed is completed by the flush) */
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int mr = rmci_region_mrank(r, target), done = 0;
+    if (r->sizes[target] == 0 || RMCI_MPI_RC(MPI_Rget, (&sink, 1, MPI_BYTE, mr, 0, 1, MPI_BYTE,
+                                                        r->hot.win, &rq)) != MPI_SUCCESS)
+        return;
+    for (unsigned spins = 0; !done; spins++) {
+        if (RMCI_MPI_RC(MPI_Test, (&rq, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return;
+        if (!done && spins > 16)
+            sched_yield();
+    }
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
@@ -80,11 +87,8 @@ rmc_status_t rmci_flush(struct rmc_region *r, int target)
         if (st != RMC_OK)
             return st; /* still pending: the next fence retries */
     }
-    if (rmci.oversubscribed) {
-        rmc_status_t st = flush_prewait(r, target);
-        if (st != RMC_OK)
-            return st; /* still pending: the next fence retries */
-    }
+    if (rmci.oversubscribed)
+        flush_prewait(r, target);
     /* a failed flush leaves the pair pending: the next fence retries and reports it */
     RMCI_MPI(MPI_Win_flush, (rmci_region_mrank(r, target), r->hot.win));
     clear_pending(r, target);

@@ -341,6 +341,11 @@ static rmc_status_t region_own_shared(alloc_t *a, size_t size)
         r->own->fd = -1;
     if (st == RMC_OK)
         st = rmci_shm_create(RMCI_REGION_HDR + size, r->own, "rmc_region_reserve");
+    /* the first page (RMC's header and the part's first bytes) is committed now: RMC itself
+     * touches it (the accumulate lock, reads of the part's first byte before a flush on
+     * oversubscribed processors), so it must not be what exhausts the node's memory later */
+    if (st == RMC_OK)
+        st = rmci_shm_commit(r->own, 0, RMCI_REGION_HDR + (size ? 1 : 0), "rmc_region_reserve");
     st = rmci_agree(r->comm, st, a->reserve ? "rmc_region_reserve" : "rmc_region_alloc");
     if (st != RMC_OK)
         return st;

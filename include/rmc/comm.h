@@ -191,7 +191,8 @@ size_t rmc_region_count(void);
 
 /* Collective. A region whose parts are reserved address space: each rank reserves `size` bytes
  * (sizes may differ, 0 included), reachable by every operation at once like rmc_region_alloc's,
- * zero-filled, but taking memory only as pages are first written (or committed). For memory that
+ * zero-filled, but taking memory only as pages are first written (or committed; RMC commits the
+ * first page of each part, which holds its own header, at once). For memory that
  * is filled over time (an allocator's heap, a growing container): reserving costs almost nothing
  * (a sparse file in /dev/shm per rank, mapped by node-local peers; rmc_region_alloc's shared
  * memory costs ~0.8 s per GiB to set up with MPICH). Commit a range (rmc_region_commit) before
