@@ -383,7 +383,8 @@ int rmci_local_overlaps_region(uintptr_t lo, size_t len);
 enum {
     RMCI_CS_WRITE = 1u, /* put (or swap/CAS/bitwise atomic) not yet complete at the target */
     RMCI_CS_ACC = 2u,   /* accumulate / fetch-and-add not yet complete at the target */
-    RMCI_CS_READ = 4u,  /* get not yet complete at the origin (implicit handle) */
+    RMCI_CS_READ = 4u,  /* get not yet complete at the origin (implicit until a flush; with a
+                         * request until it completes: rmci_mark_req) */
     RMCI_CS_AM = 8u,    /* an atomic the target executes (an active message) not yet answered, per
                          * pair (no ranges); completed by the quiet function (rmci_set_am_quiet).
                          * MPI operations wait for it; such atomics need not wait for each other

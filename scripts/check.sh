@@ -4,8 +4,8 @@
 #   2. builds in build/check and runs `make check` (unit tests + every MPI test at 2 ranks in the
 #      real node mode and with RMC_NODE_SIZE=1, a subset at 3 and 4 ranks, 4 ranks as 2 emulated nodes),
 #   3. the same under AddressSanitizer in build/asan, beyond 2 ranks only the runs with emulated
-#      nodes and the matrix programs' 3-rank runs (Makefile.am, asan_kept; skip with
-#      RMC_CHECK_ASAN=0),
+#      nodes of several ranks and test_matrix/gemm/sparse/spmul's np3.node1 (Makefile.am,
+#      asan_kept; skip with RMC_CHECK_ASAN=0),
 #   4. the threaded tests (every run of test_threads, test_armci_threads, test_ct_threads) under TSan
 #      in build/tsan (skip with RMC_CHECK_TSAN=0): a data race fails the run.
 # Ends with one line "tests: N passed, N failed". Exit status 0 only if everything passed.

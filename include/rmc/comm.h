@@ -295,9 +295,10 @@ typedef struct rmc_comm_stats {
     unsigned long long remote_ops;       /* operations issued through MPI RMA */
     unsigned long long xlate_lookups;    /* translation-cache lookups */
     unsigned long long xlate_mru_hits;   /* of which hit the MRU front */
-    unsigned long long yielding_waits;   /* blocking gets and fetching atomics completed through a
-                                          * request waited with yields instead of a flush (ranks
-                                          * outnumber this machine's processing units) */
+    unsigned long long yielding_waits;   /* blocking contiguous gets and MPI fetching atomics (not
+                                          * CAS) completed through a request waited with yields
+                                          * instead of MPICH's flush_local / flush (ranks outnumber
+                                          * this machine's processing units) */
 } rmc_comm_stats_t;
 
 rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);

@@ -463,8 +463,9 @@ static void test_mpi_ordering(void **state)
 /* Accumulates are tracked per byte range (comm/conflict.c), every mode: an implicit accumulate
  * (rmc_acc_nb with no request) left outstanding on one word is in the value a later atomic or get
  * of that word by the same origin sees, and at the target after rmc_fence. With MPI atomics on a
- * remote word a fetch-and-add of the next word costs its own flush only (no conflict flush: MPI
- * orders nothing between different locations); one of the same word flushes first. */
+ * remote word a fetch-and-add of the next word costs its own completion only (a flush, or a
+ * yielding wait when oversubscribed; no conflict flush: MPI orders nothing between different
+ * locations); one of the same word flushes first. */
 static void test_acc_ranges(void **state)
 {
     (void)state;
@@ -517,8 +518,9 @@ static void test_acc_ranges(void **state)
         int64_t *mine = w64(&l, me, 2 * from);
         MPI_CHECK_ALL(mine[0] == 60 + 10 && mine[1] == 20);
         /* MPI atomics on a remote word: the fetch-and-add of the other word flushed once (its own,
-         * completing the accumulate too; or waited yielding, on oversubscribed processors) and
-         * never for a conflict; the one of the same word flushed for the conflict every time */
+         * completing the accumulate too) or, on oversubscribed processors, waited yielding for its
+         * result (the accumulate stays outstanding), and never for a conflict; the one of the same
+         * word flushed for the conflict every time */
         MPI_CHECK_ALL(!remote_mpi || (own == 20 && conflicts == 0 && same == 20));
         free_region(&l);
         amotest_done();

@@ -200,10 +200,11 @@ static void test_bad_input(void **state)
 }
 
 /* A lock whose polls of the word fail after it took its ticket (RMC_FAULT: MPI atomics, rank f's
- * Fetch_and_op calls #k..#k+3 fail; #1 is its fetch-add, so k = 2 hits its first four polls): it
- * returns the error naming rmc_mutex_lock and the mutex, and the ticket it gave up does not jam the
- * mutex: rank 0 (the holder) unlocks, locks again, every rank then finds it free. Rank 0 lets go
- * after a while whatever happened at f, so nothing here waits on the fault's placement. */
+ * Fetch_and_op (or, oversubscribed, Rget_accumulate) calls #k..#k+3 fail; #1 is its fetch-add, so k
+ * = 2 hits its first four polls): it returns the error naming rmc_mutex_lock and the mutex, and the
+ * ticket it gave up does not jam the mutex: rank 0 (the holder) unlocks, locks again, every rank
+ * then finds it free. Rank 0 lets go after a while whatever happened at f, so nothing here waits on
+ * the fault's placement. */
 static void test_lock_fails_after_ticket(void **state)
 {
     (void)state;
