@@ -57,6 +57,29 @@ void rmci_set_am_fence(rmci_quiet_fn fn)
     am_fence = fn;
 }
 
+/* Tests reqs[0..n) until all are complete (each becomes MPI_REQUEST_NULL), yielding the processor
+ * after a short spin; no active message is served. The MPI code of a failed test, else
+ * MPI_SUCCESS. */
+static int test_yielding(MPI_Request *reqs, int n)
+{
+    for (unsigned spins = 0;; spins++) {
+        int left = 0;
+        for (int i = 0; i < n; i++) {
+            if (reqs[i] == MPI_REQUEST_NULL)
+                continue;
+            int done = 0;
+            int rc = RMCI_MPI_RC(MPI_Test, (&reqs[i], &done, MPI_STATUS_IGNORE));
+            if (rc != MPI_SUCCESS)
+                return rc;
+            left += !done;
+        }
+        if (!left)
+            return MPI_SUCCESS;
+        if (spins > 16)
+            sched_yield();
+    }
+}
+
 /* Before a flush of (r, target) when ranks outnumber processing units: a one-byte get of the
  * target part's first byte (committed also in a reserved region: rmc_region_reserve commits the
  * first page), issued after the pair's operations and waited with yields. MPICH's flush spins
@@ -67,16 +90,22 @@ static void flush_prewait(struct rmc_region *r, int target)
 {
     static char sink; /* (not on the stack: a get whose test failed is completed by the flush) */
     MPI_Request rq = MPI_REQUEST_NULL;
-    int mr = rmci_region_mrank(r, target), done = 0;
-    if (r->sizes[target] == 0 || RMCI_MPI_RC(MPI_Rget, (&sink, 1, MPI_BYTE, mr, 0, 1, MPI_BYTE,
-                                                        r->hot.win, &rq)) != MPI_SUCCESS)
-        return;
-    for (unsigned spins = 0; !done; spins++) {
-        if (RMCI_MPI_RC(MPI_Test, (&rq, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-            return;
-        if (!done && spins > 16)
-            sched_yield();
-    }
+    int mr = rmci_region_mrank(r, target);
+    if (r->sizes[target] > 0 && RMCI_MPI_RC(MPI_Rget, (&sink, 1, MPI_BYTE, mr, 0, 1, MPI_BYTE,
+                                                       r->hot.win, &rq)) == MPI_SUCCESS)
+        (void)test_yielding(&rq, 1);
+}
+
+rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, MPI_Request *reqs, int n,
+                                const char *where)
+{
+    RMCI_STAT(yielding_waits, 1);
+    int rc = test_yielding(reqs, n);
+    if (rc == MPI_SUCCESS)
+        return RMC_OK;
+    rmc_status_t st = rmci_mpi_fail("MPI_Test", where, rc);
+    rmci_flush(r, target); /* the operation must not outlive the call */
+    return st;
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)

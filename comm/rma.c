@@ -113,13 +113,8 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
             rmci_req_release(q);
         return st;
     }
-    if (yielding) {
-        RMCI_STAT(yielding_waits, 1);
-        st = rmci_wait_yielding(rq, nops, fn);
-        if (st != RMC_OK) /* the get must not outlive the call */
-            rmci_flush(r, rank);
-        return st;
-    }
+    if (yielding)
+        return rmci_wait_yielding(r, rank, rq, nops, fn);
     if (mode != RMCI_BLOCKING) {
         st = rmci_mark_req(r, rank, (unsigned)kind, range, q);
         if (q) {

@@ -274,10 +274,6 @@ void rmci_poll_full(void);
  * no rank waits inattentively while a peer needs it to serve a request. */
 rmc_status_t rmci_wait(MPI_Request *req, const char *where);
 
-/* Completes reqs[0..n) of an operation still half done (no active message is served meanwhile),
- * yielding the processor after a short spin: a blocking get or fetching atomic on oversubscribed
- * processors, where MPICH's own completion calls spin while the target may need this processor. */
-rmc_status_t rmci_wait_yielding(MPI_Request *reqs, int n, const char *where);
 /* 1 when this machine runs more ranks than it has processing units (waits yield). */
 int rmci_oversubscribed(void);
 
@@ -420,6 +416,13 @@ void rmci_req_read_done(struct rmc_request *q);
 /* Makes (region, target) clean: MPI_Win_flush (and the quiet function when RMCI_CS_AM is set),
  * nothing outstanding afterwards. */
 rmc_status_t rmci_flush(rmci_region_t *r, int target);
+/* Completes reqs[0..n) of a blocking operation on (r, target) still half done (no active message is
+ * served meanwhile), yielding the processor after a short spin: a blocking get or fetching atomic
+ * on oversubscribed processors, where MPICH's own completion calls spin while the target may need
+ * this processor. Counted in yielding_waits; when a test fails, the pair is flushed (the operation
+ * must not outlive the call) and the test's failure reported. */
+rmc_status_t rmci_wait_yielding(rmci_region_t *r, int target, MPI_Request *reqs, int n,
+                                const char *where);
 /* The function that completes this rank's unanswered active-message atomics to `target` (thread
  * AMO mode sets it; NULL: none). rmci_flush, and so every fence, barrier and region free, calls it
  * for pairs marked RMCI_CS_AM. */

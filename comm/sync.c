@@ -52,26 +52,6 @@ int rmci_oversubscribed(void)
     return rmci.oversubscribed;
 }
 
-rmc_status_t rmci_wait_yielding(MPI_Request *reqs, int n, const char *where)
-{
-    for (unsigned spins = 0;; spins++) {
-        int left = 0;
-        for (int i = 0; i < n; i++) {
-            if (reqs[i] == MPI_REQUEST_NULL)
-                continue;
-            int done = 0; /* (a completed request becomes MPI_REQUEST_NULL) */
-            int rc = RMCI_MPI_RC(MPI_Test, (&reqs[i], &done, MPI_STATUS_IGNORE));
-            if (rc != MPI_SUCCESS)
-                return rmci_mpi_fail("MPI_Test", where, rc);
-            left += !done;
-        }
-        if (!left)
-            return RMC_OK;
-        if (spins > 16)
-            sched_yield();
-    }
-}
-
 rmc_status_t rmci_wait(MPI_Request *req, const char *where)
 {
     return wait_loop(req, where, rmci_wait_round);
