@@ -91,9 +91,11 @@ static void flush_prewait(struct rmc_region *r, int target)
     static char sink; /* (not on the stack: a get whose test failed is completed by the flush) */
     MPI_Request rq = MPI_REQUEST_NULL;
     int mr = rmci_region_mrank(r, target);
-    if (r->sizes[target] > 0 && RMCI_MPI_RC(MPI_Rget, (&sink, 1, MPI_BYTE, mr, 0, 1, MPI_BYTE,
-                                                       r->hot.win, &rq)) == MPI_SUCCESS)
-        (void)test_yielding(&rq, 1);
+    if (r->sizes[target] > 0 &&
+        RMCI_MPI_RC(MPI_Rget, (&sink, 1, MPI_BYTE, mr, 0, 1, MPI_BYTE, r->hot.win, &rq)) ==
+            MPI_SUCCESS &&
+        test_yielding(&rq, 1) != MPI_SUCCESS && rq != MPI_REQUEST_NULL)
+        (void)MPI_Request_free(&rq); /* the flush completes the get; its request is not kept */
 }
 
 rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, MPI_Request *reqs, int n,
@@ -103,9 +105,8 @@ rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, MPI_Request *r
     int rc = test_yielding(reqs, n);
     if (rc == MPI_SUCCESS)
         return RMC_OK;
-    rmc_status_t st = rmci_mpi_fail("MPI_Test", where, rc);
-    rmci_flush(r, target); /* the operation must not outlive the call */
-    return st;
+    (void)rmci_flush(r, target);                 /* the operation must not outlive the call */
+    return rmci_mpi_fail("MPI_Test", where, rc); /* after the flush: its message stays the last */
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)

@@ -6,6 +6,7 @@
  *        rank. A collective MPI call must fail on every rank (one rank skipping it would leave the
  *        others waiting, which is not a failure MPI can produce).
  * N      the N-th such call since rmc_init fails (default 1); "N+": that one and every later one.
+ * SITE must be one of sites[] below, else rmc_init fails with RMC_ERR_ARG.
  * Unarmed (the knob unset), every site costs one predictable branch. Main thread only. */
 #include "config.h"
 #include <pthread.h>
@@ -56,6 +57,79 @@ int rmci_fault_alloc(void)
     return hit("malloc");
 }
 
+/* Every site RMC_FAULT accepts, in strcmp order (bsearch): each MPI function comm calls through
+ * RMCI_MPI, RMCI_MPI_RC or RMCI_MPI_ST, and malloc. make check compares the list with the sources
+ * (tests/unit/check-fault-sites.sh), so a site the code no longer calls is refused, not silently
+ * never fired. */
+static const char *const sites[] = {
+    /* fault sites: begin */
+    "MPI_Accumulate",
+    "MPI_Cancel",
+    "MPI_Comm_compare",
+    "MPI_Comm_dup",
+    "MPI_Comm_free",
+    "MPI_Comm_get_attr",
+    "MPI_Comm_group",
+    "MPI_Comm_rank",
+    "MPI_Comm_set_errhandler",
+    "MPI_Comm_size",
+    "MPI_Comm_split",
+    "MPI_Comm_split_type",
+    "MPI_Compare_and_swap",
+    "MPI_Fetch_and_op",
+    "MPI_Finalize",
+    "MPI_Finalized",
+    "MPI_Get",
+    "MPI_Get_count",
+    "MPI_Grequest_complete",
+    "MPI_Group_difference",
+    "MPI_Group_free",
+    "MPI_Group_size",
+    "MPI_Group_translate_ranks",
+    "MPI_Iallgather",
+    "MPI_Iallreduce",
+    "MPI_Ibarrier",
+    "MPI_Info_create",
+    "MPI_Info_free",
+    "MPI_Info_set",
+    "MPI_Initialized",
+    "MPI_Irecv",
+    "MPI_Isend",
+    "MPI_Put",
+    "MPI_Query_thread",
+    "MPI_Raccumulate",
+    "MPI_Request_free",
+    "MPI_Rget",
+    "MPI_Rget_accumulate",
+    "MPI_Rput",
+    "MPI_Send",
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Type_commit",
+    "MPI_Type_contiguous",
+    "MPI_Type_create_hindexed",
+    "MPI_Type_create_hvector",
+    "MPI_Type_free",
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Win_allocate_shared",
+    "MPI_Win_create",
+    "MPI_Win_flush",
+    "MPI_Win_flush_local",
+    "MPI_Win_free",
+    "MPI_Win_lock_all",
+    "MPI_Win_set_errhandler",
+    "MPI_Win_shared_query",
+    "MPI_Win_unlock_all",
+    "malloc",
+    /* fault sites: end */
+};
+
+static int site_cmp(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
 /* Parses one SPEC; keeps it when it applies to `rank` (of nranks). */
 static rmc_status_t parse(const char *spec, size_t len, int rank, int nranks)
 {
@@ -90,6 +164,11 @@ static rmc_status_t parse(const char *spec, size_t len, int rank, int nranks)
     }
     if (!buf[0] || strlen(buf) >= sizeof f.site)
         return rmci_fail(RMC_ERR_ARG, "rmc_init", "RMC_FAULT: bad site in '%.*s'", (int)len, spec);
+    if (!bsearch(buf, sites, sizeof sites / sizeof sites[0], sizeof sites[0], site_cmp))
+        return rmci_fail(RMC_ERR_ARG, "rmc_init",
+                         "RMC_FAULT: unknown site '%s' in '%.*s' (malloc or an MPI function comm "
+                         "calls, e.g. MPI_Put; comm/fault.c)",
+                         buf, (int)len, spec);
     if (!mine)
         return RMC_OK;
     if (nfaults == RMCI_MAX_FAULTS)

@@ -379,10 +379,19 @@ static void test_late_messages(void **state)
     MPI_CHECK_ALL(ok);
     free(mine);
     MPI_CHECK_OK(rmc_finalize());
-    /* RMC_FAULT entries: an empty or out-of-range rank, and the message quotes the entry only */
-    const char *specs[] = {"malloc@", "malloc@99", "malloc#x,MPI_Win_flush", "malloc#"};
-    const char *want[] = {"bad rank in 'malloc@'", "bad rank in 'malloc@99'",
-                          "bad count in 'malloc#x'", "bad count in 'malloc#'"};
+    /* RMC_FAULT entries: an empty or out-of-range rank, a bad count, a site comm never calls
+     * (it could never fire), and the message quotes the entry only */
+    const char *specs[] = {"malloc@",       "malloc@99",         "malloc#x,MPI_Win_flush",
+                           "malloc#",       "MPI_Win_flsh@0#2",  "Malloc",
+                           "MPI_Bogus@all", "MPI_Win_flush,MPI_"};
+    const char *want[] = {"bad rank in 'malloc@'",
+                          "bad rank in 'malloc@99'",
+                          "bad count in 'malloc#x'",
+                          "bad count in 'malloc#'",
+                          "unknown site 'MPI_Win_flsh' in 'MPI_Win_flsh@0#2'",
+                          "unknown site 'Malloc'",
+                          "unknown site 'MPI_Bogus' in 'MPI_Bogus@all'",
+                          "unknown site 'MPI_' in 'MPI_'"};
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         setenv("RMC_FAULT", specs[i], 1);
         st = rmc_init(MPI_COMM_WORLD);
