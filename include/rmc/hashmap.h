@@ -105,7 +105,10 @@ rmc_status_t rmc_hashmap_erase(rmc_hashmap_h h, const void *key, unsigned promis
  * types deserialized) and `arg`, changes it and returns RMC_OK to write it back (any other status:
  * nothing is written and the call returns that status). Runs on the calling rank while the bucket
  * is locked: updates of one key from every rank are atomic with each other and with inserts, finds
- * and erases of it. fn must not call RMC. RMC_ERR_NOT_FOUND when the key is absent. */
+ * and erases of it. fn must not call RMC. RMC_ERR_NOT_FOUND when the key is absent (no message);
+ * a status of fn's own is returned with the message "the update function returned ..." in
+ * rmc_last_error, so an fn that returns RMC_ERR_NOT_FOUND is told from an absent key only there:
+ * let fn return another status (e.g. RMC_ERR_RETRY) to leave a value unchanged. */
 typedef rmc_status_t (*rmc_hashmap_update_fn)(void *value, void *arg);
 rmc_status_t rmc_hashmap_update(rmc_hashmap_h h, const void *key, rmc_hashmap_update_fn fn,
                                 void *arg, unsigned promise);
