@@ -517,21 +517,7 @@ size_t NGA_Inquire_memory(void)
     return gai.mem_used;
 }
 
-/* GA's local memory helpers: plain heap memory of nelem elements of a GA type. */
-void *GA_Getmem(int type, int nelem, int grp_id)
-{
-    size_t sz = gai_type_size(type);
-    if (!sz && type == C_CHAR)
-        sz = 1;
-    if (!sz || nelem < 0)
-        gai_error("GA_Getmem", "type %d, %d elements", type, nelem);
-    return malloc(sz * (size_t)(nelem ? nelem : 1));
-}
-
-void GA_Freemem(void *ptr)
-{
-    free(ptr);
-}
+/* (GA_Getmem / GA_Freemem are in create.c: collective blocks arrays can be assembled on.) */
 
 void GA_Register_stack_memory(void *(*ext_alloc)(size_t, int, char *), void (*ext_free)(void *))
 {

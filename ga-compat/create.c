@@ -985,11 +985,10 @@ int NGA_Allocate(int g_a)
     return GA_Allocate(g_a);
 }
 
-/* Collective. A new array like g_a (type, shape, distribution, ghosts, group), zero-filled (GA
- * leaves its contents undefined). Returns its handle, 0 when the memory limit refuses it. */
-int GA_Duplicate(int g_a, char *array_name)
+/* A new handle described as g_a (type, shape, distribution, ghosts, group), named `name`, not
+ * allocated. */
+static int describe_like(int g_a, const char *array_name, const char *fn)
 {
-    const char *fn = "GA_Duplicate";
     gai_array_t *a = gai_array(g_a, fn);
     int g = gai_new_handle(fn);
     gai_array_t *b = gai.arrays[g + GAI_OFFSET];
@@ -999,6 +998,8 @@ int GA_Duplicate(int g_a, char *array_name)
     b->handle = handle;
     b->allocated = 0;
     b->overlay_of = 0; /* a duplicate has memory of its own */
+    b->getmem = 0;
+    b->getmem_ptr = NULL;
     b->m = NULL;
     b->dist = NULL;
     b->ghost = NULL;
@@ -1020,6 +1021,13 @@ int GA_Duplicate(int g_a, char *array_name)
             gai_error(fn, "out of memory");
         memcpy(b->restricted, a->restricted, sizeof(int) * (size_t)a->nrestricted);
     }
+    return g;
+}
+
+/* Allocates the new handle g (describe_like); on failure releases it and returns 0. */
+static int allocate_new(int g, const char *fn)
+{
+    gai_array_t *b = gai.arrays[g + GAI_OFFSET];
     if (!gai_allocate(b, fn)) {
         gai_free(b);
         free(b);
@@ -1029,29 +1037,64 @@ int GA_Duplicate(int g_a, char *array_name)
     return g;
 }
 
+/* Collective. A new array like g_a (type, shape, distribution, ghosts, group), zero-filled (GA
+ * leaves its contents undefined). Returns its handle, 0 when the memory limit refuses it. */
+int GA_Duplicate(int g_a, char *array_name)
+{
+    const char *fn = "GA_Duplicate";
+    return allocate_new(describe_like(g_a, array_name, fn), fn);
+}
+
 int NGA_Duplicate(int g_a, char *array_name)
 {
     return GA_Duplicate(g_a, array_name);
 }
 
-/* Collective. Completes every operation on the array and frees it; the handle becomes invalid. */
-/* Array g_a's memory must outlive the arrays overlaid on it (GA_Overlay). */
-static void no_overlays(const gai_array_t *a, int g_a, const char *fn)
+/* An allocated array in g_a's memory (GA_Overlay, GA_Assemble_duplicate), or NULL. */
+static const gai_array_t *overlay_on(int g_a)
 {
     for (int i = 0; i < gai.narrays; i++)
         if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->allocated &&
             gai.arrays[i]->overlay_of == g_a)
-            gai_error(fn, "array '%s' holds array '%s' (GA_Overlay): destroy that first", a->name,
-                      gai.arrays[i]->name);
+            return gai.arrays[i];
+    return NULL;
 }
 
+/* Array g_a's memory must outlive the arrays overlaid on it (GA_Overlay). */
+static void no_overlays(const gai_array_t *a, int g_a, const char *fn)
+{
+    const gai_array_t *o = overlay_on(g_a);
+    if (o)
+        gai_error(fn, "array '%s' holds array '%s' (GA_Overlay): destroy that first", a->name,
+                  o->name);
+}
+
+static void drop(gai_array_t *a)
+{
+    int g_a = a->handle;
+    gai_free(a);
+    free(a);
+    gai.arrays[g_a + GAI_OFFSET] = NULL;
+}
+
+/* An array in the memory of array g_mem lost its storage: when that is a GA_Getmem block that
+ * GA_Freemem freed already and no other array lives in it, the block goes now (collective: the
+ * array's group is the block's). */
+static void getmem_release(int g_mem)
+{
+    gai_array_t *m = g_mem ? gai.arrays[g_mem + GAI_OFFSET] : NULL;
+    if (m && m->live && m->getmem == 2 && !overlay_on(g_mem))
+        drop(m);
+}
+
+/* Collective. Completes every operation on the array and frees it; the handle becomes invalid. */
 void GA_Destroy(int g_a)
 {
     gai_array_t *a = gai_handle(g_a, "GA_Destroy");
     no_overlays(a, g_a, "GA_Destroy");
-    gai_free(a);
-    free(a);
-    gai.arrays[g_a + GAI_OFFSET] = NULL;
+    int mem = a->overlay_of;
+    drop(a);
+    getmem_release(mem);
 }
 
 void NGA_Destroy(int g_a)
@@ -1065,13 +1108,123 @@ int GA_Deallocate(int g_a)
     gai_array_t *a = gai_array(g_a, "GA_Deallocate");
     no_overlays(a, g_a, "GA_Deallocate");
     free_storage(a);
+    int mem = a->overlay_of;
     a->overlay_of = 0; /* a later GA_Allocate gives it memory of its own */
+    getmem_release(mem);
     return 1;
 }
 
 int NGA_Deallocate(int g_a)
 {
     return GA_Deallocate(g_a);
+}
+
+/* ---------------------------------------------------------------- GA_Getmem blocks --- */
+
+/* Collective over group grp_id (> 0; else the world, as in GA 5.8.2). Every member's block of
+ * nelem elements of `type` (members may ask for different counts), 64-byte aligned, its contents
+ * undefined; returns this process's. The blocks are the memory of a hidden 1-D array (named
+ * "GA_Getmem", counted against GA's memory limit), so an array assembled on them
+ * (GA_Assemble_duplicate) reaches every member's block one-sidedly. Freed by GA_Freemem (or
+ * GA_Terminate). */
+void *GA_Getmem(int type, int nelem, int grp_id)
+{
+    const char *fn = "GA_Getmem";
+    gai_up(fn);
+    size_t sz = type == C_CHAR ? 1 : gai_type_size(type);
+    if (!sz || nelem < 0)
+        gai_error(fn, "type %d, %d elements", type, nelem);
+    int grp = grp_id > 0 ? grp_id : GAI_WORLD;
+    gai_group_t *g = gai_group_member(grp, fn);
+    int64_t mine = ((int64_t)nelem * (int64_t)sz + 7) / 8; /* in doubles, at least one */
+    if (mine == 0)
+        mine = 1;
+    int64_t *cnt = malloc(sizeof(int64_t) * 2 * (size_t)g->size);
+    if (!cnt)
+        gai_error(fn, "out of memory");
+    MPI_Request rq;
+    if (MPI_Iallgather(&mine, 1, MPI_INT64_T, cnt, 1, MPI_INT64_T, g->comm, &rq) != MPI_SUCCESS)
+        gai_error(fn, "MPI_Iallgather failed");
+    gai_check(rmc_wait_mpi(&rq), fn, "gathering the blocks' sizes");
+    int64_t *map = cnt + g->size, total = 0, nb = g->size;
+    for (int i = 0; i < g->size; i++) {
+        map[i] = total;
+        total += cnt[i];
+    }
+    int h = create64(C_DBL, 1, &total, "GA_Getmem", NULL, grp, NULL, &nb, map, fn);
+    free(cnt);
+    if (!h)
+        gai_error(fn, "%d elements of type %d: the memory limit refuses them", nelem, type);
+    gai_array_t *m = gai.arrays[h + GAI_OFFSET];
+    m->getmem = 1;
+    m->getmem_type = type;
+    m->getmem_nelem = nelem;
+    m->getmem_ptr = gai_block_ptr(m, g->me, NULL); /* (block i is member i's) */
+    if (!m->getmem_ptr)
+        gai_error(fn, "process %d holds no block of its GA_Getmem memory", gai.me);
+    return m->getmem_ptr;
+}
+
+/* The hidden array of this process's GA_Getmem block ptr (live, not freed); aborts otherwise. */
+static gai_array_t *getmem_of(const void *ptr, const char *fn)
+{
+    if (!ptr)
+        gai_error(fn, "NULL memory (expected a block returned by GA_Getmem)");
+    for (int i = 0; i < gai.narrays; i++) {
+        gai_array_t *m = gai.arrays[i];
+        if (m && m->live && m->getmem && m->getmem_ptr == ptr) {
+            if (m->getmem == 2)
+                gai_error(fn, "memory %p was freed already (GA_Freemem)", ptr);
+            return m;
+        }
+    }
+    gai_error(fn, "memory %p is not a live GA_Getmem block (not returned by it, or freed)", ptr);
+}
+
+/* Collective (as GA_Getmem was). Frees the blocks; while arrays assembled on them live
+ * (GA_Assemble_duplicate) they stay until the last of those is destroyed (GA 5.8.2 frees them
+ * under such an array). */
+void GA_Freemem(void *ptr)
+{
+    const char *fn = "GA_Freemem";
+    gai_up(fn);
+    gai_array_t *m = getmem_of(ptr, fn);
+    if (overlay_on(m->handle)) {
+        m->getmem = 2;
+        gai_sync_group(m->pgroup, fn);
+    } else
+        drop(m);
+}
+
+/* Collective over g_a's group. A new array described as g_a (shape, distribution, ghosts, group)
+ * but of GA_Getmem's type, whose memory is the GA_Getmem blocks of which ptr is this process's
+ * (allocated on g_a's group): each process's part starts at its block and must fit in it (else
+ * GA_Error). Its elements are the blocks' contents as they are. Returns the handle. GA 5.8.2 reads
+ * the type and the blocks from a header GA_Getmem wrote before ptr, so there too ptr must come
+ * from GA_Getmem. Destroying the array leaves the blocks (GA 5.8.2 frees them); GA_Freemem frees
+ * them, at the latest when the last array on them is destroyed. */
+int GA_Assemble_duplicate(int g_a, char *array_name, void *ptr)
+{
+    const char *fn = "GA_Assemble_duplicate";
+    gai_array_t *a = gai_array(g_a, fn);
+    gai_array_t *m = getmem_of(ptr, fn);
+    if (a->pgroup != m->pgroup || a->mirrored)
+        gai_error(fn, "array '%s' is on process group %d, the GA_Getmem memory on group %d",
+                  a->name, GA_Get_pgroup(g_a), m->pgroup);
+    if (!gai_elem_of(m->getmem_type))
+        gai_error(fn, "the GA_Getmem memory's type %d is not a GA array type", m->getmem_type);
+    int g = describe_like(g_a, array_name, fn);
+    gai_array_t *b = gai.arrays[g + GAI_OFFSET];
+    b->type = m->getmem_type;
+    b->elem = gai_elem_of(b->type);
+    b->esz = gai_type_size(b->type);
+    b->overlay_of = m->handle;
+    if (!gai_allocate(b, fn))
+        gai_error(fn,
+                  "array '%s' (%s) does not fit in the GA_Getmem blocks (this process's: %d "
+                  "elements): %s",
+                  b->name, gai_type_name(b->type), m->getmem_nelem, rmc_last_error());
+    return g;
 }
 
 /* ------------------------------------------------------------------------ inquiry --- */

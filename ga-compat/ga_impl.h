@@ -67,6 +67,12 @@ typedef struct gai_array {
     int tiled;                   /* set through GA_Set_tiled_* (same layout here) */
     /* ghosts (ghosts.c) */
     int overlay_of; /* GA_Overlay: the array whose memory this one uses (0: its own) */
+    /* GA_Getmem (create.c): 1 for the hidden array holding a GA_Getmem block, 2 once GA_Freemem
+     * freed it while arrays assembled on it (GA_Assemble_duplicate) still live; else 0 */
+    int getmem;
+    int getmem_type;  /* GA_Getmem's type */
+    int getmem_nelem; /* its count on this process */
+    void *getmem_ptr; /* this rank's block: what GA_Getmem returned */
     int has_ghosts;
     int64_t width[GA_MAX_DIM];
     int corner_flag;

@@ -10,7 +10,7 @@
  * straight into its own padded block (periodic: a box is cut where it wraps and at block
  * boundaries, so widths wider than a neighbour's block work too), between two syncs. Also here:
  * access to the padded block, GA_Merge_mirrored (a sync: no per-node copies here),
- * GA_Overlay, the unsupported GA_Assemble_duplicate, NGA_Proc_topology. */
+ * GA_Overlay, NGA_Proc_topology. */
 #include <stdlib.h>
 #include <string.h>
 #include "ga_impl.h"
@@ -613,9 +613,7 @@ void NGA_Merge_mirrored(int g_a)
  * memory of array g_p (allocated, on the same process group): each process's part of g_a starts
  * where its part of g_p does and must fit in it (else GA_Error). g_a's elements are g_p's bytes as
  * they are; writes through either array change both. g_p must be destroyed after g_a. Returns 1.
- * GA_Assemble_duplicate is refused: GA 5.8.2 reads the type, size and every process's block
- * address from a header just before ptr (the layout of GA's own allocations), which no memory
- * of a ga-compat program has. */
+ * (GA_Assemble_duplicate, an array in GA_Getmem memory, is in create.c.) */
 int GA_Overlay(int g_a, int g_p)
 {
     const char *fn = "GA_Overlay";
@@ -638,16 +636,6 @@ int GA_Overlay(int g_a, int g_p)
 int NGA_Overlay(int g_a, int g_p)
 {
     return GA_Overlay(g_a, g_p);
-}
-
-int GA_Assemble_duplicate(int g_a, char *name, void *ptr)
-{
-    (void)name;
-    (void)ptr;
-    gai_error("GA_Assemble_duplicate",
-              "array '%s': not supported (GA 5.8.2 reads the layout of its own internal "
-              "allocations before ptr; use GA_Duplicate and GA_Copy)",
-              gai_array(g_a, "GA_Assemble_duplicate")->name);
 }
 
 /* ------------------------------------------------------------------- topology --- */

@@ -35,6 +35,8 @@ user_type_math|GA_Scale
 overlay_too_big|GA_Overlay
 overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
+assemble_too_small|GA_Assemble_duplicate
+freemem_twice|GA_Freemem
 fence_not_init|GA_Fence
 lu_solve_trans|GA_Lu_solve
 linalg_serial_mismatch|GA_Lu_solve

@@ -657,6 +657,111 @@ static void overlay(void)
     GA_Destroy(gp);
 }
 
+/* GA_Getmem blocks (each process asks for a different count) and GA_Assemble_duplicate: an array
+ * described as a template (8 x 12 doubles, GA's default blocking) whose memory is the blocks, so
+ * its elements are what each process wrote into its own block (row-major over its part), and writes
+ * through the array land in the blocks; GA_Access of the array's part is the block. Then blocks
+ * freed with GA_Freemem alone (GA 5.8.2 frees the assembled array's blocks in GA_Destroy, so
+ * GA_Freemem is not called for those). */
+static void getmem_assemble(void)
+{
+    int dims[2] = {8, 12};
+    int gt = NGA_Create(C_DBL, 2, dims, "template", NULL);
+    int lo[2], hi[2];
+    NGA_Distribution(gt, gat_me, lo, hi);
+    int rows = hi[0] >= lo[0] ? hi[0] - lo[0] + 1 : 0,
+        cols = hi[1] >= lo[1] ? hi[1] - lo[1] + 1 : 0;
+    int nelem = rows * cols + gat_me; /* room to spare, different on every process */
+    double *mem = GA_Getmem(C_DBL, nelem, GA_Pgroup_get_default());
+    for (int i = 0; i < nelem; i++)
+        mem[i] = 1000 * gat_me + i;
+    int g = GA_Assemble_duplicate(gt, "assembled", mem);
+    int type, ndim, d2[2];
+    NGA_Inquire(g, &type, &ndim, d2);
+    gat_out("assembled: type %d, ndim %d, dims %d x %d, name %s", type, ndim, d2[0], d2[1],
+            GA_Inquire_name(g));
+    double all[96], want[96];
+    int alo[2] = {0, 0}, ahi[2] = {7, 11}, ld = 12;
+    NGA_Get(g, alo, ahi, all, &ld);
+    for (int p = 0; p < gat_np; p++) { /* the serial reference: process p's block, row-major */
+        int pl[2], ph[2];
+        NGA_Distribution(gt, p, pl, ph);
+        for (int i = pl[0], k = 0; i <= ph[0]; i++)
+            for (int j = pl[1]; j <= ph[1]; j++, k++)
+                want[i * 12 + j] = 1000 * p + k;
+    }
+    gat_check(!memcmp(all, want, sizeof all), "GA_Assemble_duplicate: the blocks' contents");
+    double sum = 0;
+    for (int i = 0; i < 96; i++)
+        sum += all[i] * (i + 1);
+    gat_out("assembled: weighted sum %.1f", sum);
+    int ok = 1;
+    if (rows > 0) {
+        double *p;
+        int ald[1];
+        NGA_Access(g, lo, hi, &p, ald);
+        ok = p == mem && ald[0] == cols;
+        NGA_Release(g, lo, hi);
+    }
+    gat_check(ok, "GA_Assemble_duplicate: NGA_Access is the GA_Getmem block");
+    GA_Sync();
+    /* row 3 through the array: every process's block sees its part of it */
+    double row[12];
+    for (int j = 0; j < 12; j++)
+        row[j] = -1 - j;
+    int rlo[2] = {3, 0}, rhi[2] = {3, 11};
+    if (gat_me == gat_np - 1)
+        NGA_Put(g, rlo, rhi, row, &ld);
+    GA_Sync();
+    ok = 1;
+    for (int i = lo[0]; rows > 0 && i <= hi[0]; i++)
+        for (int j = lo[1]; j <= hi[1]; j++) {
+            double w = i == 3 ? -1 - j : 1000 * gat_me + (i - lo[0]) * cols + (j - lo[1]);
+            ok &= mem[(i - lo[0]) * cols + (j - lo[1])] == w;
+        }
+    for (int i = rows * cols; i < nelem; i++) /* the spare elements are untouched */
+        ok &= mem[i] == 1000 * gat_me + i;
+    gat_check(ok, "GA_Assemble_duplicate: a put through the array lands in the blocks");
+    double two = 2;
+    GA_Scale(g, &two);
+    gat_out("assembled: dot after scaling %.1f", GA_Ddot(g, g));
+    GA_Destroy(g);
+    GA_Destroy(gt);
+    /* blocks of ints, one element on some processes, freed alone */
+    int *im = GA_Getmem(C_INT, 1 + 5 * gat_me, GA_Pgroup_get_default());
+    for (int i = 0; i < 1 + 5 * gat_me; i++)
+        im[i] = i;
+    long isum = 0;
+    for (int i = 0; i < 1 + 5 * gat_me; i++)
+        isum += im[i];
+    GA_Freemem(im);
+    gat_check(isum == 5L * gat_me * (5 * gat_me + 1) / 2, "GA_Getmem / GA_Freemem: int blocks");
+#ifndef GAT_PEER
+    /* GA_Freemem while an array lives in the blocks: they stay until it is destroyed (GA 5.8.2
+     * frees them under the array, and again in GA_Destroy) */
+    size_t before = GA_Inquire_memory();
+    int gt2 = NGA_Create(C_DBL, 2, dims, "template", NULL);
+    double *m2 = GA_Getmem(C_DBL, 96, 0);
+    int g2 = GA_Assemble_duplicate(gt2, "assembled", m2);
+    GA_Freemem(m2);
+    double v = 5, got = 0;
+    int e[2] = {7, 11}, one = 1;
+    if (gat_me == 0)
+        NGA_Put(g2, e, e, &v, &one);
+    GA_Sync();
+    NGA_Get(g2, e, e, &got, &one);
+    GA_Destroy(g2);
+    GA_Destroy(gt2);
+    int lok = got == 5 && GA_Inquire_memory() == before, lall = 0;
+    MPI_Allreduce(&lok, &lall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    gat_out("# %s GA_Freemem before GA_Destroy of the array on the blocks", lall ? "ok" : "FAIL");
+    if (!lall) {
+        gat_failed = 1;
+        gat_out("FAIL GA_Freemem before GA_Destroy");
+    }
+#endif
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -671,5 +776,6 @@ int main(int argc, char **argv)
     nonblocking();
     user_types();
     overlay();
+    getmem_assemble();
     return gat_finish();
 }
