@@ -8,6 +8,7 @@
  * arrived. The caller's own later gets see its earlier puts. Non-blocking forms complete at
  * NGA_NbWait (or when NGA_NbTest returns 1). Accumulates are atomic per element. */
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <rmc/strided.h>
@@ -668,8 +669,7 @@ static rmc_status_t am_serve(int origin, const void *pay, size_t len, void *repl
     memcpy(&h, pay, sizeof h);
     size_t es = h.es, n = (size_t)h.n;
     const char *addrs = (const char *)pay + sizeof h, *vals = addrs + 8 * n;
-    if ((es != 1 && es != 2 && es != 4 && es != 8 && es != 16) || n > len ||
-        len != sizeof h + n * (8 + (h.op == AM_PUT ? es : 0)) ||
+    if (es == 0 || es > len || n > len || len != sizeof h + n * (8 + (h.op == AM_PUT ? es : 0)) ||
         (h.op != AM_PUT && (h.op != AM_GET || n * es > cap)))
         return RMC_ERR_ARG;
     enum { AHEAD = 16 }; /* lines prefetched ahead: the list is random */
@@ -712,16 +712,24 @@ void gai_rma_fini(void)
     am_id = -1;
 }
 
+/* Elements of es bytes one message carries for op 'p' or 'g' (0: not even one, e.g. a user type's
+ * records of more than a payload). */
+static size_t am_per(int op, size_t es)
+{
+    size_t maxp = rmc_am_max_payload();
+    size_t per = (maxp - sizeof(am_hdr_t)) / (8 + (op == 'p' ? es : 0));
+    if (op == 'g' && per > maxp / es) /* the reply holds the values */
+        per = maxp / es;
+    return per;
+}
+
 /* by[0, k): one owner's elements in the caller's order; op 'p' or 'g'. Messages in order (an owner
  * handles one origin's messages in issue order: a put's later value for an element wins), at most
- * AM_WINDOW in flight; every one complete at the owner on return. */
+ * AM_WINDOW in flight; every one complete at the owner on return. am_per(op, es) >= 1. */
 static void am_elems(gai_array_t *a, int op, const elem_ref_t *by, int64_t k, int r, char *v,
                      const char *fn)
 {
-    size_t es = a->esz, maxp = rmc_am_max_payload();
-    size_t per = (maxp - sizeof(am_hdr_t)) / (8 + (op == 'p' ? es : 0));
-    if (op == 'g' && per > maxp / es)
-        per = maxp / es;
+    size_t es = a->esz, maxp = rmc_am_max_payload(), per = am_per(op, es);
     /* earlier RMA from here to r lands first (this path bypasses comm's ordering) */
     gai_check(rmc_fence(r), fn, "rmc_fence");
     char *pay = scratch(SC_PAY, maxp, fn);
@@ -787,6 +795,23 @@ static int sieve(gai_array_t *a, const elem_ref_t *by, int64_t k, int r, char *v
         elem_copy(v + by[j].i * (int64_t)es, buf + ((uintptr_t)by[j].remote - lo), es);
     }
     return 1;
+}
+
+/* k segments of one element, src[i] -> dst[i], to (op 'p', 'a') or from ('g') rank r: one vector
+ * transfer per INT_MAX segments (an rmc_iov_t counts in int). */
+static void vector_xfer(gai_array_t *a, int op, void **src, void **dst, int64_t k, void *alpha,
+                        int r, const char *fn)
+{
+    for (int64_t o = 0; o < k; o += INT_MAX) {
+        rmc_iov_t iov = {.src = src + o,
+                         .dst = dst + o,
+                         .count = (int)(k - o < INT_MAX ? k - o : INT_MAX),
+                         .bytes = a->esz};
+        rmc_status_t st = op == 'g'   ? rmc_get_vector(&iov, 1, r)
+                          : op == 'p' ? rmc_put_vector(&iov, 1, r)
+                                      : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
+        gai_check(st, fn, "the vector transfer");
+    }
 }
 
 /* n elements at subs (n x ndim, row i = element i's subscript), to/from v[i]: op 'p', 'g', 'a'.
@@ -875,7 +900,7 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
             if (op == 'g' && e - b >= SIEVE_MIN && otile[r] >= 0 &&
                 sieve(a, by + b, e - b, r, vc, fn))
                 continue;
-            if (op != 'a' && e - b >= AM_MIN_ELEMS && am_ok) {
+            if (op != 'a' && e - b >= AM_MIN_ELEMS && am_ok && am_per(op, es) > 0) {
                 am_elems(a, op, by + b, e - b, r, vc, fn);
                 continue;
             }
@@ -884,8 +909,7 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                     rem[k] = by[j].remote;
                     loc[k++] = vc + by[j].i * (int64_t)es;
                 }
-                rmc_iov_t iov = {.src = rem, .dst = loc, .count = (int)k, .bytes = es};
-                gai_check(rmc_get_vector(&iov, 1, r), fn, "the vector transfer");
+                vector_xfer(a, op, rem, loc, k, alpha, r, fn);
                 continue;
             }
             refs_sort(by + b, refs, e - b); /* refs: free for use as scratch now */
@@ -906,11 +930,7 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                 elem_copy(loc[k], src, es);
                 k++;
             }
-            rmc_iov_t iov = {.src = loc, .dst = rem, .count = (int)k, .bytes = es};
-            rmc_status_t st = op == 'p'
-                                  ? rmc_put_vector(&iov, 1, r)
-                                  : rmc_acc_vector((rmc_acc_type_t)a->elem, alpha, &iov, 1, r);
-            gai_check(st, fn, "the vector transfer");
+            vector_xfer(a, op, loc, rem, k, alpha, r, fn);
         }
     }
     scratch_trim(0);
@@ -1043,7 +1063,7 @@ static void strided(int g_a, int op, const int64_t lo[], const int64_t hi[], con
         if (skip[d] < 1)
             gai_error(fn, "array '%s': skip[%d] = %lld (>= 1)", a->name, d, (long long)skip[d]);
         plain &= skip[d] == 1;
-        cnt[d] = (h[d] - l[d] + skip[d] - 1) / skip[d];
+        cnt[d] = (h[d] - l[d] - 1) / skip[d] + 1; /* (the patch is not empty; no overflow) */
     }
     if (a->ndim > 1 && !ld)
         gai_error(fn, "array '%s': NULL ld", a->name);

@@ -573,6 +573,25 @@ static void user_types(void)
         ok &= !memcmp(&got[k], &r, sizeof r);
     }
     gat_check(ok, "user type: gather");
+    /* long lists to one owner (the next process's block): with progress threads a list of 256 or
+     * more elements to a remote owner travels as active messages, records of any size */
+    int n1[1] = {400 * gat_np}, nl = 300, nlo[1], nhi[1];
+    int g1 = NGA_Create(t, 1, n1, "records 1-D", NULL);
+    NGA_Distribution(g1, (gat_me + 1) % gat_np, nlo, nhi);
+    int *ls = malloc(sizeof(int) * (size_t)nl), **lp = malloc(sizeof(int *) * (size_t)nl);
+    rec_t *lv = malloc(sizeof(rec_t) * (size_t)nl), *lg = malloc(sizeof(rec_t) * (size_t)nl);
+    for (int k = 0; k < nl; k++) {
+        ls[k] = nlo[0] + (k * 7) % (nhi[0] - nlo[0] + 1); /* (a permutation: 7 and 400 coprime) */
+        lp[k] = &ls[k];
+        lv[k] = rec_of(gat_me, k);
+    }
+    NGA_Scatter(g1, lv, lp, nl);
+    GA_Sync();
+    NGA_Gather(g1, lg, lp, nl);
+    ok &= !memcmp(lv, lg, sizeof(rec_t) * (size_t)nl);
+    gat_check(ok, "user type: scatter and gather of 300 records to one owner");
+    free(ls), free(lp), free(lv), free(lg);
+    GA_Destroy(g1);
     /* the own block in place */
     int blo[2], bhi[2];
     NGA_Distribution(g, gat_me, blo, bhi);
