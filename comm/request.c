@@ -42,8 +42,12 @@ static struct rmc_request *free_reqs, *free_tail;
 static struct rmc_request *customs; /* unfinished custom requests */
 static int custom_polling;          /* rmci_custom_poll is running: never re-entered */
 
+static struct rmc_request *poll_next; /* rmci_custom_poll's next request (custom_unlink moves it) */
+
 static void custom_unlink(struct rmc_request *q)
 {
+    if (q == poll_next) /* (a step finished or released the request the poll would step next) */
+        poll_next = q->cnext;
     if (q->cprev)
         q->cprev->cnext = q->cnext;
     else if (customs == q)
@@ -87,6 +91,7 @@ struct rmc_request *rmci_req_alloc(void)
     q->custom = NULL;
     q->custom_state = NULL;
     q->custom_done = 0;
+    q->custom_running = 0;
     q->custom_status = RMC_OK;
     q->cprev = q->cnext = NULL;
     q->rd_region = NULL;
@@ -96,10 +101,13 @@ struct rmc_request *rmci_req_alloc(void)
 
 void rmci_req_release(struct rmc_request *q)
 {
+    if (q->magic == RMCI_REQ_FREE) /* released already: never on the free list twice */
+        return;
     if (q->custom)
         custom_unlink(q);
     free(q->cb_buf);
     q->cb_buf = NULL;
+    q->on_complete = NULL;
     q->magic = RMCI_REQ_FREE;
     q->next_free = NULL;
     if (free_tail)
@@ -166,7 +174,9 @@ void rmci_req_region_freed(rmci_region_t *r)
         }
 }
 
-/* One step of a custom request (or its stored outcome once its function has finished). */
+/* One step of a custom request (or its stored outcome once its function has finished). A request
+ * whose function is running is not stepped again from a wait inside it (a function may wait for its
+ * own sub-operations, e.g. on a failure path): it would finish twice. */
 static rmc_status_t custom_step(struct rmc_request *q, int *done)
 {
     if (q->custom_done) {
@@ -174,7 +184,11 @@ static rmc_status_t custom_step(struct rmc_request *q, int *done)
         return q->custom_status;
     }
     *done = 0;
+    if (q->custom_running)
+        return RMC_OK;
+    q->custom_running = 1;
     rmc_status_t st = q->custom(q->custom_state, done);
+    q->custom_running = 0;
     if (st != RMC_OK) /* the function is done with its state: never call it again */
         *done = 1;
     if (*done) {
@@ -190,11 +204,12 @@ void rmci_custom_poll(void)
     if (custom_polling || !customs)
         return;
     custom_polling = 1;
-    for (struct rmc_request *q = customs, *next; q; q = next) {
-        next = q->cnext; /* a finished one unlinks itself */
+    for (struct rmc_request *q = customs; q; q = poll_next) {
+        poll_next = q->cnext; /* (moved on by custom_unlink when a step unlinks that one) */
         int done;
         custom_step(q, &done);
     }
+    poll_next = NULL;
     custom_polling = 0;
 }
 

@@ -469,6 +469,7 @@ struct rmc_request {
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
     void *custom_state;
     int custom_done;             /* its function has finished (with custom_status) */
+    int custom_running;          /* its function is running: a wait inside it must not step it */
     rmc_status_t custom_status;
     struct rmc_request *cprev, *cnext; /* unfinished custom requests (request.c) */
     rmci_region_t *rd_region; /* a get's pair whose read mark this request holds (NULL: none) */

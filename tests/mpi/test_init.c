@@ -239,6 +239,73 @@ static rmc_status_t three_steps(void *state, int *done)
     return RMC_OK;
 }
 
+/* A custom request whose function waits (rmc_wait) for another custom request inside it: the waits
+ * inside step the other request to its end but never the waiting function again (it would run
+ * inside itself and finish twice); a third request, finished by a step of the second in the same
+ * round of steps, is not stepped after that. */
+typedef struct nest {
+    rmc_request_h inner;
+    int depth, max_depth, calls, *finished;
+} nest_t;
+static rmc_status_t waits_inside(void *state, int *done)
+{
+    nest_t *n = state;
+    n->calls++;
+    if (++n->depth > n->max_depth)
+        n->max_depth = n->depth;
+    rmc_status_t st = rmc_wait(&n->inner);
+    n->depth--;
+    *n->finished = 1;
+    *done = 1;
+    return st;
+}
+typedef struct ender { /* finishes request *victim (a three_steps one) by waiting for it */
+    rmc_request_h *victim;
+    int *finished;
+} ender_t;
+static rmc_status_t ends_other(void *state, int *done)
+{
+    ender_t *e = state;
+    rmc_status_t st = rmc_wait(e->victim); /* (released: *victim = RMC_REQUEST_NULL) */
+    *e->finished = 1;
+    *done = 1;
+    return st;
+}
+
+static void test_custom_waits_inside(void **state)
+{
+    (void)state;
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    int fin_inner = 0, fin_outer = 0;
+    steps_t *t = malloc(sizeof(*t));
+    *t = (steps_t){3, &fin_inner, NULL};
+    nest_t n = {.finished = &fin_outer};
+    rmc_request_h outer;
+    MPI_CHECK_OK(rmc_request_custom(three_steps, t, &n.inner));
+    MPI_CHECK_OK(rmc_request_custom(waits_inside, &n, &outer));
+    MPI_CHECK_OK(rmc_wait(&outer));
+    int ok = fin_inner && fin_outer && n.calls == 1 && n.max_depth == 1 &&
+             n.inner == RMC_REQUEST_NULL && outer == RMC_REQUEST_NULL;
+    if (!ok)
+        fprintf(stderr, "[rank %d] calls %d, depth %d, finished %d %d\n", rmc_rank(), n.calls,
+                n.max_depth, fin_inner, fin_outer);
+    MPI_CHECK_ALL(ok);
+    /* victim is linked before ender (new requests go first): a round of steps reaches ender first,
+     * whose wait finishes and releases victim; the round must not step victim after that */
+    int fin_v = 0, fin_e = 0;
+    steps_t *tv = malloc(sizeof(*tv));
+    *tv = (steps_t){2, &fin_v, NULL};
+    rmc_request_h victim, ender;
+    ender_t e = {&victim, &fin_e};
+    MPI_CHECK_OK(rmc_request_custom(three_steps, tv, &victim));
+    MPI_CHECK_OK(rmc_request_custom(ends_other, &e, &ender));
+    MPI_CHECK_OK(rmc_progress()); /* one round: ender's step, inside it victim's */
+    MPI_CHECK_OK(rmc_wait(&ender));
+    MPI_CHECK_ALL(fin_v && fin_e && victim == RMC_REQUEST_NULL && ender == RMC_REQUEST_NULL);
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(check_not_init());
+}
+
 /* rmc_finalize completes requests never waited for, as rmc_wait would: a strided get (whose data
  * may need unpacking) delivers its data, a custom request's function runs to its end (freeing its
  * state: the ASan pass finds a leak otherwise). */
@@ -467,5 +534,6 @@ static void test_knobs_decimal(void **state)
 }
 
 MPITEST_MAIN("init", NULL, NULL, test_before_init, test_init_world, test_finalize_cleans_up,
-             test_finalize_completes_requests, test_subcomm_halves, test_subcomm_reversed,
-             test_init_on_dup, test_switch_knobs, test_node_size_mismatch, test_knobs_decimal)
+             test_finalize_completes_requests, test_custom_waits_inside, test_subcomm_halves,
+             test_subcomm_reversed, test_init_on_dup, test_switch_knobs, test_node_size_mismatch,
+             test_knobs_decimal)
