@@ -286,8 +286,18 @@ rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t ra
     }
     if (hot)
         return rmci_flush(r, target); /* completes every outstanding operation: clean pair */
-    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, target), r->hot.win));
+    int rc = RMCI_MPI_RC(MPI_Win_flush_local, (rmci_region_mrank(r, target), r->hot.win));
+    if (rc != MPI_SUCCESS)
+        return rmci_local_failed(r, target, RMCI_CS_WRITE, range, rc, __func__);
     return rmci_mark(r, target, RMCI_CS_WRITE, range);
+}
+
+rmc_status_t rmci_local_failed(struct rmc_region *r, int target, unsigned kind, rmci_range_t range,
+                               int rc, const char *where)
+{
+    (void)rmci_mark(r, target, kind, range); /* outstanding: a failed flush leaves it pending */
+    (void)rmci_flush(r, target);
+    return rmci_mpi_fail("MPI_Win_flush_local", where, rc); /* (its message the last) */
 }
 
 rmc_status_t rmci_fence(int target)

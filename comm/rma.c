@@ -125,8 +125,8 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
     }
     if (kind == RMCI_CS_WRITE)
         return rmci_complete_put(r, rank, range);
-    RMCI_MPI(MPI_Win_flush_local, (mr, r->hot.win));
-    return RMC_OK;
+    int rc = RMCI_MPI_RC(MPI_Win_flush_local, (mr, r->hot.win));
+    return rc == MPI_SUCCESS ? RMC_OK : rmci_local_failed(r, rank, RMCI_CS_READ, range, rc, fn);
 }
 
 /* Everything but the node-local fast path: checks with messages, the remote path, memory served

@@ -438,6 +438,11 @@ void rmci_set_am_fence(rmci_quiet_fn fn);
  * an overlapping range: repeated puts to one place are completed at the target at once, so they
  * do not pay a conflict flush each. */
 rmc_status_t rmci_complete_put(rmci_region_t *r, int target, rmci_range_t range);
+/* MPI_Win_flush_local failed (rc) for a blocking operation of `kind` on `range` issued after
+ * rmci_order: the operation must not outlive the call, so the pair is marked and flushed (a failed
+ * flush leaves it for the next fence). Returns the failure, named for `where`. */
+rmc_status_t rmci_local_failed(rmci_region_t *r, int target, unsigned kind, rmci_range_t range,
+                               int rc, const char *where);
 /* Flushes every dirty pair of `target` (target < 0: all). */
 rmc_status_t rmci_fence(int target);
 

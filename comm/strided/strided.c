@@ -55,7 +55,9 @@ rmc_status_t rmci_nb_unpack(struct rmc_request *q)
 
 rmc_status_t rmci_strided_complete_temp(int kind, rmci_region_t *r, int rank, rmci_range_t range)
 {
-    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    int rc = RMCI_MPI_RC(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    if (rc != MPI_SUCCESS)
+        return rmci_local_failed(r, rank, (unsigned)kind, range, rc, __func__);
     return kind == SK_GET ? RMC_OK : rmci_mark(r, rank, (unsigned)kind, range);
 }
 

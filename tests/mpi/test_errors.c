@@ -465,6 +465,61 @@ static void test_fence_failure(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* A blocking get or put whose local completion (MPI_Win_flush_local) fails reports it and does not
+ * outlive the call: its pair is flushed, so the get's data is in place when the call returns and
+ * the put has reached its target (visible after the next barrier, whose fence works). The
+ * neighbour is reached through MPI; rank 0's first three local completions fail (at more ranks than
+ * processors a blocking get waits through a request instead: then only the puts meet them). */
+static void test_local_completion_failure(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    char *ns = getenv("RMC_NODE_SIZE") ? strdup(getenv("RMC_NODE_SIZE")) : NULL;
+    setenv("RMC_NODE_SIZE", "1", 1);
+    set_fault("MPI_Win_flush_local@0#1,MPI_Win_flush_local@0#2,MPI_Win_flush_local@0#3");
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    if (ns)
+        setenv("RMC_NODE_SIZE", ns, 1);
+    else
+        unsetenv("RMC_NODE_SIZE");
+    free(ns);
+    void *bases[64];
+    rmc_region_h h;
+    MPI_CHECK_OK(rmc_region_alloc(64 * sizeof(long), bases, &h));
+    long *mine = bases[me];
+    for (int i = 0; i < 64; i++)
+        mine[i] = 1000 * me + i;
+    MPI_CHECK_OK(rmc_barrier());
+    int ok = 1, failed = 0;
+    if (me == 0) {
+        long got[8], v1[4] = {-1, -2, -3, -4}, v2[4] = {-5, -6, -7, -8};
+        memset(got, 0xff, sizeof got);
+        rmc_status_t st[3];
+        st[0] = rmc_get((long *)bases[1] + 8, got, sizeof got, 1);
+        for (int i = 0; i < 8; i++) /* in place when the call returns, failed or not */
+            ok &= got[i] == 1008 + i;
+        st[1] = rmc_put(v1, (long *)bases[1] + 16, sizeof v1, 1);
+        st[2] = rmc_put(v2, (long *)bases[1] + 32, sizeof v2, 1);
+        for (int k = 0; k < 3; k++) {
+            int f = st[k] == RMC_ERR_MPI;
+            ok &= st[k] == RMC_OK || (f && strstr(rmc_last_error(), "MPI_Win_flush_local"));
+            failed += f;
+        }
+        ok &= failed >= 1 && strstr(rmc_last_error(), "MPI_Win_flush_local") != NULL;
+        if (!ok)
+            fprintf(stderr, "[rank 0] local completion: %d %d %d, got[0] %ld, message '%s'\n",
+                    (int)st[0], (int)st[1], (int)st[2], got[0], rmc_last_error());
+    }
+    MPI_CHECK_OK(rmc_barrier());
+    if (me == 1)
+        for (int i = 0; i < 4; i++)
+            ok &= mine[16 + i] == -1 - i && mine[32 + i] == -5 - i;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 /* A collective that fails because of one rank: every other rank gets the status and a message
  * saying so (it had an empty rmc_last_error), the failing rank its own message. */
 static int elsewhere(rmc_status_t st, rmc_status_t want, const char *fn, const char *own)
@@ -560,4 +615,5 @@ static void test_verbose_reread(void **state)
 MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
              test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
              test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure,
-             test_failed_elsewhere, test_verbose_reread, test_late_messages)
+             test_local_completion_failure, test_failed_elsewhere, test_verbose_reread,
+             test_late_messages)
