@@ -105,8 +105,12 @@ rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, MPI_Request *r
     int rc = test_yielding(reqs, n);
     if (rc == MPI_SUCCESS)
         return RMC_OK;
-    (void)rmci_flush(r, target);                 /* the operation must not outlive the call */
-    return rmci_mpi_fail("MPI_Test", where, rc); /* after the flush: its message stays the last */
+    (void)rmci_flush(r, target); /* the operation must not outlive the call */
+    for (int i = 0; i < n; i++)  /* (the flush completed them: their requests are not kept) */
+        if (reqs[i] != MPI_REQUEST_NULL)
+            (void)MPI_Request_free(&reqs[i]);
+    /* (after the flush: this message stays the last) */
+    return rmci_mpi_fail("MPI_Test", where, rc);
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)

@@ -30,7 +30,9 @@
  * Errors of every AMO: RMC_ERR_NOT_INIT, RMC_ERR_RANK, RMC_ERR_ARG (NULL fetched / req),
  * RMC_ERR_ALIGN (address not aligned to the word size), RMC_ERR_NOT_REGION (address in no region
  * and no registration of that rank), RMC_ERR_BOUNDS (word crosses the end of a region /
- * registration), RMC_ERR_MPI. On error nothing was performed.
+ * registration), RMC_ERR_MPI. On error nothing was performed, except RMC_ERR_MPI from a flush
+ * after the atomic was issued: a blocking atomic may then have been performed (MPI reported its
+ * completion as failed), and a non-blocking one's *req is its request, to be waited for as usual.
  */
 #ifndef RMC_AMO_H
 #define RMC_AMO_H

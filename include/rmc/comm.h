@@ -244,7 +244,10 @@ typedef struct rmc_request *rmc_request_h;
  * rmc_fence / rmc_fence_all / rmc_barrier ("implicit handle").
  * put_nb: `src` must not be modified until the request completes; get_nb: `dst` holds the data only
  * after the request completes. A completed put is visible at the target after a fence.
- * Errors as the blocking forms; on error nothing was issued and *req is RMC_REQUEST_NULL. */
+ * Errors as the blocking forms; on error nothing was issued and *req is RMC_REQUEST_NULL, except
+ * RMC_ERR_MPI from a flush the call made after issuing the operation (of the pair's earlier
+ * operations, or of this one when the pair's records have no room): *req is then the operation's
+ * request, to be waited for as usual (the next fence flushes the pair again). */
 rmc_status_t rmc_put_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
 rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_request_h *req);
 
