@@ -274,7 +274,7 @@ static rmc_status_t reqs_step(void *state, int *done)
     for (size_t i = 0; i < q->n && st == RMC_OK; i++) {
         int fin = 1;
         if (q->r[i] != RMC_REQUEST_NULL)
-            st = rmc_test(&q->r[i], &fin); /* (a failed request is released) */
+            st = rmc_test(&q->r[i], &fin); /* (a failed MPI test leaves it live: waited below) */
         *done &= fin;
     }
     if (st != RMC_OK) {

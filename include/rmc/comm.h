@@ -255,11 +255,16 @@ rmc_status_t rmc_get_nb(const void *src, void *dst, size_t bytes, int rank, rmc_
  * sets *req = RMC_REQUEST_NULL. Waiting on RMC_REQUEST_NULL returns RMC_OK at once. Errors:
  * RMC_ERR_ARG (req NULL), RMC_ERR_HANDLE (not a live request: a released request is handed out
  * again only after every other free one, at least 255 later operations, so a stale copy of a
- * handle is refused rather than completing another operation), RMC_ERR_NOT_INIT. */
+ * handle is refused rather than completing another operation), RMC_ERR_NOT_INIT, RMC_ERR_MPI and
+ * the operation's own errors (*req = RMC_REQUEST_NULL in every case of a live request: after an
+ * MPI failure the operation's buffers are never freed early, as MPI may still use them). */
 rmc_status_t rmc_wait(rmc_request_h *req);
 
 /* Tests *req: *done = 1 and the request is released (*req = RMC_REQUEST_NULL) when complete,
- * else *done = 0. Errors as rmc_wait. */
+ * else *done = 0. Errors as rmc_wait; when MPI's test of the request failed (RMC_ERR_MPI, *done
+ * = 0) the request stays live, its buffers possibly still in use by MPI: test or wait again
+ * (rmc_wait then gives up on it, its buffers never freed early). A custom request's failure is
+ * final (*done = 1, released). */
 rmc_status_t rmc_test(rmc_request_h *req, int *done);
 
 /* A request completed by code built on RMC (an operation of several steps, e.g. a container's
