@@ -98,14 +98,17 @@ static void flush_prewait(struct rmc_region *r, int target)
         (void)MPI_Request_free(&rq); /* the flush completes the get; its request is not kept */
 }
 
-rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, MPI_Request *reqs, int n,
-                                const char *where)
+rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, unsigned kind, rmci_range_t range,
+                                MPI_Request *reqs, int n, const char *where)
 {
     RMCI_STAT(yielding_waits, 1);
     int rc = test_yielding(reqs, n);
     if (rc == MPI_SUCCESS)
         return RMC_OK;
-    (void)rmci_flush(r, target); /* the operation must not outlive the call */
+    /* the operation must not outlive the call: marked (a failed flush leaves it to the next
+     * fence), then flushed */
+    (void)rmci_mark(r, target, kind, range);
+    (void)rmci_flush(r, target);
     for (int i = 0; i < n; i++)  /* (the flush completed them: their requests are not kept) */
         if (reqs[i] != MPI_REQUEST_NULL)
             (void)MPI_Request_free(&reqs[i]);

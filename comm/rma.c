@@ -114,7 +114,7 @@ static rmc_status_t contig_remote(int kind, const rmci_target_t *t, void *local,
         return st;
     }
     if (yielding)
-        return rmci_wait_yielding(r, rank, rq, nops, fn);
+        return rmci_wait_yielding(r, rank, RMCI_CS_READ, range, rq, nops, fn);
     if (mode != RMCI_BLOCKING) {
         st = rmci_mark_req(r, rank, (unsigned)kind, range, q);
         if (q) {

@@ -419,10 +419,11 @@ rmc_status_t rmci_flush(rmci_region_t *r, int target);
 /* Completes reqs[0..n) of a blocking operation on (r, target) still half done (no active message is
  * served meanwhile), yielding the processor after a short spin: a blocking get or fetching atomic
  * on oversubscribed processors, where MPICH's own completion calls spin while the target may need
- * this processor. Counted in yielding_waits; when a test fails, the pair is flushed (the operation
- * must not outlive the call) and the test's failure reported. */
-rmc_status_t rmci_wait_yielding(rmci_region_t *r, int target, MPI_Request *reqs, int n,
-                                const char *where);
+ * this processor. Counted in yielding_waits; when a test fails, the operation (of `kind` on
+ * `range`) is marked and the pair flushed (it must not outlive the call; a failed flush leaves it
+ * to the next fence), the requests are freed and the test's failure reported. */
+rmc_status_t rmci_wait_yielding(rmci_region_t *r, int target, unsigned kind, rmci_range_t range,
+                                MPI_Request *reqs, int n, const char *where);
 /* The function that completes this rank's unanswered active-message atomics to `target` (thread
  * AMO mode sets it; NULL: none). rmci_flush, and so every fence, barrier and region free, calls it
  * for pairs marked RMCI_CS_AM. */

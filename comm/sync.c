@@ -96,11 +96,15 @@ static rmc_status_t agree(MPI_Comm comm, rmc_status_t st, long long *vals, int n
         RMCI_MPI_RC(MPI_Iallreduce, (in, out, n + 1, MPI_LONG_LONG, MPI_MIN, comm, &rq)));
     if (s2 == RMC_OK && (s2 = wait(&rq, where)) != RMC_OK) {
         /* the test failed, not the reduction, which the other members complete: in and out must
-         * outlive it (tests made directly, not faulted; a failing one gives up) */
+         * outlive it (tests made directly, not faulted; a failing one gives up), and once it has
+         * completed its outcome is this rank's too, so every member takes the same branch (the
+         * test's message stays in rmc_last_error) */
         unsigned spins = 0;
         int done = 0;
         while (MPI_Test(&rq, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
             rmci_wait_round(&spins);
+        if (done)
+            s2 = RMC_OK;
     }
     if (s2 != RMC_OK)
         return s2;

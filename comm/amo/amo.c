@@ -344,7 +344,8 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
         int yielding = rmci_oversubscribed() && op != RMCI_AMO_add && op != RMCI_AMO_cas;
         st = mpi_issue(op, dt, &in, &cmp, &out, mr, t->disp, win, yielding ? &rq : NULL);
         if (st == RMC_OK) /* (a failed wait flushes: in, cmp and out must not outlive the call) */
-            st = yielding ? rmci_wait_yielding(r, rank, &rq, 1, "rmc_amo") : rmci_flush(r, rank);
+            st = yielding ? rmci_wait_yielding(r, rank, kind, range, &rq, 1, "rmc_amo")
+                          : rmci_flush(r, rank);
         if (st == RMC_OK && op != RMCI_AMO_add)
             memcpy(fetched, &out, (size_t)width);
         return st;

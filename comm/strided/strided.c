@@ -30,17 +30,31 @@ rmci_nbctx_t *rmci_nbctx_new(size_t data, const rmci_region_t *r, int rank)
     return c;
 }
 
-rmc_status_t rmci_nb_flush_local(struct rmc_request *q)
+/* Local completion of a request's transfer from or into its context's buffer. When it fails the
+ * transfer must not outlive that buffer (rmci_req_release frees it): it is completed at the target
+ * instead, and if that fails too the buffer is never freed. */
+static rmc_status_t nb_local(struct rmc_request *q)
 {
     rmci_nbctx_t *c = q->cb_buf;
-    RMCI_MPI(MPI_Win_flush_local, (c->rank, c->win));
-    return RMC_OK;
+    int rc = RMCI_MPI_RC(MPI_Win_flush_local, (c->rank, c->win));
+    if (rc == MPI_SUCCESS)
+        return RMC_OK;
+    if (RMCI_MPI_RC(MPI_Win_flush, (c->rank, c->win)) != MPI_SUCCESS)
+        q->cb_buf = NULL;
+    return rmci_mpi_fail("MPI_Win_flush_local", "the transfer's completion", rc);
+}
+
+rmc_status_t rmci_nb_flush_local(struct rmc_request *q)
+{
+    return nb_local(q);
 }
 
 rmc_status_t rmci_nb_unpack(struct rmc_request *q)
 {
+    rmc_status_t st = nb_local(q);
+    if (st != RMC_OK)
+        return st;
     rmci_nbctx_t *c = q->cb_buf;
-    RMCI_MPI(MPI_Win_flush_local, (c->rank, c->win));
     if (c->unpack == 1) {
         rmci_sunpack(c->dst, rmci_nbctx_data(c), &c->d);
     } else if (c->unpack == 2) {

@@ -151,7 +151,9 @@ static inline rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmc
         return rmci_mark(r, rank, (unsigned)kind, range);
     if (kind == SK_PUT)
         return rmci_complete_put(r, rank, range);
-    RMCI_MPI(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    int rc = RMCI_MPI_RC(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
+    if (rc != MPI_SUCCESS) /* (must not outlive the call: its buffer may be a temporary) */
+        return rmci_local_failed(r, rank, (unsigned)kind, range, rc, __func__);
     return kind == SK_ACC ? rmci_mark(r, rank, RMCI_CS_ACC, range) : RMC_OK;
 }
 /* An implicit non-blocking operation issued from a temporary (packed or scaled copy) that cannot

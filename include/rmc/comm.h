@@ -275,7 +275,8 @@ rmc_status_t rmc_test(rmc_request_h *req, int *done);
  * rmc_wait_round, rmc_wait_mpi, rmc_agree) call it too, once per round, so the operation moves
  * also while its owner waits for something else (a peer's operation may depend on it); a wait
  * inside fn (fn should not block, but may wait for a request of its own, e.g. on a failure path)
- * advances the other requests but never calls fn itself again. After fn
+ * advances the other requests but never calls fn itself again (so a wait, inside fn, for this very
+ * request or one whose function is running further up would never end). After fn
  * has set *done = 1 or returned an error it is never called again: that call must release
  * `state`. The request is complete when that happens, and the status fn returned is rmc_wait's /
  * rmc_test's (at once, if it finished inside another wait). Errors: RMC_ERR_NOT_INIT,

@@ -107,8 +107,9 @@ rmc_status_t rmc_hashmap_erase(rmc_hashmap_h h, const void *key, unsigned promis
  * is locked: updates of one key from every rank are atomic with each other and with inserts, finds
  * and erases of it. fn must not call RMC. RMC_ERR_NOT_FOUND when the key is absent (no message);
  * a status of fn's own is returned with the message "the update function returned ..." in
- * rmc_last_error, so an fn that returns RMC_ERR_NOT_FOUND is told from an absent key only there:
- * let fn return another status (e.g. RMC_ERR_RETRY) to leave a value unchanged. */
+ * rmc_last_error, so an fn that returns RMC_ERR_NOT_FOUND is told from an absent key only there
+ * (after rmc_last_error_clear before the call): let fn return another status (e.g.
+ * RMC_ERR_RETRY) to leave a value unchanged. */
 typedef rmc_status_t (*rmc_hashmap_update_fn)(void *value, void *arg);
 rmc_status_t rmc_hashmap_update(rmc_hashmap_h h, const void *key, rmc_hashmap_update_fn fn,
                                 void *arg, unsigned promise);

@@ -241,8 +241,7 @@ static rmc_status_t three_steps(void *state, int *done)
 
 /* A custom request whose function waits (rmc_wait) for another custom request inside it: the waits
  * inside step the other request to its end but never the waiting function again (it would run
- * inside itself and finish twice); a third request, finished by a step of the second in the same
- * round of steps, is not stepped after that. */
+ * inside itself and finish twice); a round of steps goes past a request another step finished. */
 typedef struct nest {
     rmc_request_h inner;
     int depth, max_depth, calls, *finished;
@@ -258,6 +257,16 @@ static rmc_status_t waits_inside(void *state, int *done)
     *n->finished = 1;
     *done = 1;
     return st;
+}
+typedef struct counted { /* counts its steps; finishes once told to */
+    int calls, finish;
+} counted_t;
+static rmc_status_t counts_steps(void *state, int *done)
+{
+    counted_t *c = state;
+    c->calls++;
+    *done = c->finish;
+    return RMC_OK;
 }
 typedef struct ender { /* finishes request *victim (a three_steps one) by waiting for it */
     rmc_request_h *victim;
@@ -290,18 +299,28 @@ static void test_custom_waits_inside(void **state)
         fprintf(stderr, "[rank %d] calls %d, depth %d, finished %d %d\n", rmc_rank(), n.calls,
                 n.max_depth, fin_inner, fin_outer);
     MPI_CHECK_ALL(ok);
-    /* victim is linked before ender (new requests go first): a round of steps reaches ender first,
-     * whose wait finishes and releases victim; the round must not step victim after that */
+    /* new requests go first: a round of steps takes ender, victim, third; ender's wait finishes
+     * and releases victim, and the round goes on with third (it stopped at the released victim) */
     int fin_v = 0, fin_e = 0;
     steps_t *tv = malloc(sizeof(*tv));
     *tv = (steps_t){2, &fin_v, NULL};
-    rmc_request_h victim, ender;
+    counted_t tc = {0, 0};
+    rmc_request_h victim, ender, third;
     ender_t e = {&victim, &fin_e};
-    MPI_CHECK_OK(rmc_request_custom(three_steps, tv, &victim));
-    MPI_CHECK_OK(rmc_request_custom(ends_other, &e, &ender));
-    MPI_CHECK_OK(rmc_progress()); /* one round: ender's step, inside it victim's */
+    /* (no check agreed between these calls: the harness's waits would step the requests) */
+    ok = rmc_request_custom(counts_steps, &tc, &third) == RMC_OK &&
+         rmc_request_custom(three_steps, tv, &victim) == RMC_OK &&
+         rmc_request_custom(ends_other, &e, &ender) == RMC_OK;
+    ok &= rmc_progress() == RMC_OK; /* one round: ender's step (inside it victim's), third's */
+    ok &= fin_v && fin_e && tc.calls == 1 && victim == RMC_REQUEST_NULL;
+    if (!ok)
+        fprintf(stderr, "[rank %d] round: finished %d %d, third's steps %d\n", rmc_rank(), fin_v,
+                fin_e, tc.calls);
+    MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_wait(&ender));
-    MPI_CHECK_ALL(fin_v && fin_e && victim == RMC_REQUEST_NULL && ender == RMC_REQUEST_NULL);
+    tc.finish = 1;
+    MPI_CHECK_OK(rmc_wait(&third));
+    MPI_CHECK_ALL(ender == RMC_REQUEST_NULL && third == RMC_REQUEST_NULL);
     MPI_CHECK_OK(rmc_finalize());
     MPI_CHECK_ALL(check_not_init());
 }
