@@ -1077,13 +1077,13 @@ static void drop(gai_array_t *a)
     gai.arrays[g_a + GAI_OFFSET] = NULL;
 }
 
-/* An array in the memory of array g_mem lost its storage: when that is a GA_Getmem block that
- * GA_Freemem freed already and no other array lives in it, the block goes now (collective: the
- * array's group is the block's). */
+/* An array in the memory of array g_mem lost its storage: when that is a GA_Getmem block and no
+ * other array lives in it, the block goes now, as GA 5.8.2 frees it with the assembled array
+ * (collective: the array's group is the block's). */
 static void getmem_release(int g_mem)
 {
     gai_array_t *m = g_mem ? gai.arrays[g_mem + GAI_OFFSET] : NULL;
-    if (m && m->live && m->getmem == 2 && !overlay_on(g_mem))
+    if (m && m->live && m->getmem && !overlay_on(g_mem))
         drop(m);
 }
 
@@ -1121,12 +1121,14 @@ int NGA_Deallocate(int g_a)
 
 /* ---------------------------------------------------------------- GA_Getmem blocks --- */
 
-/* Collective over group grp_id (> 0; else the world, as in GA 5.8.2). Every member's block of
+/* Collective over group grp_id (a GA_Pgroup_create / split handle; the world's, the mirror's or
+ * another negative one: the world, as GA 5.8.2 takes handles <= 0, its world and mirror). Every
+ * member's block of
  * nelem elements of `type` (members may ask for different counts), 64-byte aligned, its contents
  * undefined; returns this process's. The blocks are the memory of a hidden 1-D array (named
  * "GA_Getmem", counted against GA's memory limit), so an array assembled on them
- * (GA_Assemble_duplicate) reaches every member's block one-sidedly. Freed by GA_Freemem (or
- * GA_Terminate). */
+ * (GA_Assemble_duplicate) reaches every member's block one-sidedly. Freed by GA_Freemem, with the
+ * last array assembled on them, or by GA_Terminate. */
 void *GA_Getmem(int type, int nelem, int grp_id)
 {
     const char *fn = "GA_Getmem";
@@ -1134,7 +1136,7 @@ void *GA_Getmem(int type, int nelem, int grp_id)
     size_t sz = type == C_CHAR ? 1 : gai_type_size(type);
     if (!sz || nelem < 0)
         gai_error(fn, "type %d, %d elements", type, nelem);
-    int grp = grp_id > 0 ? grp_id : GAI_WORLD;
+    int grp = grp_id >= 0 ? grp_id : GAI_WORLD; /* (ga-compat's groups count from 0) */
     gai_group_t *g = gai_group_member(grp, fn);
     int64_t mine = ((int64_t)nelem * (int64_t)sz + 7) / 8; /* in doubles, at least one */
     if (mine == 0)
@@ -1183,7 +1185,8 @@ static gai_array_t *getmem_of(const void *ptr, const char *fn)
 
 /* Collective (as GA_Getmem was). Frees the blocks; while arrays assembled on them live
  * (GA_Assemble_duplicate) they stay until the last of those is destroyed (GA 5.8.2 frees them
- * under such an array). */
+ * under such an array). Blocks freed with their last array already are refused (GA 5.8.2 frees
+ * them twice). */
 void GA_Freemem(void *ptr)
 {
     const char *fn = "GA_Freemem";
@@ -1201,12 +1204,13 @@ void GA_Freemem(void *ptr)
  * (allocated on g_a's group): each process's part starts at its block and must fit in it (else
  * GA_Error). Its elements are the blocks' contents as they are. Returns the handle. GA 5.8.2 reads
  * the type and the blocks from a header GA_Getmem wrote before ptr, so there too ptr must come
- * from GA_Getmem. Destroying the array leaves the blocks (GA 5.8.2 frees them); GA_Freemem frees
- * them, at the latest when the last array on them is destroyed. */
+ * from GA_Getmem. Destroying the last array on the blocks frees them, as in GA 5.8.2. Syncs the
+ * group first and last, as GA does. */
 int GA_Assemble_duplicate(int g_a, char *array_name, void *ptr)
 {
     const char *fn = "GA_Assemble_duplicate";
     gai_array_t *a = gai_array(g_a, fn);
+    gai_sync_group(a->pgroup, fn);
     gai_array_t *m = getmem_of(ptr, fn);
     if (a->pgroup != m->pgroup || a->mirrored)
         gai_error(fn, "array '%s' is on process group %d, the GA_Getmem memory on group %d",
@@ -1224,6 +1228,7 @@ int GA_Assemble_duplicate(int g_a, char *array_name, void *ptr)
                   "array '%s' (%s) does not fit in the GA_Getmem blocks (this process's: %d "
                   "elements): %s",
                   b->name, gai_type_name(b->type), m->getmem_nelem, rmc_last_error());
+    gai_sync_group(b->pgroup, fn);
     return g;
 }
 

@@ -68,7 +68,8 @@ typedef struct gai_array {
     /* ghosts (ghosts.c) */
     int overlay_of; /* GA_Overlay: the array whose memory this one uses (0: its own) */
     /* GA_Getmem (create.c): 1 for the hidden array holding a GA_Getmem block, 2 once GA_Freemem
-     * freed it while arrays assembled on it (GA_Assemble_duplicate) still live; else 0 */
+     * freed it while arrays assembled on it (GA_Assemble_duplicate) still live; else 0. It goes
+     * with the last array assembled on it. */
     int getmem;
     int getmem_type;  /* GA_Getmem's type */
     int getmem_nelem; /* its count on this process */

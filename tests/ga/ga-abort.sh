@@ -37,6 +37,7 @@ overlay_mirror|GA_Overlay
 assemble_duplicate|GA_Assemble_duplicate
 assemble_too_small|GA_Assemble_duplicate
 freemem_twice|GA_Freemem
+freemem_after_destroy|GA_Freemem
 fence_not_init|GA_Fence
 lu_solve_trans|GA_Lu_solve
 linalg_serial_mismatch|GA_Lu_solve

@@ -30,7 +30,8 @@ int main(int argc, char **argv)
                      !strcmp(c, "mutexes_twice") || !strcmp(c, "mutexes_none") ||
                      !strcmp(c, "diag_reuse_group") || !strcmp(c, "overlay_mirror") ||
                      !strcmp(c, "lu_solve_trans") || !strcmp(c, "linalg_serial_mismatch") ||
-                     !strcmp(c, "assemble_too_small") || !strcmp(c, "freemem_twice");
+                     !strcmp(c, "assemble_too_small") || !strcmp(c, "freemem_twice") ||
+                     !strcmp(c, "freemem_after_destroy") || !strcmp(c, "assemble_duplicate");
     int gp = 0; /* gemm_groups: an array on a group of every process (not the world group) */
     if (!strcmp(c, "gemm_groups") || !strcmp(c, "dot_groups") || !strcmp(c, "diag_reuse_group")) {
         int all[64];
@@ -101,11 +102,15 @@ int main(int argc, char **argv)
             static double mem[64];
             GA_Assemble_duplicate(g, "dup", mem); /* GA reads its own header before ptr */
         } else if (!strcmp(c, "assemble_too_small")) { /* (GA 5.8.2 writes past the blocks) */
-            double *mem = GA_Getmem(C_DBL, 2, 0);
+            double *mem = GA_Getmem(C_DBL, 2, -1);
             GA_Assemble_duplicate(g, "dup", mem);
         } else if (!strcmp(c, "freemem_twice")) { /* (GA 5.8.2 frees the memory twice) */
-            double *mem = GA_Getmem(C_DBL, 2, 0);
+            double *mem = GA_Getmem(C_DBL, 2, -1);
             GA_Freemem(mem);
+            GA_Freemem(mem);
+        } else if (!strcmp(c, "freemem_after_destroy")) { /* (the blocks went with the array) */
+            double *mem = GA_Getmem(C_DBL, 64, -1);
+            GA_Destroy(GA_Assemble_duplicate(g, "dup", mem));
             GA_Freemem(mem);
         } else if (!strcmp(c, "fence_not_init")) {
             GA_Init_fence();

@@ -756,12 +756,20 @@ static void getmem_assemble(void)
     GA_Freemem(im);
     gat_check(isum == 5L * gat_me * (5 * gat_me + 1) / 2, "GA_Getmem / GA_Freemem: int blocks");
 #ifndef GAT_PEER
-    /* GA_Freemem while an array lives in the blocks: they stay until it is destroyed (GA 5.8.2
-     * frees them under the array, and again in GA_Destroy) */
+    /* the blocks go with the last array assembled on them (as in GA 5.8.2); GA_Freemem while an
+     * array lives on them frees them when it is destroyed (GA 5.8.2 frees them under the array,
+     * and again in GA_Destroy) */
     size_t before = GA_Inquire_memory();
     int gt2 = NGA_Create(C_DBL, 2, dims, "template", NULL);
-    double *m2 = GA_Getmem(C_DBL, 96, 0);
-    int g2 = GA_Assemble_duplicate(gt2, "assembled", m2);
+    size_t with_template = GA_Inquire_memory();
+    double *m2 = GA_Getmem(C_DBL, 96, -1);
+    int g2 = GA_Assemble_duplicate(gt2, "assembled", m2), g3 = GA_Duplicate(g2, "copy");
+    GA_Destroy(g2);
+    int lok = GA_Inquire_memory() > with_template; /* g3's own memory */
+    GA_Destroy(g3);
+    lok &= GA_Inquire_memory() == with_template; /* the blocks went with g2 */
+    m2 = GA_Getmem(C_DBL, 96, -2);               /* (the mirror's handle: the world) */
+    g2 = GA_Assemble_duplicate(gt2, "assembled", m2);
     GA_Freemem(m2);
     double v = 5, got = 0;
     int e[2] = {7, 11}, one = 1;
@@ -771,7 +779,8 @@ static void getmem_assemble(void)
     NGA_Get(g2, e, e, &got, &one);
     GA_Destroy(g2);
     GA_Destroy(gt2);
-    int lok = got == 5 && GA_Inquire_memory() == before, lall = 0;
+    lok &= got == 5 && GA_Inquire_memory() == before;
+    int lall = 0;
     MPI_Allreduce(&lok, &lall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     gat_out("# %s GA_Freemem before GA_Destroy of the array on the blocks", lall ? "ok" : "FAIL");
     if (!lall) {

@@ -282,6 +282,48 @@ int main(int argc, char **argv)
     GA_Pgroup_sync(mine);
     GA_Destroy(ga);
 
+    /* GA_Getmem on my group (collective over it only) and an array of the group assembled on the
+     * blocks: its elements are what each member wrote into its block (GA 5.8.2 cannot: ga-compat
+     * alone runs it, its lines comments) */
+#ifdef GAT_PEER
+    gat_out("# GA 5.8.2 cannot: GA_Getmem on a process group gives a member whose world rank is "
+            "not its group rank an unusable pointer (it crashes writing its block; GA takes its "
+            "block from a table of world ranks the group allocation fills by group rank): "
+            "ga-compat alone runs that case");
+#else
+    int gt = NGA_Create_config(C_DBL, 2, dims, "grp template", NULL, mine), blo[2], bhi[2];
+    NGA_Distribution(gt, gme, blo, bhi);
+    int bn = bhi[0] >= blo[0] ? (bhi[0] - blo[0] + 1) * (bhi[1] - blo[1] + 1) : 0;
+    double *mem = GA_Getmem(C_DBL, bn + 1, mine);
+    for (int i = 0; i <= bn; i++)
+        mem[i] = 100 * gme + i;
+    int gd = GA_Assemble_duplicate(gt, "grp assembled", mem);
+    double all[63], asum = 0;
+    int alo[2] = {0, 0}, ahi[2] = {8, 6}, ald = 7, aok = 1;
+    NGA_Get(gd, alo, ahi, all, &ald);
+    for (int p = 0; p < gsz; p++) {
+        int plo[2], phi[2];
+        NGA_Distribution(gt, p, plo, phi);
+        for (int i = plo[0], k = 0; i <= phi[0]; i++)
+            for (int j = plo[1]; j <= phi[1]; j++, k++)
+                aok &= all[i * 7 + j] == 100 * p + k;
+    }
+    for (int i = 0; i < 63; i++)
+        asum += all[i] * (i + 1);
+    int aall = 0;
+    MPI_Allreduce(&aok, &aall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!aall)
+        gat_failed = 1;
+    double sums[2] = {in_first ? asum : 0, in_first ? 0 : asum};
+    GA_Dgop(sums, 2, "max");
+    gat_out("# %s GA_Getmem on a group, GA_Assemble_duplicate of a group array (sums %.1f / %.1f)",
+            aall ? "ok" : "FAIL", sums[0], sums[1]);
+    if (!aall && gat_me == 0)
+        printf("FAIL GA_Getmem on a group\n");
+    GA_Destroy(gd); /* (the blocks go with it) */
+    GA_Destroy(gt);
+#endif
+
     /* ghost cells on each group (GA 5.8.2 aborts: ga-compat alone runs it, its lines comments) */
 #ifdef GAT_PEER
     gat_out("# GA 5.8.2 cannot: ghost arrays on a process group abort at NGA_Create_ghosts_config "
