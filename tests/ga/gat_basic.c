@@ -622,13 +622,7 @@ static void user_types(void)
     GA_Fill(g, &f);
     NGA_Get(g, lo, lo, &one, &eld);
     cok &= !memcmp(&one, &f, sizeof one);
-    int call = 0;
-    MPI_Allreduce(&cok, &call, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    gat_out("# %s user type: GA_Copy, GA_Fill", call ? "ok" : "FAIL");
-    if (!call) {
-        gat_failed = 1;
-        gat_out("FAIL user type: GA_Copy, GA_Fill");
-    }
+    gat_check_own(cok, "user type: GA_Copy, GA_Fill");
 #endif
     GA_Sync();
     GA_Zero(g2);
@@ -780,13 +774,7 @@ static void getmem_assemble(void)
     GA_Destroy(g2);
     GA_Destroy(gt2);
     lok &= got == 5 && GA_Inquire_memory() == before;
-    int lall = 0;
-    MPI_Allreduce(&lok, &lall, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    gat_out("# %s GA_Freemem before GA_Destroy of the array on the blocks", lall ? "ok" : "FAIL");
-    if (!lall) {
-        gat_failed = 1;
-        gat_out("FAIL GA_Freemem before GA_Destroy");
-    }
+    gat_check_own(lok, "GA_Getmem blocks go with their last array, or GA_Freemem's, later");
 #endif
 }
 

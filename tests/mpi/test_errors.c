@@ -406,15 +406,13 @@ static void test_late_messages(void **state)
     }
 }
 
-/* A fence whose flush fails reports it (naming rmc_fence and MPI_Win_flush) and leaves the writes
- * outstanding: the next fence flushes them again. The same for rmc_barrier's fence. */
-static void test_fence_failure(void **state)
+/* rmc_init with every peer reached through MPI (RMC_NODE_SIZE=1) and the faults `spec`; the
+ * environment is restored afterwards. */
+static void init_remote_faults(const char *spec)
 {
-    (void)state;
-    amotest_fresh();
     char *ns = getenv("RMC_NODE_SIZE") ? strdup(getenv("RMC_NODE_SIZE")) : NULL;
-    setenv("RMC_NODE_SIZE", "1", 1); /* the neighbour is reached through MPI */
-    set_fault("MPI_Win_flush@0#1,MPI_Win_flush@0#3");
+    setenv("RMC_NODE_SIZE", "1", 1);
+    set_fault("%s", spec);
     MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
     unsetenv("RMC_FAULT");
     if (ns)
@@ -422,6 +420,15 @@ static void test_fence_failure(void **state)
     else
         unsetenv("RMC_NODE_SIZE");
     free(ns);
+}
+
+/* A fence whose flush fails reports it (naming rmc_fence and MPI_Win_flush) and leaves the writes
+ * outstanding: the next fence flushes them again. The same for rmc_barrier's fence. */
+static void test_fence_failure(void **state)
+{
+    (void)state;
+    amotest_fresh();
+    init_remote_faults("MPI_Win_flush@0#1,MPI_Win_flush@0#3");
     void *bases[64];
     rmc_region_h h;
     MPI_CHECK_OK(rmc_region_alloc(64, bases, &h));
@@ -474,16 +481,7 @@ static void test_local_completion_failure(void **state)
 {
     (void)state;
     amotest_fresh();
-    char *ns = getenv("RMC_NODE_SIZE") ? strdup(getenv("RMC_NODE_SIZE")) : NULL;
-    setenv("RMC_NODE_SIZE", "1", 1);
-    set_fault("MPI_Win_flush_local@0#1,MPI_Win_flush_local@0#2,MPI_Win_flush_local@0#3");
-    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
-    unsetenv("RMC_FAULT");
-    if (ns)
-        setenv("RMC_NODE_SIZE", ns, 1);
-    else
-        unsetenv("RMC_NODE_SIZE");
-    free(ns);
+    init_remote_faults("MPI_Win_flush_local@0#1,MPI_Win_flush_local@0#2,MPI_Win_flush_local@0#3");
     void *bases[64];
     rmc_region_h h;
     MPI_CHECK_OK(rmc_region_alloc(64 * sizeof(long), bases, &h));
