@@ -256,8 +256,14 @@ int GA_Pgroup_destroy(int grp)
         gai_error(fn, "the %s group cannot be destroyed", grp == GAI_WORLD ? "world" : "mirror");
     gai_group_t *g = gai_group(grp, fn);
     for (int i = 0; i < gai.narrays; i++)
-        if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->pgroup == grp)
+        if (gai.arrays[i] && gai.arrays[i]->live && gai.arrays[i]->pgroup == grp) {
+            if (gai.arrays[i]->getmem)
+                gai_error(fn,
+                          "group %d still has GA_Getmem memory: GA_Freemem it (and destroy "
+                          "the arrays assembled on it) first",
+                          grp);
             gai_error(fn, "group %d still has array '%s'", grp, gai.arrays[i]->name);
+        }
     if (gai.default_group == grp)
         gai.default_group = GAI_WORLD;
     if (g->comm != MPI_COMM_NULL)

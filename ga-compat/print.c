@@ -417,7 +417,7 @@ void GA_Summarize(int verbose)
     int any = 0; /* GA numbers the arrays alive from 0 */
     for (int i = 0; i < gai.narrays; i++) {
         gai_array_t *a = gai.arrays[i];
-        if (!a || !a->live || !a->allocated)
+        if (!a || !a->live || !a->allocated || a->getmem) /* (GA_Getmem blocks: no array in GA) */
             continue;
         int nd = a->ndim;
         printf("  array %d => %s%s(", any++, summary_type_name(a->type), a->name);
