@@ -356,11 +356,13 @@ gai_array_t *gai_memory_of(gai_array_t *a, const char *fn)
 int gai_new_handle(const char *fn)
 {
     gai_up(fn);
-    int i = 0;
-    while (i < gai.narrays && gai.arrays[i])
+    int i = 0; /* (never handle 0, slot GAI_OFFSET: 0 means "none" and "refused" in GA's API) */
+    while (i < gai.narrays && (gai.arrays[i] || i == GAI_OFFSET))
         i++;
-    if (i == GAI_MAX_ARRAYS)
-        gai_error(fn, "too many global arrays (%d)", GAI_MAX_ARRAYS);
+    if (i == GAI_OFFSET)
+        i++;
+    if (i >= GAI_MAX_ARRAYS)
+        gai_error(fn, "too many global arrays (%d)", GAI_MAX_ARRAYS - 1);
     gai_array_t *a = calloc(1, sizeof *a);
     if (!a)
         gai_error(fn, "out of memory for an array handle");
@@ -368,8 +370,8 @@ int gai_new_handle(const char *fn)
     a->handle = i - GAI_OFFSET;
     gai_set_group(a, gai.default_group);
     gai.arrays[i] = a;
-    if (i == gai.narrays)
-        gai.narrays++;
+    if (i >= gai.narrays)
+        gai.narrays = i + 1;
     return a->handle;
 }
 

@@ -775,6 +775,16 @@ static void getmem_assemble(void)
     GA_Destroy(gt2);
     lok &= got == 5 && GA_Inquire_memory() == before;
     gat_check_own(lok, "GA_Getmem blocks go with their last array, or GA_Freemem's, later");
+    /* more than 1000 handles: none is 0 (GA's "none", and "refused" of GA_Duplicate; an overlay
+     * on array 0 was an array of its own memory) */
+    enum { NH = 1100 };
+    int *hs = malloc(sizeof(int) * NH), zero = 0;
+    for (int i = 0; i < NH; i++)
+        zero |= (hs[i] = GA_Create_handle()) == 0;
+    for (int i = 0; i < NH; i++)
+        GA_Destroy(hs[i]);
+    free(hs);
+    gat_check_own(!zero, "no array handle is 0");
 #endif
 }
 
