@@ -1123,10 +1123,9 @@ int NGA_Deallocate(int g_a)
 
 /* Collective over group grp_id (a GA_Pgroup_create / split handle; the world's, the mirror's or
  * another negative one: the world, as GA 5.8.2 takes handles <= 0, its world and mirror). Every
- * member's block of
- * nelem elements of `type` (members may ask for different counts), 64-byte aligned, its contents
- * undefined; returns this process's. The blocks are the memory of a hidden 1-D array (named
- * "GA_Getmem", counted against GA's memory limit), so an array assembled on them
+ * member's block of nelem elements of `type` (members may ask for different counts), 64-byte
+ * aligned, its contents undefined; returns this process's. The blocks are the memory of a hidden
+ * 1-D array (named "GA_Getmem", counted against GA's memory limit), so an array assembled on them
  * (GA_Assemble_duplicate) reaches every member's block one-sidedly. Freed by GA_Freemem, with the
  * last array assembled on them, or by GA_Terminate. */
 void *GA_Getmem(int type, int nelem, int grp_id)
