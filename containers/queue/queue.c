@@ -498,7 +498,7 @@ rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n)
         return st;
     int64_t head, end;
     rmcc_queued(q, &head, &end);
-    if ((int64_t)n > end - head)
+    if (n > (size_t)(end - head)) /* (unsigned: an n above INT64_MAX is refused too) */
         return rmcc_fail(RMC_ERR_ARG, fn, "%zu elements to discard, %lld queued", n,
                          (long long)(end - head));
     int64_t h = head + (int64_t)n;

@@ -48,7 +48,9 @@
  * finishes during the call (e.g. every step node-local) sets *req to RMC_REQUEST_NULL and the call
  * returns its status. An outstanding one moves on in rmc_test / rmc_wait and in RMC's other waits
  * (rmc_barrier, rmc_progress, ...): a rank that leaves it untested while it waits in rmc_barrier
- * never holds up a peer whose operation depends on it.
+ * never holds up a peer whose operation depends on it. On a FAST queue, complete an _nb operation
+ * (rmc_wait) before the rmc_barrier that ends its phase: the barrier advances it, but a transfer it
+ * issues during the barrier's waits is not part of that barrier's fence.
  *
  * Queue operations from several ranks never hang: in every AMO mode, with or without progress
  * threads, waiting loops keep RMC's progress going.
@@ -56,7 +58,9 @@
  * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a queue, or destroyed),
  * RMC_ERR_ARG (NULL elements, n == 0, a promise the queue kind does not know, RMC_PROMISE_LOCAL
  * away from the host), RMC_ERR_TOO_BIG (n above the capacity; an element's serialized form above
- * the type's max_bytes), RMC_ERR_FULL, RMC_ERR_EMPTY, and comm's errors (RMC_ERR_MPI ...).
+ * the type's max_bytes), RMC_ERR_FULL, RMC_ERR_EMPTY, and comm's errors (RMC_ERR_MPI ...). A
+ * comm error after an operation reserved its slots leaves them unpublished: later operations of
+ * every rank on that queue may then wait for them for ever (destroy it, or end the job).
  */
 #ifndef RMC_QUEUE_H
 #define RMC_QUEUE_H

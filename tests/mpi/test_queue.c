@@ -536,6 +536,7 @@ static void test_local_view(void **s)
                     MPITEST_EXPECT(ok, v == 100 * round + (int64_t)i);
                 }
                 MPITEST_EXPECT(ok, rmc_queue_local_discard(q, 8) == RMC_ERR_ARG);
+                MPITEST_EXPECT(ok, rmc_queue_local_discard(q, SIZE_MAX) == RMC_ERR_ARG);
                 MPITEST_EXPECT(ok, rmc_queue_local_discard(q, 2) == RMC_OK);
                 MPITEST_EXPECT(ok, rmc_queue_local_peek(q, &r1, &n1, &r2, &n2) == RMC_OK);
                 MPITEST_EXPECT(ok, n1 + n2 == 5 && ((const int64_t *)r1)[0] == 100 * round + 2);
