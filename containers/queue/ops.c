@@ -373,6 +373,13 @@ static rmc_status_t advance(qop_t *o, int *done)
                 o->state = S_DONE;
                 break;
             }
+            if (o->v > o->pos) {
+                /* an unordered mark (RMC_PROMISE_PUSH, an RPC push) counted past this position:
+                 * the ordered one can never match, so this one counts unordered too (it hung) */
+                st = add(o, ctr_mark(o), (int64_t)o->n);
+                o->state = S_DONE;
+                break;
+            }
             o->state = S_MARK; /* earlier positions are not marked yet */
             if (o->nb)
                 return RMC_OK;
