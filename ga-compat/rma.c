@@ -669,7 +669,7 @@ static rmc_status_t am_serve(int origin, const void *pay, size_t len, void *repl
     memcpy(&h, pay, sizeof h);
     size_t es = h.es, n = (size_t)h.n;
     const char *addrs = (const char *)pay + sizeof h, *vals = addrs + 8 * n;
-    if (es == 0 || es > len || n > len || len != sizeof h + n * (8 + (h.op == AM_PUT ? es : 0)) ||
+    if (es == 0 || n > len || len != sizeof h + n * (8 + (h.op == AM_PUT ? es : 0)) ||
         (h.op != AM_PUT && (h.op != AM_GET || n * es > cap)))
         return RMC_ERR_ARG;
     enum { AHEAD = 16 }; /* lines prefetched ahead: the list is random */

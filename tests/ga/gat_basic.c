@@ -574,24 +574,30 @@ static void user_types(void)
     }
     gat_check(ok, "user type: gather");
     /* long lists to one owner (the next process's block): with progress threads a list of 256 or
-     * more elements to a remote owner travels as active messages, records of any size */
-    int n1[1] = {400 * gat_np}, nl = 300, nlo[1], nhi[1];
-    int g1 = NGA_Create(t, 1, n1, "records 1-D", NULL);
+     * more elements to a remote owner travels as active messages, records of any size (1 KiB
+     * records here: 64 to a gather's message, the last message of the list shorter than a record;
+     * every 25th element of the block, too sparse for a gather to read the range whole) */
+    enum { KREC = 1024, NL = 300 };
+    int tk = NGA_Register_type(KREC);
+    int n1[1] = {8000 * gat_np}, nlo[1], nhi[1];
+    int g1 = NGA_Create(tk, 1, n1, "records 1-D", NULL);
     NGA_Distribution(g1, (gat_me + 1) % gat_np, nlo, nhi);
-    int *ls = malloc(sizeof(int) * (size_t)nl), **lp = malloc(sizeof(int *) * (size_t)nl);
-    rec_t *lv = malloc(sizeof(rec_t) * (size_t)nl), *lg = malloc(sizeof(rec_t) * (size_t)nl);
-    for (int k = 0; k < nl; k++) {
-        ls[k] = nlo[0] + (k * 7) % (nhi[0] - nlo[0] + 1); /* (a permutation: 7 and 400 coprime) */
+    int *ls = malloc(sizeof(int) * NL), **lp = malloc(sizeof(int *) * NL);
+    unsigned char *lv = malloc((size_t)KREC * NL), *lg = malloc((size_t)KREC * NL);
+    for (int k = 0; k < NL; k++) {
+        ls[k] = nlo[0] + 25 * ((k * 7) % NL); /* (a permutation of the 300: 7 and 300 coprime) */
         lp[k] = &ls[k];
-        lv[k] = rec_of(gat_me, k);
+        for (int b = 0; b < KREC; b++)
+            lv[(size_t)k * KREC + b] = (unsigned char)(gat_me * 31 + k * 7 + b);
     }
-    NGA_Scatter(g1, lv, lp, nl);
+    NGA_Scatter(g1, lv, lp, NL);
     GA_Sync();
-    NGA_Gather(g1, lg, lp, nl);
-    ok &= !memcmp(lv, lg, sizeof(rec_t) * (size_t)nl);
-    gat_check(ok, "user type: scatter and gather of 300 records to one owner");
+    NGA_Gather(g1, lg, lp, NL);
+    ok &= !memcmp(lv, lg, (size_t)KREC * NL);
+    gat_check(ok, "user type: scatter and gather of 300 1 KiB records to one owner");
     free(ls), free(lp), free(lv), free(lg);
     GA_Destroy(g1);
+    gat_out("deregistered: %d", NGA_Deregister_type(tk));
     /* the own block in place */
     int blo[2], bhi[2];
     NGA_Distribution(g, gat_me, blo, bhi);
