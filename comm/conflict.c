@@ -98,6 +98,19 @@ static void flush_prewait(struct rmc_region *r, int target)
         (void)MPI_Request_free(&rq); /* the flush completes the get; its request is not kept */
 }
 
+/* The completion (`call`, MPI code rc) of a blocking operation of `kind` on `range`, issued after
+ * rmci_order, failed: the operation must not outlive the call, so it is marked (a failed flush
+ * leaves it to the next fence) and the pair flushed. Returns the failure, reported after the flush
+ * so that its message stays the last. */
+static rmc_status_t completion_failed(struct rmc_region *r, int target, unsigned kind,
+                                      rmci_range_t range, const char *call, int rc,
+                                      const char *where)
+{
+    (void)rmci_mark(r, target, kind, range);
+    (void)rmci_flush(r, target);
+    return rmci_mpi_fail(call, where, rc);
+}
+
 rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, unsigned kind, rmci_range_t range,
                                 MPI_Request *reqs, int n, const char *where)
 {
@@ -105,15 +118,11 @@ rmc_status_t rmci_wait_yielding(struct rmc_region *r, int target, unsigned kind,
     int rc = test_yielding(reqs, n);
     if (rc == MPI_SUCCESS)
         return RMC_OK;
-    /* the operation must not outlive the call: marked (a failed flush leaves it to the next
-     * fence), then flushed */
-    (void)rmci_mark(r, target, kind, range);
-    (void)rmci_flush(r, target);
-    for (int i = 0; i < n; i++)  /* (the flush completed them: their requests are not kept) */
+    rmc_status_t st = completion_failed(r, target, kind, range, "MPI_Test", rc, where);
+    for (int i = 0; i < n; i++) /* (the flush completed them: their requests are not kept) */
         if (reqs[i] != MPI_REQUEST_NULL)
             (void)MPI_Request_free(&reqs[i]);
-    /* (after the flush: this message stays the last) */
-    return rmci_mpi_fail("MPI_Test", where, rc);
+    return st;
 }
 
 rmc_status_t rmci_flush(struct rmc_region *r, int target)
@@ -302,9 +311,7 @@ rmc_status_t rmci_complete_put(struct rmc_region *r, int target, rmci_range_t ra
 rmc_status_t rmci_local_failed(struct rmc_region *r, int target, unsigned kind, rmci_range_t range,
                                int rc, const char *where)
 {
-    (void)rmci_mark(r, target, kind, range); /* outstanding: a failed flush leaves it pending */
-    (void)rmci_flush(r, target);
-    return rmci_mpi_fail("MPI_Win_flush_local", where, rc); /* (its message the last) */
+    return completion_failed(r, target, kind, range, "MPI_Win_flush_local", rc, where);
 }
 
 rmc_status_t rmci_fence(int target)

@@ -161,6 +161,26 @@ void gai_free(gai_array_t *a)
     a->live = 0;
 }
 
+/* Frees array a and its handle. */
+static void drop(gai_array_t *a)
+{
+    int g_a = a->handle;
+    gai_free(a);
+    free(a);
+    gai.arrays[g_a + GAI_OFFSET] = NULL;
+}
+
+/* Allocates the new (described, unallocated) handle g; on failure releases it and returns 0. */
+static int allocate_new(int g, const char *fn)
+{
+    gai_array_t *b = gai.arrays[g + GAI_OFFSET];
+    if (!gai_allocate(b, fn)) {
+        drop(b);
+        return 0;
+    }
+    return g;
+}
+
 /* The logical distribution from the request. */
 static rmc_status_t make_dist(gai_array_t *a, gai_group_t *g, rmc_dist_h *d, const char *fn)
 {
@@ -346,13 +366,7 @@ static int create64(int type, int ndim, const int64_t dims[], const char *name,
         }
         a->has_ghosts = any;
     }
-    if (!gai_allocate(a, fn)) {
-        gai_free(a);
-        free(a);
-        gai.arrays[g + GAI_OFFSET] = NULL;
-        return 0;
-    }
-    return g;
+    return allocate_new(g, fn);
 }
 
 /* int arrays to int64 (n entries; NULL stays NULL); dst##_heap to free when large */
@@ -1024,19 +1038,6 @@ static int describe_like(int g_a, const char *array_name, const char *fn)
     return g;
 }
 
-/* Allocates the new handle g (describe_like); on failure releases it and returns 0. */
-static int allocate_new(int g, const char *fn)
-{
-    gai_array_t *b = gai.arrays[g + GAI_OFFSET];
-    if (!gai_allocate(b, fn)) {
-        gai_free(b);
-        free(b);
-        gai.arrays[g + GAI_OFFSET] = NULL;
-        return 0;
-    }
-    return g;
-}
-
 /* Collective. A new array like g_a (type, shape, distribution, ghosts, group), zero-filled (GA
  * leaves its contents undefined). Returns its handle, 0 when the memory limit refuses it. */
 int GA_Duplicate(int g_a, char *array_name)
@@ -1067,14 +1068,6 @@ static void no_overlays(const gai_array_t *a, int g_a, const char *fn)
     if (o)
         gai_error(fn, "array '%s' holds array '%s' (GA_Overlay): destroy that first", a->name,
                   o->name);
-}
-
-static void drop(gai_array_t *a)
-{
-    int g_a = a->handle;
-    gai_free(a);
-    free(a);
-    gai.arrays[g_a + GAI_OFFSET] = NULL;
 }
 
 /* An array in the memory of array g_mem lost its storage: when that is a GA_Getmem block and no
