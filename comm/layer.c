@@ -181,20 +181,24 @@ rmc_status_t rmci_layers_unmapped(int is_put, const void *remote, void *local, s
 
 __thread int rmci_poll_countdown_ __attribute__((tls_model("initial-exec"))) =
     RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
-static int polling; /* a poll is running: handlers never re-enter polls */
+/* Pollers at indices below this may run: while pollers[i] runs it is i, so the waits inside a
+ * layer's poll keep the layers beneath it polling (an atomic or active message it waits for needs
+ * this rank to serve its peers' messages meanwhile: without that, two ranks whose polls waited for
+ * each other hung), and no poll is re-entered or runs inside a poll of a layer below it. */
+static int poll_floor = RMCI_MAX_LAYERS;
 
-/* Every up layer's poll, never re-entered (a handler never starts a poll of its own). */
+/* Every up layer's poll that may run here (a handler never starts a poll of its own). */
 static void poll_layers(int full)
 {
     if (rmci_in_handler_) /* its countdown stays 0: no fast path skips the entry checks */
         return;
     rmci_poll_countdown_ = RMCI_POLL_INTERVAL * RMCI_POLL_CALL;
-    if (polling)
-        return;
-    polling = 1;
-    for (int i = 0; i < npollers; i++)
+    int floor = poll_floor;
+    for (int i = 0; i < npollers && i < floor; i++) {
+        poll_floor = i;
         pollers[i]->poll(full, pollers[i]->arg);
-    polling = 0;
+    }
+    poll_floor = floor;
 }
 
 void rmci_poll_now(void)

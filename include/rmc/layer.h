@@ -49,7 +49,10 @@ typedef struct rmc_layer {
     /* Progress. full == 0: called from RMC calls every few calls (keep it cheap); full == 1:
      * called in every round of a waiting loop of RMC (collectives, blocking waits, rmc_progress):
      * serve everything that is pending. Never re-entered; runs on the thread inside RMC (with
-     * rmc_thread_safe, whichever thread holds RMC's lock). */
+     * rmc_thread_safe, whichever thread holds RMC's lock). It may communicate through RMC: while
+     * it waits, the polls of the layers registered before it (comm's progress and amo layers come
+     * first) keep running, so this rank goes on serving its peers' active messages; its own poll
+     * and those of layers registered after it do not run until it returns. */
     void (*poll)(int full, void *arg);
 
     /* An rmc_put (is_put = 1: local -> remote) or rmc_get (is_put = 0: remote -> local) of `bytes`

@@ -217,5 +217,72 @@ static void test_nested_and_message(void **state)
     MPI_CHECK_OK(rmc_layer_unregister(&L3));
 }
 
+/* A poll that communicates: while it waits for its active message's reply, the layers registered
+ * before it (comm's progress layer, which serves this rank's active messages) keep polling, so
+ * every rank's poll waiting for its neighbour's reply at once completes; its own poll is not
+ * re-entered. Without a progress thread this hung: a poll's waits ran no poll at all. */
+static struct {
+    int armed, depth, max_depth, sent, replies, id;
+    long got;
+} cw;
+static rmc_status_t echo_handler(int origin, const void *payload, size_t len, void *reply,
+                                 size_t reply_cap, size_t *reply_len, void *arg)
+{
+    (void)origin;
+    (void)arg;
+    if (len != sizeof(long) || reply_cap < sizeof(long))
+        return RMC_ERR_ARG;
+    long v;
+    memcpy(&v, payload, sizeof v);
+    v += 1000;
+    memcpy(reply, &v, sizeof v);
+    *reply_len = sizeof v;
+    return RMC_OK;
+}
+static void l_poll_sends(int full, void *arg)
+{
+    (void)arg;
+    if (++cw.depth > cw.max_depth)
+        cw.max_depth = cw.depth;
+    if (full && cw.armed) {
+        cw.armed = 0;
+        long v = me, back = -1;
+        size_t rlen = 0;
+        cw.sent++;
+        rmc_status_t st =
+            rmc_am_send((me + 1) % np, cw.id, &v, sizeof v, &back, sizeof back, &rlen);
+        if (st == RMC_OK && rlen == sizeof back)
+            cw.replies++, cw.got = back;
+        else
+            fprintf(stderr, "[rank %d] the poll's rmc_am_send: %s (reply %zu bytes)\n", me,
+                    rmc_last_error(), rlen);
+    }
+    cw.depth--;
+}
+static const rmc_layer_t LW = {.name = "test-poll-sends", .poll = l_poll_sends};
+
+static void test_poll_waits_serve(void **state)
+{
+    (void)state;
+    memset(&cw, 0, sizeof cw);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    cw.id = 7;
+    MPI_CHECK_OK(rmc_am_register(cw.id, echo_handler, NULL));
+    MPI_CHECK_OK(rmc_layer_register(&LW));
+    MPI_CHECK_OK(rmc_barrier());
+    /* every rank's poll sends to its neighbour inside the next waiting round: all wait at once */
+    cw.armed = 1;
+    MPI_CHECK_OK(rmc_barrier());
+    while (cw.sent == 0) /* (a barrier of one rank may not wait) */
+        rmc_progress();
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_ALL(cw.sent == 1 && cw.replies == 1 &&
+                  cw.got == me + 1000); /* (its own rank back, +1000) */
+    MPI_CHECK_ALL(cw.max_depth == 1);   /* never re-entered */
+    MPI_CHECK_OK(rmc_layer_unregister(&LW));
+    MPI_CHECK_OK(rmc_am_register(cw.id, NULL, NULL));
+    MPI_CHECK_OK(rmc_finalize());
+}
+
 MPITEST_MAIN("layers", NULL, NULL, test_bad_input, test_persistent, test_late_and_failing,
-             test_nested_and_message)
+             test_nested_and_message, test_poll_waits_serve)
