@@ -2,8 +2,10 @@
  *
  * Memory model (location consistency, as ARMCI):
  *  - Operations from one origin to the same (region, target) location are observed in issue order
- *    by that origin: a get issued after a put (blocking or completed non-blocking) to an
- *    overlapping range of the same target returns the put's data, without an explicit fence.
+ *    by that origin: a get issued after a put to an overlapping range of the same target returns
+ *    the put's data, without an explicit fence, whether the put was blocking or non-blocking and
+ *    whether or not its request has completed yet (RMC completes the put first when needed). The
+ *    exception: accumulates of different element types on the same bytes (rmc/strided.h).
  *  - A put is visible to OTHER ranks only after the origin has called rmc_fence(target),
  *    rmc_fence_all() or rmc_barrier().
  *  - rmc_barrier() completes every outstanding operation of every rank, then synchronizes.

@@ -26,7 +26,10 @@
  *    other ranks after a fence. rmc_test may complete a strided request by waiting for it
  *    (non-contiguous remote transfers are completed with MPI_Win_flush_local).
  * Order: operations of one origin to overlapping locations of one target are observed in issue
- * order by that origin (conflict tracking, as comm.h).
+ * order by that origin (conflict tracking, as comm.h), with one exception: accumulates (and
+ * rmc_amo_add_*) of the same element type commute, so RMC lets one pass another; accumulates of
+ * different types or widths on the same bytes (an RMC_ACC_INT32 and an RMC_ACC_INT64 of one word,
+ * a double and an int64) do not commute, and need rmc_fence(proc) between them to apply in order.
  *
  * Accumulate: dst[i] += scale * src[i] element-wise for the element type (complex types: complex
  * scale and complex product). Each element update is atomic with respect to every other RMC
