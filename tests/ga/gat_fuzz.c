@@ -414,6 +414,26 @@ static void apply_acc(int t, double *re, double *im, double vr, double vi, doubl
     conv(t, re, im);
 }
 
+/* Element k of the buffer of a put (which 0), get (1) or accumulate (2, by every rank) at the
+ * array's element q: for a put or accumulate a random value into buf and the reference updated, for
+ * a get the expected value into wr / wi. */
+static void model_elem(arr_t *a, int which, char *buf, long k, long q, double *wr, double *wi,
+                       double ar, double ai)
+{
+    double re, im;
+    rval(a->t, &re, &im);
+    size_t es = gat_tsize(a->t);
+    if (which == 1) {
+        wr[k] = a->re[q], wi[k] = a->im[q];
+        return;
+    }
+    gat_setc(a->t, buf + es * (size_t)k, re, im);
+    if (which == 0)
+        a->re[q] = re, a->im[q] = im;
+    else
+        apply_acc(a->t, &a->re[q], &a->im[q], re * gat_np, im * gat_np, ar, ai);
+}
+
 static int has_longlong_acc_bug(int t)
 {
 #ifdef GAT_PEER
@@ -576,21 +596,9 @@ static void op(arr_t *a, arr_t *b)
         memset(i, 0, sizeof i);
         long k = 0;
         do {
-            double re, im;
-            rval(t, &re, &im);
             for (int d = 0; d < a->nd; d++)
                 sub[d] = lo[d] + i[d] * skip[d];
-            long q = lin(a, sub);
-            if (which == 0) {
-                gat_setc(t, buf + es * (size_t)k, re, im);
-                a->re[q] = re, a->im[q] = im;
-            } else if (which == 1) {
-                wr[k] = a->re[q], wi[k] = a->im[q];
-            } else {
-                gat_setc(t, buf + es * (size_t)k, re, im);
-                apply_acc(t, &a->re[q], &a->im[q], re * gat_np, im * gat_np, ar, ai);
-            }
-            k++;
+            model_elem(a, which, buf, k++, lin(a, sub), wr, wi, ar, ai);
         } while (next(a->nd, i, cnt));
         dense_ld(a->nd, cnt, ld);
         int p = pdesc(pd, sizeof pd, a->nd, lo, hi);
@@ -640,21 +648,9 @@ static void op(arr_t *a, arr_t *b)
         memset(i, 0, sizeof i);
         long k = 0;
         do {
-            double re, im;
-            rval(t, &re, &im);
             for (int d = 0; d < a->nd; d++)
                 sub[d] = ((lo[d] + i[d]) % a->dims[d] + a->dims[d]) % a->dims[d];
-            long q = lin(a, sub);
-            if (which == 0) {
-                gat_setc(t, buf + es * (size_t)k, re, im);
-                a->re[q] = re, a->im[q] = im;
-            } else if (which == 1) {
-                wr[k] = a->re[q], wi[k] = a->im[q];
-            } else {
-                gat_setc(t, buf + es * (size_t)k, re, im);
-                apply_acc(t, &a->re[q], &a->im[q], re * gat_np, im * gat_np, ar, ai);
-            }
-            k++;
+            model_elem(a, which, buf, k++, lin(a, sub), wr, wi, ar, ai);
         } while (next(a->nd, i, ext));
         dense_ld(a->nd, ext, ld);
         pdesc(pd, sizeof pd, a->nd, lo, hi);
