@@ -103,7 +103,8 @@ rmc_status_t rmc_queue_pop(rmc_queue_h q, void *elem, unsigned promise);
 rmc_status_t rmc_queue_pop_n(rmc_queue_h q, void *elems, size_t n, unsigned promise);
 
 /* Pops between 1 and max elements (as many as are there, up to max): *got of them. RMC_ERR_EMPTY
- * when there is none. */
+ * when there is none. A max above the capacity is the capacity (no queue holds more; unlike
+ * rmc_queue_pop_n's n, which must fit). */
 rmc_status_t rmc_queue_pop_upto(rmc_queue_h q, void *elems, size_t max, size_t *got,
                                 unsigned promise);
 
