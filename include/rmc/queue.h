@@ -19,6 +19,10 @@
  * (A: remote atomic, W: remote write, R: remote read; counted by rmc_op_counts. A push or pop of n
  * elements costs the same As and one W or R, two when it wraps around the ring.)
  *
+ * Order: every kind is FIFO. An element whose push completed before another's push began (one
+ * rank's calls in sequence, or an earlier phase) is popped before it, and a vector push's elements
+ * are popped in their order (tests/mpi/test_fuzz_queue checks it under concurrency).
+ *
  * Full and empty. A push that does not fit returns RMC_ERR_FULL and a pop that finds fewer than n
  * elements RMC_ERR_EMPTY; nothing is written or taken then (a vector push or pop is all or
  * nothing). A slot is reused only after the pop that took it has finished reading it. For
