@@ -260,6 +260,7 @@ typedef struct hop {
     struct rmc_hashmap *h;
     int kind, nb, state, owner, match;
     unsigned promise, spins;
+    unsigned waits; /* _nb: times it stopped to wait for a bucket another operation holds */
     uint64_t home;
     size_t i, slot;
     long cand;   /* insert: the tombstone held (a slot), or -1 */
@@ -404,7 +405,7 @@ static rmc_status_t advance(hop_t *o, int *done)
     do {                                                                                           \
         o->state = (next);                                                                         \
         if (o->nb)                                                                                 \
-            return RMC_OK;                                                                         \
+            return o->waits++, RMC_OK;                                                             \
         pause_round(&o->spins);                                                                    \
     } while (0)
     for (;;) {
@@ -1109,7 +1110,7 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->cand = o->fslot = -1;
     o->passed = o->vfound = 0;
     o->kobj = NULL;
-    o->spins = 0;
+    o->spins = o->waits = 0;
     o->r = RMC_REQUEST_NULL;
     o->result = RMC_OK;
     o->key = key;
@@ -1408,7 +1409,12 @@ rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, voi
     for (size_t k = 0; k < w; k++)
         which[k] = SIZE_MAX;
     while (next < n || live) {
-        int moved = 0;
+        /* a pass moved when an operation was started, finished or took a step; one whose probe
+         * must wait for a bucket another operation holds (perhaps one of this rank's outstanding
+         * _nb operations, which move on only in RMC's waits) re-reads it at every pass, so such a
+         * pass waits a round too: before, a window of probes out of step with each other kept
+         * "moving" and the holder never ran again (hung) */
+        int moved = 0, waiting = 0;
         for (size_t k = 0; k < w; k++) {
             hop_t *o = (hop_t *)(void *)(ops + k * stride);
             if (which[k] == SIZE_MAX) {
@@ -1441,9 +1447,11 @@ rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, voi
             }
             int done = 0;
             rmc_request_h before = o->r;
+            unsigned waits = o->waits;
             st = advance(o, &done);
             if (done || o->r != before)
                 moved = 1;
+            waiting |= o->waits != waits;
             if (!done)
                 continue;
             if (o->r)
@@ -1454,7 +1462,7 @@ rmc_status_t rmc_hashmap_find_n(rmc_hashmap_h h, size_t n, const void *keys, voi
             which[k] = SIZE_MAX;
             live--;
         }
-        if (!moved)
+        if (!moved || waiting)
             rmc_wait_round(&spins);
     }
     free(ops);

@@ -60,10 +60,11 @@ static void test_basic(void **s)
         for (int64_t i = 0; i < K; i++) {
             int64_t k = r * 1000 + i, v = -1, w = -1;
             MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_OK && v == k * 3);
-            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND) == RMC_OK &&
-                                   w == k * 3);
+            MPITEST_EXPECT(ok,
+                           rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND) == RMC_OK && w == k * 3);
             k += 500; /* absent */
-            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_ERR_NOT_FOUND && v == k * 3 - 1500);
+            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, 0) == RMC_ERR_NOT_FOUND &&
+                                   v == k * 3 - 1500);
             MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_ERR_NOT_FOUND);
         }
     size_t n = 0;
@@ -120,9 +121,9 @@ static void test_basic(void **s)
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
 
-/* All ranks at once on one small table (up to 3/4 full: long probe sequences): inserts of the same keys
- * (exactly one entry each), updates summing exactly, then concurrent erases of some keys, inserts
- * of new ones into the tombstones' sequences and finds of untouched ones, with exact final
+/* All ranks at once on one small table (up to 3/4 full: long probe sequences): inserts of the same
+ * keys (exactly one entry each), updates summing exactly, then concurrent erases of some keys,
+ * inserts of new ones into the tombstones' sequences and finds of untouched ones, with exact final
  * contents. */
 static void test_contention(void **s)
 {
@@ -217,9 +218,14 @@ static void test_costs(void **s)
     struct {
         const char *what;
         unsigned long long a, r, w;
-    } want[] = {{"insert", 2, 0, 1}, {"find", 2, 1, 0},   {"find-only", 0, 1, 0},
-                {"replace", 3, 1, 1}, {"update", 3, 2, 1}, {"erase", 3, 1, 0},
-                {"find erased (tombstone, then free)", 4, 0, 0}, {"find absent", 2, 0, 0},
+    } want[] = {{"insert", 2, 0, 1},
+                {"find", 2, 1, 0},
+                {"find-only", 0, 1, 0},
+                {"replace", 3, 1, 1},
+                {"update", 3, 2, 1},
+                {"erase", 3, 1, 0},
+                {"find erased (tombstone, then free)", 4, 0, 0},
+                {"find absent", 2, 0, 0},
                 {"find-only absent", 0, 1, 0}};
     int64_t one = 1;
     for (int c = 0; c < 9; c++) {
@@ -228,12 +234,24 @@ static void test_costs(void **s)
         rmc_status_t st = RMC_OK;
         const unsigned R = RMC_HASHMAP_RDMA; /* the one-sided path (RPC: below) */
         switch (c) {
-        case 0: st = rmc_hashmap_insert(h, &k, &v, R); break;
-        case 1: st = rmc_hashmap_find(h, &k, &w, R); break;
-        case 2: st = rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND | R); break;
-        case 3: st = rmc_hashmap_insert(h, &k, &v, R); break;
-        case 4: st = rmc_hashmap_update(h, &k, add_arg, &one, R); break;
-        case 5: st = rmc_hashmap_erase(h, &k, R); break;
+        case 0:
+            st = rmc_hashmap_insert(h, &k, &v, R);
+            break;
+        case 1:
+            st = rmc_hashmap_find(h, &k, &w, R);
+            break;
+        case 2:
+            st = rmc_hashmap_find(h, &k, &w, RMC_PROMISE_FIND | R);
+            break;
+        case 3:
+            st = rmc_hashmap_insert(h, &k, &v, R);
+            break;
+        case 4:
+            st = rmc_hashmap_update(h, &k, add_arg, &one, R);
+            break;
+        case 5:
+            st = rmc_hashmap_erase(h, &k, R);
+            break;
         case 6:
             st = rmc_hashmap_find(h, &k, &w, R) == RMC_ERR_NOT_FOUND ? RMC_OK : RMC_ERR_STATE;
             k += 1 << 20; /* never inserted: its home is free (a fresh, sparse table) */
@@ -241,7 +259,8 @@ static void test_costs(void **s)
                 k++;
             break;
         default:
-            st = rmc_hashmap_find(h, &k, &w, (c == 8 ? RMC_PROMISE_FIND : 0) | R) == RMC_ERR_NOT_FOUND
+            st = rmc_hashmap_find(h, &k, &w, (c == 8 ? RMC_PROMISE_FIND : 0) | R) ==
+                         RMC_ERR_NOT_FOUND
                      ? RMC_OK
                      : RMC_ERR_STATE;
         }
@@ -250,8 +269,8 @@ static void test_costs(void **s)
         if (st != RMC_OK || oc.atomics != want[c].a || oc.reads != want[c].r ||
             oc.writes != want[c].w) {
             fprintf(stderr, "[rank %d] %s: %s, %lluA %lluR %lluW (want %lluA %lluR %lluW)\n", me,
-                    want[c].what, rmc_status_string(st), oc.atomics, oc.reads, oc.writes,
-                    want[c].a, want[c].r, want[c].w);
+                    want[c].what, rmc_status_string(st), oc.atomics, oc.reads, oc.writes, want[c].a,
+                    want[c].r, want[c].w);
             ok = 0;
         }
     }
@@ -531,8 +550,8 @@ static void test_nb_batch_local(void **s)
         bv[i] = 0;
     }
     for (int pass = 0; pass < 2; pass++) {
-        MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 3 * N, bk, bv, bs,
-                                              pass ? RMC_PROMISE_FIND : 0) == RMC_OK);
+        MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, 3 * N, bk, bv, bs, pass ? RMC_PROMISE_FIND : 0) ==
+                               RMC_OK);
         for (int i = 0; i < 3 * N; i++) {
             if (i % 3 == 2)
                 MPITEST_EXPECT(ok, bs[i] == RMC_ERR_NOT_FOUND);
@@ -548,6 +567,42 @@ static void test_nb_batch_local(void **s)
                            stopped == 0);
     MPI_Allreduce(acc, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     MPITEST_EXPECT(ok, all[0] == N * np && all[1] == 0);
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_hashmap_destroy(h));
+}
+
+/* A batched find whose probes meet a bucket this rank's own outstanding insert_nb holds (a
+ * tombstone it reserved to reuse) waits in RMC's rounds, where that insert moves on: with 8 probes
+ * of the key out of step with each other every pass "moved" (each re-read the bucket), no round
+ * ran, and find_n hung (found by tests/mpi/test_fuzz_hashmap; with RMC_NODE_SIZE=1, MPI atomics).
+ * One-sided path forced: the RPC path never leaves a bucket reserved between calls. */
+static void test_find_n_behind_own_insert(void **s)
+{
+    (void)s;
+    enum { NF = 8 };
+    rmc_hashmap_h h;
+    MPI_CHECK_OK(rmc_hashmap_create((size_t)(16 * np), i64, i64, &h));
+    int ok = 1, nx = (me + 1) % np;
+    MPITEST_EXPECT(ok, rmc_hashmap_set_path(h, RMC_HASHMAP_RDMA) == RMC_OK);
+    int64_t k = (int64_t)me << 20, v = 1, got[NF], ks[NF];
+    while (rmc_hashmap_owner(h, &k) != nx)
+        k++;
+    /* a tombstone where the key lives */
+    MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_OK);
+    MPITEST_EXPECT(ok, rmc_hashmap_erase(h, &k, 0) == RMC_OK);
+    unsigned pr = RMC_PROMISE_INSERT | RMC_PROMISE_FIND; /* inserts reuse tombstones */
+    v = 42;
+    rmc_request_h rq = RMC_REQUEST_NULL;
+    MPITEST_EXPECT(ok, rmc_hashmap_insert_nb(h, &k, &v, pr, &rq) == RMC_OK);
+    rmc_status_t st[NF];
+    for (int i = 0; i < NF; i++)
+        ks[i] = k, got[i] = -1;
+    MPITEST_EXPECT(ok, rmc_hashmap_find_n(h, NF, ks, got, st, pr) == RMC_OK);
+    for (int i = 0; i < NF; i++) /* (not found: read before the insert took the tombstone) */
+        MPITEST_EXPECT(ok, (st[i] == RMC_OK && got[i] == 42) || st[i] == RMC_ERR_NOT_FOUND);
+    MPITEST_EXPECT(ok, rmc_wait(&rq) == RMC_OK);
+    int64_t x = 0;
+    MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &x, 0) == RMC_OK && x == 42);
     MPI_CHECK_ALL(ok);
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
 }
@@ -637,7 +692,7 @@ static void test_buffer(void **s)
         MPI_CHECK_OK(rmc_hashmap_count(h, &n));
         MPI_CHECK_ALL(n == (size_t)(N * np + 50));
         for (int r = 0; r < np; r++)
-            for (int64_t i = 0; i < N; i += np > 2 ? 7 : 1) {
+            for (int64_t i = 0; i<N; i += np> 2 ? 7 : 1) {
                 int64_t k = ((int64_t)r << 32) + i, v = 0, want = i % 7 == 0 && i % 2 ? -1 : k + 5;
                 MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK &&
                                        v == want);
@@ -724,8 +779,8 @@ static void test_buffer_types(void **s)
         for (int i = 0; i < N; i++) {
             key12_t k = {r, i, -i};
             int32_t v = 0, want = 100 * r + i + (i % 5 == 0);
-            MPITEST_EXPECT(ok, rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK &&
-                                   v == want);
+            MPITEST_EXPECT(ok,
+                           rmc_hashmap_find(h, &k, &v, RMC_PROMISE_FIND) == RMC_OK && v == want);
         }
     MPI_CHECK_OK(rmc_hashmap_buffer_destroy(b));
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
@@ -771,7 +826,8 @@ static void both_keys(void (*test)(const rmc_type_t *kt))
     test(&i64h);
 }
 
-/* A combining function that refuses stored odd values (the key's parity here) and adds otherwise. */
+/* A combining function that refuses stored odd values (the key's parity here) and adds otherwise.
+ */
 static rmc_status_t odd_refused(void *value, void *arg)
 {
     int64_t v, in;
@@ -1206,12 +1262,12 @@ static void test_bad_input(void **s)
     }
     /* ranks disagreeing on the key type, or the value type */
     MPI_CHECK_ALL(rmc_hashmap_create(16, me ? &rmc_type_u64 : i64, i64, &bad) ==
-                      (np > 1 ? RMC_ERR_TYPE : RMC_OK));
+                  (np > 1 ? RMC_ERR_TYPE : RMC_OK));
     if (np == 1)
         rmc_hashmap_destroy(bad);
     bad = NULL;
     MPI_CHECK_ALL(rmc_hashmap_create(16, i64, me ? &rmc_type_f64 : i64, &bad) ==
-                      (np > 1 ? RMC_ERR_TYPE : RMC_OK));
+                  (np > 1 ? RMC_ERR_TYPE : RMC_OK));
     if (np == 1)
         rmc_hashmap_destroy(bad);
     MPI_CHECK_OK(rmc_hashmap_create(16, i64, i64, &h));
@@ -1232,8 +1288,7 @@ static void test_bad_input(void **s)
     int64_t fk = 0;
     while (rmc_hashmap_owner(h, &fk) == me && np > 1)
         fk++;
-    MPITEST_EXPECT(ok, np == 1 ||
-                           rmc_hashmap_insert(h, &fk, &v, RMC_PROMISE_LOCAL) == RMC_ERR_ARG);
+    MPITEST_EXPECT(ok, np == 1 || rmc_hashmap_insert(h, &fk, &v, RMC_PROMISE_LOCAL) == RMC_ERR_ARG);
     MPITEST_EXPECT(ok, rmc_hashmap_insert(NULL, &k, &v, 0) == RMC_ERR_HANDLE);
     MPITEST_EXPECT(ok, rmc_hashmap_find(NULL, &k, &v, 0) == RMC_ERR_HANDLE);
     MPITEST_EXPECT(ok, rmc_hashmap_capacity(NULL) == 0 && rmc_hashmap_owner(NULL, &k) == -1);
@@ -1412,6 +1467,6 @@ static void test_owned_args(void **s)
 
 MPITEST_MAIN("hashmap", cttest_setup, mpitest_teardown_rmc, test_basic, test_contention, test_costs,
              test_strings, test_full_resize, test_fill_every_bucket, test_nb_batch_local,
-             test_buffer, test_buffer_types, test_find_only, test_buffer_combine, test_buffer_admit,
-             test_buffer_edges, test_buffer_fail, test_nb_across_collectives, test_mixed_promises,
-             test_owned_args, test_bad_input)
+             test_find_n_behind_own_insert, test_buffer, test_buffer_types, test_find_only,
+             test_buffer_combine, test_buffer_admit, test_buffer_edges, test_buffer_fail,
+             test_nb_across_collectives, test_mixed_promises, test_owned_args, test_bad_input)
