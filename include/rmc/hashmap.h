@@ -81,8 +81,9 @@ typedef struct rmc_hashmap *rmc_hashmap_h;
 
 /* Collective. A hash map with room for at least `capacity` (>= 1) entries of key type `key` and
  * value type `value`: every rank hosts a table of the next power of two at or above
- * capacity / nranks buckets, rounded up (rmc_hashmap_capacity: the total). Keys spread over the ranks by hash,
- * so one rank's table fills before the whole: give room (a load of 1/2 to 3/4 probes little).
+ * capacity / nranks buckets, rounded up (rmc_hashmap_capacity: the total). Keys spread over the
+ * ranks by hash, so one rank's table fills before the whole: give room (a load of 1/2 to 3/4
+ * probes little).
  * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG,
  * RMC_ERR_TYPE, RMC_ERR_NOMEM, RMC_ERR_STATE (the ranks are in different collectives). On error no
  * map exists on any rank. */
