@@ -92,6 +92,26 @@ static inline void mpitest_bystanders_release(int first)
         MPI_Send(&done, 1, MPI_INT, r, MPITEST_TAG_BYSTANDER, MPI_COMM_WORLD);
 }
 
+/* Two deterministic generators for the tests' random sequences (the same on every rank for the
+ * same state): splitmix64 (any state, also 0) and xorshift64* (state never 0). Each returns the
+ * next 64-bit value and advances *s. */
+static inline uint64_t mpitest_splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static inline uint64_t mpitest_xorshift(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
 /* Deterministic pattern byte for (owner rank, offset, salt). */
 static inline unsigned char mpitest_pat(int rank, size_t off, unsigned salt)
 {

@@ -63,10 +63,7 @@ static const char *kname_[NKIND] = {"Put",     "Get",    "Acc",      "PutS", "Ge
 static uint64_t rng_;
 static unsigned rnd(unsigned n)
 {
-    rng_ ^= rng_ >> 12;
-    rng_ ^= rng_ << 25;
-    rng_ ^= rng_ >> 27;
-    return (unsigned)((rng_ * 0x2545F4914F6CDD1Dull) >> 33) % n;
+    return (unsigned)(mpitest_xorshift(&rng_) >> 33) % n;
 }
 
 static void **seg_;

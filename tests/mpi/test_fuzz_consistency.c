@@ -108,10 +108,7 @@ static unsigned char *shd(int reg, int t)
 static uint64_t rng;
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return mpitest_splitmix(&rng);
 }
 static size_t rn(size_t k) /* [0, k) */
 {

@@ -37,16 +37,9 @@ static const char *const w_name[] = {"insert", "insert_nb", "kv_insert", "kv_upd
                                      "kv_add", "update",    "erase"};
 
 /* ------------------------------------------------------------------ randomness --- */
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 static unsigned rnd(uint64_t *s, unsigned n)
 {
-    return (unsigned)(rng_next(s) % n);
+    return (unsigned)(mpitest_splitmix(s) % n);
 }
 
 /* ------------------------------------------------------------------ values --- */

@@ -72,15 +72,9 @@ static const rmc_type_t t_fixed = RMC_TYPE_FIXED("fuzzel", sizeof(el_t));
 static const rmc_type_t t_ser = {"fuzzser", sizeof(el_t), sizeof(el_t), fz_ser,
                                  fz_deser,  NULL,         NULL,         NULL};
 
-/* xorshift64* */
 static uint64_t rnd(uint64_t *s)
 {
-    uint64_t x = *s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *s = x;
-    return x * 0x2545f4914f6cdd1dull;
+    return mpitest_xorshift(s);
 }
 static unsigned rn(uint64_t *s, unsigned n)
 {

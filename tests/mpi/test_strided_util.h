@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rmc.h>
+#include "mpitest.h" /* mpitest_xorshift */
 
 /* xorshift64*: deterministic, identical on every rank for the same seed. */
 typedef struct trng {
@@ -22,12 +23,7 @@ static inline void trng_seed(trng_t *r, uint64_t seed)
 
 static inline uint64_t trng_next(trng_t *r)
 {
-    uint64_t x = r->s;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    r->s = x;
-    return x * 0x2545F4914F6CDD1Dull;
+    return mpitest_xorshift(&r->s);
 }
 
 /* Uniform in [lo, hi]. */
