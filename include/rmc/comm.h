@@ -146,9 +146,14 @@ void rmc_wait_round(unsigned *spins);
  * RMC_ERR_ARG). */
 rmc_status_t rmc_agree(rmc_status_t status);
 
-/* Collective. Completes all outstanding operations of the caller (locally and at their targets),
- * waits for every rank to do the same, then returns: afterwards every rank sees every put issued
- * by any rank before the barrier. */
+/* Collective. Completes at their targets all operations the caller issued before it through comm's
+ * calls (contiguous, strided, vector, accumulates, atomics; blocking or not, their requests waited
+ * or not), waits for every rank to do the same, then returns: afterwards every rank sees every put
+ * issued by any rank before the barrier. Requests still need rmc_wait / rmc_test: a non-blocking
+ * get's destination (an atomic's fetched value) is written when its request completes, which the
+ * barrier does not do. Operations of several steps (rmc_request_custom: container _nb operations)
+ * are advanced by the barrier's waits but not waited for: complete them (rmc_wait) before the
+ * barrier when other ranks must see their effect after it. */
 rmc_status_t rmc_barrier(void);
 
 /* ------------------------------------------------------------------------ regions --- */
@@ -291,7 +296,9 @@ rmc_status_t rmc_wait_all(rmc_request_h *reqs, size_t n);
 
 /* Completes, at the target, every operation this rank issued to `rank` (including implicit-handle
  * non-blocking ones): afterwards their data is visible to every rank. Flushes only the regions
- * with outstanding writes to that target. Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK. */
+ * with outstanding writes to that target. Like rmc_barrier it completes no request (a get's
+ * destination is written, a put's request released, by rmc_wait / rmc_test) and does not wait for
+ * operations of several steps (custom requests). Errors: RMC_ERR_NOT_INIT, RMC_ERR_RANK. */
 rmc_status_t rmc_fence(int rank);
 
 /* rmc_fence for every target; only (region, target) pairs with outstanding operations are flushed.

@@ -40,7 +40,11 @@
  * key and value of an insert are copied before the call returns; a find's key must stay valid and
  * unchanged until its request completes, and its value is written then. An _nb operation that
  * finishes during the call sets *req to RMC_REQUEST_NULL and the call returns its status.
- * Outstanding ones move on in every RMC wait, as queue operations do (include/rmc/queue.h).
+ * Outstanding ones move on in every RMC wait, as queue operations do (include/rmc/queue.h), and
+ * are performed when their requests complete: rmc_barrier and rmc_fence advance them but do not
+ * wait for them (complete them first when other ranks must see them after the barrier). Two
+ * operations of one rank on one key outstanding at once are not ordered (the later may be
+ * performed first): wait for the first when their order matters.
  *
  * Errors of every operation: RMC_ERR_NOT_INIT, RMC_ERR_HANDLE (not a hash map, or destroyed),
  * RMC_ERR_ARG (NULL key or value, a promise the map does not know (PUSH, POP), both paths,

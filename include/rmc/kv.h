@@ -9,7 +9,9 @@
  * as one active message executed by the owner (RPC: by its progress thread when it runs one),
  * chosen per store at creation or forced per call with RMC_HASHMAP_RDMA / RMC_HASHMAP_RPC in
  * `flags`; 0 lets each operation choose as the hash map does (RPC for a remote owner in thread
- * AMO mode). The RPC path needs RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise). With RPC as the
+ * AMO mode). `flags` also carries the operation's promise (include/rmc/promise.h, as the hash
+ * map's operations take it: e.g. RMC_PROMISE_INSERT | RMC_PROMISE_FIND for an insert phase,
+ * RMC_PROMISE_LOCAL for the owner's plain-memory path), ORed with the path. The RPC path needs RMC_AMO=thread (RMC_ERR_UNSUPPORTED otherwise). With RPC as the
  * store's path, an entry larger than an active message goes one-sided; forced per call it fails
  * RMC_ERR_UNSUPPORTED.
  *

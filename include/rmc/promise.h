@@ -21,8 +21,9 @@ typedef enum rmc_promise {
     RMC_PROMISE_INSERT = 1u << 2, /* only inserts (hash maps, Bloom filters) */
     RMC_PROMISE_FIND = 1u << 3,   /* only finds (hash maps, Bloom filters) */
     RMC_PROMISE_ERASE = 1u << 5,  /* erases and updates (hash maps): with INSERT | FIND, all three */
-    /* nothing runs concurrently and the caller hosts (owns) the data it touches: local loads and
-     * stores, no remote operation at all */
+    /* the caller hosts (owns) the data it touches and no other operation touches that rank's part
+     * meanwhile (other ranks may run RMC_PROMISE_LOCAL operations on their own parts at the same
+     * time): local loads and stores, no remote operation at all */
     RMC_PROMISE_LOCAL = 1u << 4
 } rmc_promise_t;
 

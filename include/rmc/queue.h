@@ -11,7 +11,10 @@
  *                      fetch-and-add, no waiting for earlier pushers), RMC_PROMISE_POP likewise for
  *                      pops, RMC_PROMISE_LOCAL on the host (no remote operation).
  *  RMC_QUEUE_FAST      phases of pushes and phases of pops, separated by rmc_barrier: push = A + W,
- *                      pop = A + R (pushed data becomes visible at the barrier).
+ *                      pop = A + R (pushed data becomes visible at the barrier). The phases are
+ *                      its promise: RMC_PROMISE_PUSH / _POP change nothing (LOCAL does, on the
+ *                      host). A rank may pop its own completed pushes before the barrier when no
+ *                      other rank uses the queue meanwhile (its own pushes are visible to it).
  *  RMC_QUEUE_CHECKSUM  concurrent pushes and pops; each slot carries a checksum of its contents
  *                      and position instead of a ready mark, so a pop never takes a torn or stale
  *                      entry and pushers never wait for each other: push = A + W, pop = 2A + R

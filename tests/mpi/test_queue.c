@@ -85,6 +85,44 @@ static void test_order_full_empty(void **s)
         }
 }
 
+/* A FAST queue used by one rank alone (rank 0; the host the last rank): its own completed pushes
+ * (blocking, vector, _nb waited) pop back in order without a barrier (queue.h), with and without
+ * the PUSH / POP promises, through every path; the other ranks only meet it at create and destroy.
+ */
+static void test_fast_solo(void **s)
+{
+    (void)s;
+    for (int pi = 0; pi < npaths(); pi++)
+        for (int pr = 0; pr < 2; pr++) {
+            const unsigned P = paths[pi];
+            const unsigned push_p = P | (pr ? RMC_PROMISE_PUSH : 0u);
+            const unsigned pop_p = P | (pr ? RMC_PROMISE_POP : 0u);
+            rmc_queue_h q;
+            int ok = 1;
+            MPI_CHECK_OK(rmc_queue_create(RMC_QUEUE_FAST, np - 1, 6, &rmc_type_i64, &q));
+            if (me == 0) {
+                for (int64_t round = 0; round < 4; round++) { /* the ring wraps around */
+                    int64_t v[2] = {10 * round + 1, 10 * round + 2}, w = 10 * round + 3, x = -1;
+                    int64_t out[4] = {-1, -1, -1, -1};
+                    rmc_request_h r = RMC_REQUEST_NULL;
+                    MPITEST_EXPECT(ok, rmc_queue_push(q, &(int64_t){10 * round}, push_p) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_push_n(q, v, 2, push_p) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_push_nb(q, &w, push_p, &r) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_wait(&r) == RMC_OK);
+                    MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, pop_p) == RMC_OK && x == 10 * round);
+                    MPITEST_EXPECT(ok, rmc_queue_pop_n(q, out, 3, pop_p) == RMC_OK &&
+                                           out[0] == v[0] && out[1] == v[1] && out[2] == w);
+                    MPITEST_EXPECT(ok, rmc_queue_pop(q, &x, pop_p) == RMC_ERR_EMPTY);
+                }
+                if (!ok)
+                    fprintf(stderr, "[rank %d] fast solo, %s path, promises %d failed\n", me,
+                            pname[pi], pr);
+            }
+            MPI_CHECK_ALL(ok);
+            MPI_CHECK_OK(rmc_queue_destroy(q));
+        }
+}
+
 /* Every rank pushes and pops the same queue at once (CIRCULAR, CHECKSUM), capacity 8 for 4*60*np
  * elements: pushers meet FULL and retry, poppers meet EMPTY and retry, until the count of popped
  * elements (an atomic counter) reaches the total. Vector pushes of 1..3 elements. Every element is
@@ -1015,7 +1053,7 @@ static void test_bad_input(void **s)
     MPI_CHECK_OK(rmc_queue_destroy(q));
 }
 
-MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty,
+MPITEST_MAIN("queue", cttest_setup, mpitest_teardown_rmc, test_order_full_empty, test_fast_solo,
              test_contention_circular, test_contention_checksum, test_contention_push_pop_promise,
              test_contention_paths_circular, test_contention_paths_checksum, test_phases,
              test_costs, test_strings, test_nb, test_resize_migrate, test_local_view,
