@@ -8,6 +8,9 @@
  *   - with an outstanding write or accumulate, only when its range overlaps one of their ranges
  *     (MPI orders nothing between different locations: an accumulate still outstanding on one
  *     word and a get, put or fetching atomic of another need no flush between them);
+ *   - an accumulate with outstanding accumulates of another element type (rmci_acc_kind), when
+ *     the ranges overlap: additions of one type commute, of two types they do not (an int32 add
+ *     wraps where an int64 add of the same word carries), and MPI orders neither;
  *   - with an outstanding read or active-message atomic (tracked per pair), always.
  * Ranges beyond RMCI_PAIR_RANGES are merged (the two closest become their hull): tracking stays
  * conservative, never misses a conflict. */
@@ -158,13 +161,16 @@ static int hits(const rmci_range_t *v, int n, rmci_range_t range)
 
 rmc_status_t rmci_order_slow(struct rmc_region *r, int target, unsigned kind, rmci_range_t range)
 {
+    rmci_pair_t *p = r->pair[target];
+    if ((kind & r->cs[target] & RMCI_CS_ACC) &&
+        (!p || (p->atag != rmci_kind_tag(kind) && hits(p->a, p->na, range))))
+        return conflict_flush(r, target); /* an accumulate of another type on those bytes */
     unsigned c = r->cs[target] & rmci_conflicts[kind & RMCI_CS_PENDING];
     if (!c)
         return RMC_OK;
     if (c & (RMCI_CS_READ | RMCI_CS_AM))
         return conflict_flush(r, target);
     /* only outstanding writes and accumulates conflict: flush when the ranges overlap */
-    rmci_pair_t *p = r->pair[target];
     if (!p || ((c & RMCI_CS_ACC) && hits(p->a, p->na, range)))
         return conflict_flush(r, target); /* (no record: assume the worst) */
     if ((c & RMCI_CS_WRITE) && hits(p->w, p->nw, range)) {
@@ -247,13 +253,17 @@ rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_ran
         add_range(p->w, &p->nw, range);
     }
     if (kind & RMCI_CS_ACC) {
-        if (!(cs & RMCI_CS_ACC))
+        if (!(cs & RMCI_CS_ACC)) {
             p->na = 0;
+            p->atag = rmci_kind_tag(kind);
+        } else if (p->atag != rmci_kind_tag(kind))
+            p->atag =
+                RMCI_ATAG_MIXED; /* (the next accumulate on their bytes waits, whatever type) */
         add_range(p->a, &p->na, range);
     }
     if ((kind & RMCI_CS_READ) && r->pair[target])
         r->pair[target]->rimp = 1; /* (rmci_mark_req takes it back for its own gets) */
-    r->cs[target] |= (uint8_t)kind;
+    r->cs[target] |= (uint8_t)(kind & RMCI_CS_PENDING);
     return RMC_OK;
 }
 

@@ -7,6 +7,7 @@
 
 #define RMCI_REGION_MAGIC 0x524d4352u /* "RMCR" */
 #define RMCI_CS_LISTED    0x80u       /* the pair is in the dirty list */
+#define RMCI_ATAG_MIXED   0x100u      /* accumulates of several element types outstanding */
 #define RMCI_PAIR_RANGES  8           /* outstanding write / accumulate ranges tracked per pair */
 #define RMCI_RESERVE_MAX  ((size_t)1 << 46) /* largest reserved part (64 TiB of address space) */
 
@@ -18,6 +19,7 @@ typedef struct rmci_pair {
     rmci_range_t w[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
     int na;                           /* outstanding accumulate ranges (meaningful with CS_ACC) */
     rmci_range_t a[RMCI_PAIR_RANGES]; /* disjoint, unsorted */
+    unsigned atag;                    /* their type (rmci_kind_tag), or RMCI_ATAG_MIXED */
     rmci_range_t last_put;            /* the last blocking put ({0,0}: none) */
     int waw;                          /* a write had to flush for an overlapping write */
     /* Reads (RMCI_CS_READ): a request-based get's mark is taken back when its request completes,
@@ -105,8 +107,9 @@ typedef struct rmci_state {
 extern rmci_state_t rmci;
 
 /* Conflicting outstanding kinds of an operation (index: its RMCI_CS_* kind). Accumulates need not
- * wait for accumulates: the windows have accumulate_ordering none, but every operation marked
- * RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions commute. Atomics that do
+ * wait for accumulates of their element type: the windows have accumulate_ordering none, but every
+ * operation marked RMCI_CS_ACC is an addition (accumulates, fetch-and-add), and additions of one
+ * type commute (rmci_order_slow orders those of different types, rmci_acc_kind). Atomics that do
  * not commute with them (swap, CAS, bitwise) are marked and ordered as RMCI_CS_WRITE. */
 static const unsigned char rmci_conflicts[RMCI_CS_PENDING + 1] = {
     [RMCI_CS_WRITE] = RMCI_CS_WRITE | RMCI_CS_ACC | RMCI_CS_READ | RMCI_CS_AM, /* after anything */

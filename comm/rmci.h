@@ -387,6 +387,19 @@ enum {
                          * (a target serves one origin's messages in order) */
     RMCI_CS_PENDING = 15u
 };
+/* An accumulate's kind for conflict tracking carries its element type in bits 8-15 (an RMC_ACC_*
+ * of rmc/strided.h; 0: not known): additions of one type commute and pass each other, accumulates
+ * of different types (or widths) on overlapping bytes do not, and are ordered (rmci_order). */
+#define RMCI_ACC_TAG_INT32 1u /* RMC_ACC_INT32 (checked in strided.c): rmc_amo_add_i32's */
+#define RMCI_ACC_TAG_INT64 2u /* RMC_ACC_INT64: rmc_amo_add_i64's */
+static inline unsigned rmci_acc_kind(unsigned type)
+{
+    return RMCI_CS_ACC | (type & 0xffu) << 8;
+}
+static inline unsigned rmci_kind_tag(unsigned kind)
+{
+    return kind >> 8 & 0xffu;
+}
 
 /* Byte range [lo, hi) of displacements in the target's part; RMCI_ALL covers all of it. */
 typedef struct rmci_range {
@@ -401,8 +414,8 @@ static inline rmci_range_t rmci_range(MPI_Aint disp, size_t len)
 /* Before issuing an operation of `kind` on `range` of a remote (region, target): flushes the pair
  * when an outstanding operation conflicts with it (location consistency). Writes and accumulates
  * are tracked per range (a get, put or fetching atomic flushes only when it overlaps one), reads
- * and active-message atomics per pair. Accumulates do not conflict with accumulates (additions
- * commute). */
+ * and active-message atomics per pair. Accumulates do not conflict with accumulates of their
+ * element type (additions commute; an accumulate's kind carries its type: rmci_acc_kind). */
 rmc_status_t rmci_order(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
 /* Records that an operation of `kind` on `range` is outstanding on (region, target). */
 rmc_status_t rmci_mark(rmci_region_t *r, int target, unsigned kind, rmci_range_t range);
@@ -457,8 +470,8 @@ typedef enum rmci_mode {
 
 /* ---------------------------------------------------------------------- requests --- */
 
-#define RMCI_REQ_MAGIC 0x52455155u /* live */
-#define RMCI_REQ_FREE  0x46524545u
+#define RMCI_REQ_MAGIC  0x52455155u /* live */
+#define RMCI_REQ_FREE   0x46524545u
 #define RMCI_REQ_LEAKED 0x4c45414bu /* MPI failed under it: its buffers are never freed early */
 
 struct rmc_request {
@@ -471,11 +484,11 @@ struct rmc_request {
     MPI_Win win;           /* the window on_complete flushes (MPI_WIN_NULL: none) */
     rmc_status_t early_st; /* on_complete already run (rmci_req_region_freed): its status */
     void *cb_data;
-    void *cb_buf; /* freed after on_complete */
+    void *cb_buf;          /* freed after on_complete */
     rmc_request_fn custom; /* rmc_request_custom: advanced by its function, no MPI requests */
     void *custom_state;
-    int custom_done;             /* its function has finished (with custom_status) */
-    int custom_running;          /* its function is running: a wait inside it must not step it */
+    int custom_done;    /* its function has finished (with custom_status) */
+    int custom_running; /* its function is running: a wait inside it must not step it */
     rmc_status_t custom_status;
     struct rmc_request *cprev, *cnext; /* unfinished custom requests (request.c) */
     rmci_region_t *rd_region; /* a get's pair whose read mark this request holds (NULL: none) */

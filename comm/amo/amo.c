@@ -321,7 +321,9 @@ static rmc_status_t mpi_amo(int op, int width, const rmci_target_t *t, uint64_t 
      * include this rank's earlier accumulates and exclude its later ones, and the window has
      * accumulate_ordering none: fetch-add, swap, CAS and the bitwise ops are ordered as puts
      * (after every outstanding operation on the word, and everything after them). */
-    unsigned kind = op == RMCI_AMO_add ? RMCI_CS_ACC : RMCI_CS_WRITE;
+    unsigned kind = op != RMCI_AMO_add
+                        ? RMCI_CS_WRITE
+                        : rmci_acc_kind(width == 4 ? RMCI_ACC_TAG_INT32 : RMCI_ACC_TAG_INT64);
     rmci_range_t range = rmci_range(t->disp, (size_t)width);
     rmc_status_t st = rmci_order(r, rank, kind, range);
     if (st != RMC_OK)
@@ -547,7 +549,7 @@ static int parse_mode(const char *v)
     return -1;
 }
 
-void rmci_mutex_shutdown(void); /* mutex.c: drops the sets (their regions go with rmc_finalize) */
+void rmci_mutex_shutdown(void);   /* mutex.c: drops the sets (their regions go with rmc_finalize) */
 void rmci_mutex_serve_gone(void); /* mutex.c: passes on the abandoned tickets whose turn came */
 
 /* Every waiting round passes on this rank's abandoned mutex tickets (mutex.c) when their turn comes

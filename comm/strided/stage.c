@@ -111,5 +111,5 @@ rmc_status_t rmci_stage_acc(rmc_acc_type_t type, const void *scale, int scaled, 
     RMCI_SSTAT(contig_ops);
     RMCI_SSTAT(mpi_acc_ops);
     RMCI_SSTAT(staged_acc_ops);
-    return rmci_mark(r, proc, SK_ACC, rmci_range(t->disp, d->bytes));
+    return rmci_mark(r, proc, rmci_acc_kind((unsigned)type), rmci_range(t->disp, d->bytes));
 }

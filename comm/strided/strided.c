@@ -67,13 +67,17 @@ rmc_status_t rmci_nb_unpack(struct rmc_request *q)
     return RMC_OK;
 }
 
-rmc_status_t rmci_strided_complete_temp(int kind, rmci_region_t *r, int rank, rmci_range_t range)
+rmc_status_t rmci_strided_complete_temp(unsigned ck, rmci_region_t *r, int rank, rmci_range_t range)
 {
     int rc = RMCI_MPI_RC(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
     if (rc != MPI_SUCCESS)
-        return rmci_local_failed(r, rank, (unsigned)kind, range, rc, __func__);
-    return kind == SK_GET ? RMC_OK : rmci_mark(r, rank, (unsigned)kind, range);
+        return rmci_local_failed(r, rank, ck, range, rc, __func__);
+    return ck == SK_GET ? RMC_OK : rmci_mark(r, rank, ck, range);
 }
+
+/* The element types' numbers are the conflict tags rmc_amo_add_i32 / _i64 use (rmci.h). */
+_Static_assert(RMC_ACC_INT32 == RMCI_ACC_TAG_INT32 && RMC_ACC_INT64 == RMCI_ACC_TAG_INT64,
+               "accumulate type numbers");
 
 /* OR of all strides (for alignment tests). */
 static uintptr_t stride_bits(const rmci_sdesc_t *d)
@@ -90,6 +94,7 @@ static uintptr_t stride_bits(const rmci_sdesc_t *d)
 typedef struct xfer {
     int kind;
     rmc_acc_type_t type;
+    unsigned ck; /* the conflict kind (rmci_skind) */
     const void *scale;
     const char *src;
     char *dst;
@@ -108,8 +113,8 @@ typedef struct xfer {
     int scaled;                /* accumulate with a scale != 1 */
     int pieces;                /* contiguous accumulate above `piece` bytes: sent in pieces */
     size_t piece;
-    rmc_strided_method_t m;    /* protocol (contiguous patches: AUTO) */
-    rmci_range_t range;        /* remote bytes touched (extent of the patch) */
+    rmc_strided_method_t m; /* protocol (contiguous patches: AUTO) */
+    rmci_range_t range;     /* remote bytes touched (extent of the patch) */
 } xfer_t;
 
 static void xfer_setup(xfer_t *x)
@@ -122,6 +127,7 @@ static void xfer_setup(xfer_t *x)
     x->lstr = x->kind == SK_GET ? d->ds : d->ss;
     x->rstr = x->kind == SK_GET ? d->ss : d->ds;
     x->lptr = x->kind == SK_GET ? x->dst : (char *)x->src;
+    x->ck = rmci_skind(x->kind, x->type);
     x->base = MPI_BYTE;
     x->es = 1;
     if (x->kind == SK_ACC) {
@@ -217,13 +223,13 @@ static rmc_status_t xfer_complete(const xfer_t *x, rmci_nbctx_t *ctx, char *buf,
         if (q->on_complete)
             q->win = ctx->win;
         *req = q; /* handed out (waitable) also when the fall-back flush fails */
-        return rmci_mark_req(x->r, x->proc, (unsigned)x->kind, x->range, q);
+        return rmci_mark_req(x->r, x->proc, x->ck, x->range, q);
     }
     rmc_status_t st;
     if (x->mode == RMCI_NB_IMPLICIT && buf)
-        st = rmci_strided_complete_temp(x->kind, x->r, x->proc, x->range);
+        st = rmci_strided_complete_temp(x->ck, x->r, x->proc, x->range);
     else
-        st = rmci_strided_complete(x->kind, x->mode, x->r, x->proc, x->range, x->local_tgt);
+        st = rmci_strided_complete(x->ck, x->mode, x->r, x->proc, x->range, x->local_tgt);
     if (st == RMC_OK && x->kind == SK_GET && buf)
         rmci_sunpack(x->dst, buf, x->d);
     free(ctx);
@@ -236,7 +242,7 @@ static __attribute__((noinline)) rmc_status_t remote_strided(xfer_t *x, rmc_requ
     xfer_setup(x);
     const rmci_sdesc_t *d = x->d;
     RMCI_STAT(remote_ops, 1);
-    rmc_status_t st = rmci_order(x->r, x->proc, (unsigned)x->kind, x->range);
+    rmc_status_t st = rmci_order(x->r, x->proc, x->ck, x->range);
     if (st != RMC_OK)
         return st;
     if (x->kind == SK_ACC && x->mode == RMCI_BLOCKING && !x->local_tgt && d->levels == 0 &&
@@ -400,7 +406,8 @@ remote_one(plan_t *p, int kind, const void *scale, const char *lptr, const rmci_
     rmci_region_t *r = t->region;
     rmci_range_t range = rmci_range(t->disp, kind == SK_GET ? p->d.sext : p->d.dext);
     RMCI_STAT(remote_ops, 1);
-    rmc_status_t st = rmci_order(r, proc, (unsigned)kind, range);
+    unsigned ck = rmci_skind(kind, p->type);
+    rmc_status_t st = rmci_order(r, proc, ck, range);
     if (st != RMC_OK)
         return st;
     RMCI_SSTAT(datatype_ops);
@@ -413,7 +420,7 @@ remote_one(plan_t *p, int kind, const void *scale, const char *lptr, const rmci_
         rmci_flush(r, proc); /* whatever was issued must not outlive the call */
         return st;
     }
-    return rmci_strided_complete(kind, RMCI_BLOCKING, r, proc, range, 0);
+    return rmci_strided_complete(ck, RMCI_BLOCKING, r, proc, range, 0);
 }
 
 /* --------------------------------------------------------------------- common --- */

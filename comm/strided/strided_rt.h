@@ -33,6 +33,13 @@
 #define SK_GET RMCI_CS_READ
 #define SK_ACC RMCI_CS_ACC
 
+/* The conflict-tracking kind ("ck") of an operation of `kind`: an accumulate's carries its element
+ * type (accumulates of different types on the same bytes are ordered: rmci_acc_kind). */
+static inline unsigned rmci_skind(int kind, rmc_acc_type_t type)
+{
+    return kind == SK_ACC ? rmci_acc_kind((unsigned)type) : (unsigned)kind;
+}
+
 /* -------------------------------------------------------------------- method.c --- */
 
 extern rmc_strided_stats_t rmci_sstats;
@@ -137,29 +144,31 @@ static inline char *rmci_nbctx_data(rmci_nbctx_t *c)
 rmc_status_t rmci_nb_flush_local(struct rmc_request *q);
 rmc_status_t rmci_nb_unpack(struct rmc_request *q);
 
-/* Completes an issued remote operation of `kind` on `range` of (r, rank) according to mode:
- * blocking put: rmci_complete_put; blocking get / accumulate: local completion (an accumulate
- * stays outstanding); non-blocking: recorded as outstanding. `local_target`: an MPI accumulate to
- * a node-local target, completed at once (the node-local paths do not consult the conflict
- * status). */
-static inline rmc_status_t rmci_strided_complete(int kind, rmci_mode_t mode, rmci_region_t *r,
+/* Completes an issued remote operation of conflict kind `ck` (rmci_skind) on `range` of (r, rank)
+ * according to mode: blocking put: rmci_complete_put; blocking get / accumulate: local completion
+ * (an accumulate stays outstanding); non-blocking: recorded as outstanding. `local_target`: an MPI
+ * accumulate to a node-local target, completed at once (the node-local paths do not consult the
+ * conflict status). */
+static inline rmc_status_t rmci_strided_complete(unsigned ck, rmci_mode_t mode, rmci_region_t *r,
                                                  int rank, rmci_range_t range, int local_target)
 {
-    if (kind == SK_ACC && local_target)
+    int acc = (ck & RMCI_CS_PENDING) == SK_ACC;
+    if (acc && local_target)
         return rmci_flush(r, rank);
     if (mode != RMCI_BLOCKING)
-        return rmci_mark(r, rank, (unsigned)kind, range);
-    if (kind == SK_PUT)
+        return rmci_mark(r, rank, ck, range);
+    if (ck == SK_PUT)
         return rmci_complete_put(r, rank, range);
     int rc = RMCI_MPI_RC(MPI_Win_flush_local, (rmci_region_mrank(r, rank), rmci_region_win(r)));
     if (rc != MPI_SUCCESS) /* (must not outlive the call: its buffer may be a temporary) */
-        return rmci_local_failed(r, rank, (unsigned)kind, range, rc, __func__);
-    return kind == SK_ACC ? rmci_mark(r, rank, RMCI_CS_ACC, range) : RMC_OK;
+        return rmci_local_failed(r, rank, ck, range, rc, __func__);
+    return acc ? rmci_mark(r, rank, ck, range) : RMC_OK;
 }
-/* An implicit non-blocking operation issued from a temporary (packed or scaled copy) that cannot
- * outlive the call: completes locally now; a get is then done, a put or accumulate stays
- * outstanding (recorded). */
-rmc_status_t rmci_strided_complete_temp(int kind, rmci_region_t *r, int rank, rmci_range_t range);
+/* An implicit non-blocking operation of conflict kind `ck` issued from a temporary (packed or
+ * scaled copy) that cannot outlive the call: completes locally now; a get is then done, a put or
+ * accumulate stays outstanding (recorded). */
+rmc_status_t rmci_strided_complete_temp(unsigned ck, rmci_region_t *r, int rank,
+                                        rmci_range_t range);
 
 /* ----------------------------------------------------------------------- MPI calls --- */
 

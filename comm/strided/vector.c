@@ -207,7 +207,7 @@ static int vlist_segment(vlist_t *v, const rmc_iov_t *e, int i, char **p, rmc_st
     rmci_target_t t = {0};
     rmci_resolve(v->proc, REM(v->kind, e, i), e->bytes, &t); /* validated */
     rmci_range_t seg = rmci_range(t.disp, e->bytes);
-    *st = rmci_order(t.region, v->proc, (unsigned)v->kind, seg);
+    *st = rmci_order(t.region, v->proc, rmci_skind(v->kind, v->type), seg);
     if (*st != RMC_OK)
         return MPI_SUCCESS;
     vlist_region(v, t.region, seg);
@@ -273,7 +273,7 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
         q->on_complete = rmci_nb_flush_local;
         q->win = ctx->win;
         /* a failing fall-back flush is reported with the request handed out (waitable) */
-        st = rmci_mark_req(one, proc, (unsigned)kind, v.regs[0].range, q);
+        st = rmci_mark_req(one, proc, rmci_skind(kind, type), v.regs[0].range, q);
         *req = q;
         free(v.regs);
         return st;
@@ -281,9 +281,10 @@ static rmc_status_t remote_list(int kind, rmc_acc_type_t type, const void *scale
     for (size_t k = 0; k < v.nreg && st == RMC_OK; k++) {
         vreg_t *e = &v.regs[k];
         if (mode == RMCI_NB_IMPLICIT && v.buf) /* the scaled copies cannot outlive the call */
-            st = rmci_strided_complete_temp(kind, e->r, proc, e->range);
+            st = rmci_strided_complete_temp(rmci_skind(kind, type), e->r, proc, e->range);
         else
-            st = rmci_strided_complete(kind, mode, e->r, proc, e->range, local_tgt);
+            st = rmci_strided_complete(rmci_skind(kind, type), mode, e->r, proc, e->range,
+                                       local_tgt);
     }
     if (q)
         rmci_req_release(q);
@@ -486,14 +487,15 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
             v->ctx->nsegs = v->nseg;
             q->on_complete = rmci_nb_unpack;
         }
-        rmc_status_t st = rmci_mark_req(v->r, v->proc, (unsigned)v->kind, v->range, q);
+        rmc_status_t st = rmci_mark_req(v->r, v->proc, rmci_skind(v->kind, v->type), v->range, q);
         *req = q; /* handed out (waitable) also when the fall-back flush failed */
         return st;
     }
     if (mode == RMCI_NB_IMPLICIT && v->buf) /* with a buffer, unpack <=> a get */
-        st = rmci_strided_complete_temp(v->kind, v->r, v->proc, v->range);
+        st = rmci_strided_complete_temp(rmci_skind(v->kind, v->type), v->r, v->proc, v->range);
     else
-        st = rmci_strided_complete(v->kind, mode, v->r, v->proc, v->range, local_tgt);
+        st = rmci_strided_complete(rmci_skind(v->kind, v->type), mode, v->r, v->proc, v->range,
+                                   local_tgt);
     if (st == RMC_OK && v->unpack)
         vtyped_unpack(v);
     free(v->ctx);
@@ -525,7 +527,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     if (st == RMC_OK) {
         vtyped_layout(&v);
         RMCI_STAT(remote_ops, 1);
-        st = rmci_order(r, proc, (unsigned)kind, v.range);
+        st = rmci_order(r, proc, rmci_skind(kind, type), v.range);
     }
     if (st == RMC_OK && mode == RMCI_NB_REQUEST && !(q = rmci_req_alloc()))
         st = rmci_fail(RMC_ERR_NOMEM, "vector transfer", "no memory for a request");

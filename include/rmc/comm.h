@@ -4,8 +4,9 @@
  *  - Operations from one origin to the same (region, target) location are observed in issue order
  *    by that origin: a get issued after a put to an overlapping range of the same target returns
  *    the put's data, without an explicit fence, whether the put was blocking or non-blocking and
- *    whether or not its request has completed yet (RMC completes the put first when needed). The
- *    exception: accumulates of different element types on the same bytes (rmc/strided.h).
+ *    whether or not its request has completed yet (RMC completes the put first when needed).
+ *    Accumulates of one element type commute and may pass each other (rmc/strided.h); of
+ *    different types on the same bytes they apply in issue order too.
  *  - A put is visible to OTHER ranks only after the origin has called rmc_fence(target),
  *    rmc_fence_all() or rmc_barrier().
  *  - rmc_barrier() completes every outstanding operation of every rank, then synchronizes.
@@ -331,7 +332,7 @@ rmc_status_t rmc_comm_stats(rmc_comm_stats_t *stats);
  * enabled (knob RMC_STATS=1 at rmc_init, or rmc_op_counts_enable); off, a call pays one predictable
  * branch. Per rank, not thread-safe. */
 typedef struct rmc_op_counts {
-    unsigned long long reads, writes, accs, atomics;             /* calls */
+    unsigned long long reads, writes, accs, atomics;                     /* calls */
     unsigned long long read_bytes, write_bytes, acc_bytes, atomic_bytes; /* bytes moved */
 } rmc_op_counts_t;
 

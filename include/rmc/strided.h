@@ -26,14 +26,17 @@
  *    other ranks after a fence. rmc_test may complete a strided request by waiting for it
  *    (non-contiguous remote transfers are completed with MPI_Win_flush_local).
  * Order: operations of one origin to overlapping locations of one target are observed in issue
- * order by that origin (conflict tracking, as comm.h), with one exception: accumulates (and
- * rmc_amo_add_*) of the same element type commute, so RMC lets one pass another; accumulates of
- * different types or widths on the same bytes (an RMC_ACC_INT32 and an RMC_ACC_INT64 of one word,
- * a double and an int64) do not commute, and need rmc_fence(proc) between them to apply in order.
+ * order by that origin (conflict tracking, as comm.h). Accumulates (and rmc_amo_add_*) of the same
+ * element type commute, so RMC lets one pass another; accumulates of different types or widths on
+ * overlapping bytes (an RMC_ACC_INT32 and an RMC_ACC_INT64 of one word, a double and an int64) do
+ * not (an int32 add wraps where an int64 add carries), and RMC applies them in issue order (the
+ * second waits for the first where MPI would leave them unordered). Between different origins,
+ * accumulates of different types on the same bytes are not atomic with respect to each other.
  *
  * Accumulate: dst[i] += scale * src[i] element-wise for the element type (complex types: complex
  * scale and complex product). Each element update is atomic with respect to every other RMC
- * accumulate on the same location from any origin (node-local or remote, every node mode); it is
+ * accumulate of its type on the same location from any origin (node-local or remote, every node
+ * mode); it is
  * NOT atomic with respect to puts or plain stores. `scale` points to one element of the type
  * (NULL means 1). count[0] (vector: bytes) must be a multiple of the element size; remote and local
  * addresses and strides must be multiples of the element alignment (the element size, or the size

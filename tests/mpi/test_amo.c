@@ -693,6 +693,98 @@ static void test_mode_selection(void **state)
     unsetenv("RMC_AMO");
 }
 
+/* Accumulates of different element types on the same bytes do not commute (an int32 add of the
+ * low half of a word wraps without carrying into the high half; an int64 add carries): one origin's
+ * accumulates of different types on overlapping bytes are applied in issue order, like ARMCI's
+ * location consistency (ARMCI-MPI completes each operation before returning), where MPI leaves
+ * them unordered (accumulate_ordering none; an MPI may carry one type by network atomics and the
+ * other in software). Same-type additions, and different types on different bytes, still pass each
+ * other: with MPI atomics on a remote word, a flush for each mixed overlap and none else. */
+static void test_acc_mixed_types(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < 2; c++) {
+        amotest_init(&amotest_cfgs[c]);
+        int n = mpitest_nranks_, me = mpitest_rank_;
+        int peer = (me + 1) % n, from = (me + n - 1) % n;
+        layout_t l;
+        alloc_region(&l, 16 * sizeof(int64_t));
+        const int64_t w0 =
+            0xffffffffll; /* low half all ones: +1 as int32 wraps, as int64 carries */
+        *w64(&l, me, 2 * from) = w0;
+        *w64(&l, me, 2 * from + 1) = w0;
+        MPI_CHECK_OK(rmc_barrier());
+        int64_t *a = w64(&l, peer, 2 * me), *b = a + 1; /* this origin's two words on its peer */
+        int remote_mpi = rmc_amo_mode() == RMC_AMO_MODE_MPI && rmc_same_node(peer) != 1;
+        rmc_status_t st = RMC_OK;
+        int64_t one64 = 1, sc64 = 1, model_a = w0, model_b = w0;
+        int32_t one32 = 1, sc32 = 1;
+        unsigned long long mixed = 0, other = 0;
+        enum { REPS = 8 };
+        for (int rep = 0; rep < REPS && st == RMC_OK; rep++) {
+            rmc_comm_stats_t s0, s1;
+            rmc_request_h rq[2] = {RMC_REQUEST_NULL, RMC_REQUEST_NULL};
+            int32_t lo;
+            /* int64 then int32 on the same word: the second waits for the first */
+            st = rmc_acc_nb(RMC_ACC_INT64, &sc64, &one64, a, 8, peer, NULL);
+            model_a += 1;
+            rmc_comm_stats(&s0);
+            if (st == RMC_OK)
+                st = rmc_acc_nb(RMC_ACC_INT32, &sc32, &one32, a, 4, peer, NULL);
+            rmc_comm_stats(&s1);
+            mixed += s1.conflict_flushes - s0.conflict_flushes;
+            memcpy(&lo, &model_a, 4);
+            lo = (int32_t)((uint32_t)lo + 1u);
+            memcpy(&model_a, &lo, 4);
+            /* the other word: an int32 accumulate of its low half (after int32 and int64 ones of
+             * other bytes: no wait), an int32 atomic add of the same half (the same type: no wait),
+             * then an int64 atomic add of the word (after int32 ones: waits) */
+            rmc_comm_stats(&s0);
+            if (st == RMC_OK)
+                st = rmc_acc_nb(RMC_ACC_INT32, &sc32, &one32, b, 4, peer, NULL);
+            if (st == RMC_OK)
+                st = rmc_amo_add_i32_nb(b, 1, peer, &rq[0]);
+            rmc_comm_stats(&s1);
+            other += s1.conflict_flushes - s0.conflict_flushes;
+            for (int k = 0; k < 2; k++) {
+                memcpy(&lo, &model_b, 4);
+                lo = (int32_t)((uint32_t)lo + 1u);
+                memcpy(&model_b, &lo, 4);
+            }
+            rmc_comm_stats(&s0);
+            if (st == RMC_OK)
+                st = rmc_amo_add_i64_nb(b, 1, peer, &rq[1]);
+            rmc_comm_stats(&s1);
+            mixed += s1.conflict_flushes - s0.conflict_flushes;
+            model_b += 1;
+            rmc_status_t w = rmc_wait_all(rq, 2);
+            st = st != RMC_OK ? st : w;
+        }
+        if (st == RMC_OK)
+            st = rmc_fence(peer);
+        MPI_CHECK_OK(rmc_barrier());
+        MPI_CHECK_OK(st);
+        /* the owner checks what this rank's origin wrote (the same model on every rank) */
+        int64_t *mine = w64(&l, me, 2 * from);
+        int good = mine[0] == model_a && mine[1] == model_b;
+        if (!good)
+            fprintf(stderr, "[rank %d] words %#llx %#llx, in issue order %#llx %#llx\n", me,
+                    (unsigned long long)mine[0], (unsigned long long)mine[1],
+                    (unsigned long long)model_a, (unsigned long long)model_b);
+        MPI_CHECK_ALL(good);
+        int counts = !remote_mpi || (mixed == 2 * REPS && other == 0);
+        if (!counts)
+            fprintf(stderr,
+                    "[rank %d] conflict flushes: %llu for mixed overlaps (want %d), %llu "
+                    "else (want 0)\n",
+                    me, mixed, 2 * REPS, other);
+        MPI_CHECK_ALL(counts);
+        free_region(&l);
+        amotest_done();
+    }
+}
+
 MPITEST_MAIN("amo", NULL, NULL, test_mpi_nothread, test_thread_nothread, test_thread_thread,
              test_mpi_thread, test_fresh_region, test_mpi_ordering, test_nb_then_rma,
-             test_subgroup_ids, test_acc_ranges, test_bad_input, test_mode_selection)
+             test_subgroup_ids, test_acc_ranges, test_acc_mixed_types, test_bad_input,
+             test_mode_selection)

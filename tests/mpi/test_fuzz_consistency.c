@@ -14,7 +14,8 @@
  * phase end (rmc_barrier) each target compares its part with the shadows of every origin, by
  * loads.
  *
- * Slot layout: [0, IZ) bytes of any kind (random bytes, int64 / int32 accumulates, atomics);
+ * Slot layout: [0, IZ) bytes of any kind (random bytes, int64 / int32 accumulates, atomics: int32
+ * and int64 additions of the same bytes, which do not commute, without a fence between them);
  * [IZ, SLOT) doubles only (every value a small integer: double accumulates are exact).
  *
  * Rules the harness keeps (what the headers demand of callers): a non-blocking source is not
@@ -49,12 +50,6 @@ static int trace, weak, recycle;
 static int amo_unordered; /* RMC_FUZZ_AMO_UNORDERED=1: do not wait for an outstanding atomic on the
                            * word before the next (beyond what amo.h promises: probes the
                            * implementation's ordering) */
-/* The integer accumulate type each target may have outstanding since this origin's last fence of
- * it (-1: none): accumulates of one type commute, so RMC lets them pass each other; an int32 and
- * an int64 accumulate of the same bytes do not (carries), and comm.h asks for a fence between
- * them. (Doubles have their own zone.) */
-static signed char *acc_out;
-
 static int sabotage = -1; /* RMC_FUZZ_SABOTAGE=i: corrupt the shadow after op i (self-test) */
 
 static int setup(void **state)
@@ -76,10 +71,7 @@ static int setup(void **state)
         rmc_region_commit(regs[1], p, (size_t)n * SLOT) != RMC_OK)
         return -1;
     shadow = calloc((size_t)NREG * (size_t)n, SLOT);
-    acc_out = malloc((size_t)n);
-    if (acc_out)
-        memset(acc_out, -1, (size_t)n);
-    return shadow && acc_out ? 0 : -1;
+    return shadow ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -90,7 +82,6 @@ static int teardown(void **state)
         free(bases[r]);
     }
     free(shadow);
-    free(acc_out);
     return mpitest_teardown_rmc(state) || bad ? -1 : 0;
 }
 
@@ -669,9 +660,6 @@ static void wait_one(int i, int how)
 /* completes the implicit operations to target t (-1: all) after a fence */
 static void implicit_done(int t)
 {
-    for (int k = 0; k < n; k++)
-        if (t < 0 || k == t)
-            acc_out[k] = -1;
     int o = 0;
     for (int k = 0; k < nimplicit; k++) {
         int i = implicit_l[k];
@@ -713,16 +701,6 @@ static void before_op(int i)
                 wait_one(k, 0);
         (void)rmc_fence_all();
         implicit_done(-1);
-    }
-    int ity = o->kind == K_ACC || o->kind == K_ACCS || o->kind == K_ACCV ? o->accty
-              : o->kind == K_AMO && o->amo == A_ADD                      ? RMC_ACC_INT64
-                                                                         : -1;
-    if (ity == RMC_ACC_INT32 || ity == RMC_ACC_INT64) {
-        if (acc_out[o->tgt] >= 0 && acc_out[o->tgt] != ity) {
-            check_st(i, rmc_fence(o->tgt), "rmc_fence (between accumulate types)");
-            implicit_done(o->tgt);
-        }
-        acc_out[o->tgt] = (signed char)ity;
     }
     if (o->kind == K_AMO && !amo_unordered)
         for (int k = 0; k < i; k++)
