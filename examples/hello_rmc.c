@@ -1,6 +1,6 @@
 /* hello_rmc: the smallest useful RMC program.
- * Every rank allocates a slice of a collective region, puts its rank number into its right
- * neighbour's slice, fences, and reads its own slice back after a barrier. Every call is checked:
+ * Every rank allocates a slice of a collective region, puts 1000 + its rank into its right
+ * neighbour's slice, calls rmc_barrier (which completes the put) and reads its own slice back. Every call is checked:
  * a failure prints the call, its status and rmc_last_error() (which argument or MPI call, why).
  *   mpiexec.mpich -n 2 examples/hello_rmc */
 #include <stdio.h>

@@ -3,7 +3,8 @@
  * Active messages (AMs). A handler is registered collectively under an id; any rank then sends a
  * request (payload up to rmc_am_max_payload() bytes, knob RMC_AM_MAX_PAYLOAD) to a rank, whose
  * handler runs once and may return a reply. Requests are served
- *  - inside the target's RMC calls: comm calls poll now and then (every 16th call, or after 20 us),
+ *  - inside the target's RMC calls: comm calls poll now and then (every 16th call that may
+ *    communicate; a node-local copy counts 1/16 of one, every 64 KiB moved one),
  * waiting calls (blocking AMs and atomics, rmc_wait/rmc_test on their requests, rmc_barrier,
  * collective calls of this layer) and rmc_progress() poll continuously;
  *  - and, when the target runs one (RMC_PROGRESS_THREAD, below), by its progress thread at any

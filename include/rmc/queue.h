@@ -156,12 +156,12 @@ rmc_status_t rmc_queue_local_discard(rmc_queue_h q, size_t n);
  * message) and RMC_ERR_ARG (with RMC_PROMISE_LOCAL). */
 rmc_status_t rmc_queue_set_path(rmc_queue_h q, unsigned path);
 
-/* Local: the host, capacity, kind and type. */
+/* Local: the host and the capacity. */
 int rmc_queue_host(rmc_queue_h q);
 size_t rmc_queue_capacity(rmc_queue_h q);
 
 /* Elements in the queue now (pushed and not popped; pushes and pops in progress may make it
- * stale at once). One or two remote atomic reads. */
+ * stale at once). Two remote atomic reads (the counters). */
 rmc_status_t rmc_queue_size(rmc_queue_h q, size_t *n);
 
 #ifdef __cplusplus

@@ -70,8 +70,8 @@ rmc_status_t rmc_error_vset(rmc_status_t st, const char *where, const char *fmt,
 rmc_status_t rmc_error_in(rmc_status_t st, const char *where);
 
 /* MPI objects RMC holds right now (local, no init needed): communicators, windows, groups,
- * info objects and datatypes it created and has not freed. All zero after rmc_finalize, and after
- * an rmc_init or collective allocation that failed: a leak check. */
+ * info objects and datatypes it created and has not freed. All zero after rmc_finalize and after a
+ * failed rmc_init; a failed collective allocation leaves them as they were: a leak check. */
 typedef struct rmc_resources {
     long comms, wins, groups, infos, types;
 } rmc_resources_t;
