@@ -272,6 +272,11 @@ static rmc_status_t own(rmc_gptr_t g, const char *fn)
 {
     if (rmc_gptr_is_null(g))
         return rmcc_fail(RMC_ERR_ARG, fn, "null global pointer");
+    if (g.zero_ != 0) /* (as every other call taking a global pointer: gptr.h) */
+        return rmcc_fail(RMC_ERR_ARG, fn,
+                         "invalid global pointer: its reserved field zero_ is %u, not 0 (not a "
+                         "pointer RMC made, or one overwritten)",
+                         (unsigned)g.zero_);
     if (g.rank != rmcc.rank)
         return rmcc_fail(RMC_ERR_ARG, fn,
                          "global pointer of rank %d: only the owner frees its memory (this is rank "

@@ -105,8 +105,10 @@ rmc_status_t rmc_alloc(size_t bytes, rmc_gptr_t *g);
 
 /* Local. Frees memory rmc_alloc returned on this rank; afterwards no rank may use it.
  * Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (null pointer; a pointer owned by another rank: only the
- * owner frees; a pointer that is not the start of an allocation), RMC_ERR_STATE (already freed).
- * On error nothing changed. */
+ * owner frees; a pointer that is not the start of an allocation; a reserved field not 0),
+ * RMC_ERR_STATE (already freed, while its memory is not allocated again: once a later allocation
+ * reuses it, a stale pointer is RMC_ERR_ARG or, where a new block starts at the same place, frees
+ * that block). On error nothing changed. */
 rmc_status_t rmc_free(rmc_gptr_t g);
 
 /* Bytes usable at g (at least what was asked). Local; g must be this rank's allocation. Errors as

@@ -274,7 +274,9 @@ rmc_status_t rmc_matrix_fill(rmc_matrix_h m, const void *v);
  *                          rank that finished its own steals from random others
  *   RMC_GEMM_STEAL_LOCAL   the same, stealing first where it holds a block of A, B or C
  *   RMC_GEMM_SUMMA         the bulk-synchronous reference: MPI row and column communicators and
- *                          broadcasts (needs a regular distribution with one tile per process)
+ *                          broadcasts (whole matrices, 'N' 'N', regular distributions with one
+ *                          tile per process on one grid; else RMC_ERR_UNSUPPORTED on every rank,
+ *                          C unchanged)
  *   RMC_GEMM_AUTO          the stationary variant that moves the least data between nodes:
  *                          each one's bytes (the statistics' count: A / B blocks fetched, C
  *                          blocks sent, node-local ones 0) summed exactly over the work grid and
@@ -321,7 +323,7 @@ typedef struct rmc_gemm_stats {
 } rmc_gemm_stats_t;
 
 /* Collective. C = alpha * op(A) * op(B) + beta * C, op(X) = X ('N'), its transpose ('T') or its
- * conjugate transpose ('C', complex types); A, B, C 2-D matrices of one floating-point type
+ * conjugate transpose ('C'; on real types the transpose); lower case is accepted too; A, B, C 2-D matrices of one floating-point type
  * (F32, F64, C32, C64: RMC_ERR_TYPE otherwise) and any distributions (blocks are sliced where
  * the tile grids do not line up). alpha, beta point to one element of the type. Returns when C is
  * complete on every rank. stats (may be NULL) receives this rank's figures. Local multiplies are
