@@ -21,7 +21,7 @@
  * (rmc_csr_init, rmc_csr_free) or free it first. It may not be one of the inputs (RMC_ERR_ARG).
  * Every function checks its input matrices completely (rmc_csr_check's rules, O(nrows + nnz))
  * before it reads them, so a malformed matrix is an error, never a wild access; rmc_csr_slice
- * checks only the rows it slices. An accumulator handle, like a matrix, is used by one thread at
+ * checks only the rows it slices (and the row pointers' two ends). An accumulator handle, like a matrix, is used by one thread at
  * a time. */
 #ifndef RMC_CSR_H
 #define RMC_CSR_H
@@ -94,7 +94,11 @@ rmc_status_t rmc_csr_slice(rmc_csr_t *out, const rmc_csr_t *a, int64_t r0, int64
  * are skipped. Errors: RMC_ERR_IO (cannot open or read: path and errno's text), RMC_ERR_FORMAT
  * (bad banner, unsupported field or symmetry, a malformed size line or entry, an index out of
  * range, fewer or more entries than the size line says: path and line number), RMC_ERR_TOO_BIG
- * (idx64 == 0 and an index overflows). Duplicates are summed. */
+ * (idx64 == 0 and an index overflows). Duplicates are summed. Numbers are read as strtoll /
+ * strtod read them: a real value may be nan, inf or a hex float, one below the smallest double
+ * is stored as an explicit zero, one above the largest is RMC_ERR_FORMAT; fields are separated by
+ * blanks (a \r, \v or \f before a field counts as one, after the last field of a line it is an
+ * error). */
 rmc_status_t rmc_csr_read_mm(rmc_csr_t *out, const char *path, int idx64);
 /* Writes a as "coordinate real general", 1-based, values with 17 significant digits (reading it
  * back gives the same matrix). */

@@ -91,6 +91,8 @@ rmc_status_t rmc_spmatrix_gather(rmc_spmatrix_h s, int root, rmc_csr_t *out);
  * made by rmc_dist_2d(kind, m, n, 0)) and output (gathered to rank 0, written there). A file that
  * cannot be read fails on every rank, with the reason (path, line) in rmc_last_error; a file of 0
  * rows or columns is RMC_ERR_UNSUPPORTED (no distribution has no tiles; rmc_csr_read_mm reads it).
+ * RMC_BLOCK_SQUARE and RMC_BLOCK_OPT give a very skinny matrix one tile per row or column (tiles of
+ * its shorter side): beyond INT_MAX / 3 tiles that is RMC_ERR_TOO_BIG (use RMC_BLOCK_RECT or _ROW).
  * Every rank passes the same path. */
 rmc_status_t rmc_spmatrix_read_mm(const char *path, rmc_block_t kind, int idx64, rmc_spmatrix_h *s);
 rmc_status_t rmc_spmatrix_write_mm(rmc_spmatrix_h s, const char *path);
