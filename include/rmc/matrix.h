@@ -221,7 +221,10 @@ size_t rmc_matrix_elem_size(rmc_matrix_h m);
  * empty patch (lo[d] == hi[d] for some d) moves nothing. acc: matrix += alpha * buf, alpha one
  * element of the matrix's type (NULL: 1). RMC_ERR_TOO_BIG (naming ld[k]) when the buffer's strides
  * (products of ld[] and the element size) or its extent overflow 64 bits, or a stride that has to
- * be moved as one is 2 GiB or more (comm's strided descriptors take int). */
+ * be moved as one is 2 GiB or more (comm's strided descriptors take int; a patch moves one tile at
+ * a time, so only strides within one tile's part count). The buffer must span what ld[] describes
+ * for the whole patch: element (i0, .., in) of the patch is at buf + sum_k (i_k - lo_k) x stride_k.
+ */
 rmc_status_t rmc_matrix_get(rmc_matrix_h m, const int64_t lo[], const int64_t hi[], void *buf,
                             const int64_t ld[]);
 rmc_status_t rmc_matrix_put(rmc_matrix_h m, const int64_t lo[], const int64_t hi[],
