@@ -94,13 +94,17 @@ static inline void mpitest_bystanders_release(int first)
 
 /* Two deterministic generators for the tests' random sequences (the same on every rank for the
  * same state): splitmix64 (any state, also 0) and xorshift64* (state never 0). Each returns the
- * next 64-bit value and advances *s. */
-static inline uint64_t mpitest_splitmix(uint64_t *s)
+ * next 64-bit value and advances *s. mpitest_mix64 is splitmix64's finalizer alone: a hash of x
+ * (keys, salts, check words). */
+static inline uint64_t mpitest_mix64(uint64_t z)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+static inline uint64_t mpitest_splitmix(uint64_t *s)
+{
+    return mpitest_mix64(*s += 0x9E3779B97F4A7C15ull);
 }
 static inline uint64_t mpitest_xorshift(uint64_t *s)
 {

@@ -104,15 +104,6 @@ static long envl(const char *n, long d)
     return v && *v ? strtol(v, NULL, 0) : d;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
 static unsigned rn(uint64_t *s, size_t n)
 {
     return n ? (unsigned)(mpitest_splitmix(s) % n) : 0;
@@ -184,7 +175,7 @@ static void pfill(unsigned char *dst, uint64_t key, size_t from, size_t n)
         size_t p = from + i;
         if (p / 8 != cur) {
             cur = p / 8;
-            w = mix64(key + (uint64_t)cur * 0x9E3779B97F4A7C15ull);
+            w = mpitest_mix64(key + (uint64_t)cur * 0x9E3779B97F4A7C15ull);
         }
         dst[i] = (unsigned char)(w >> (8 * (p % 8)));
     }
@@ -197,7 +188,7 @@ static long pcheck(const unsigned char *src, uint64_t key, size_t from, size_t n
         size_t p = from + i;
         if (p / 8 != cur) {
             cur = p / 8;
-            w = mix64(key + (uint64_t)cur * 0x9E3779B97F4A7C15ull);
+            w = mpitest_mix64(key + (uint64_t)cur * 0x9E3779B97F4A7C15ull);
         }
         if (src[i] != (unsigned char)(w >> (8 * (p % 8))))
             return (long)i;
@@ -255,7 +246,8 @@ static struct {
 
 static uint64_t bkey(int writer, uint64_t salt)
 {
-    return mix64(salt ^ ((uint64_t)(unsigned)writer << 48) ^ (SEED * 0x2545F4914F6CDD1Dull));
+    return mpitest_mix64(salt ^ ((uint64_t)(unsigned)writer << 48) ^
+                         (SEED * 0x2545F4914F6CDD1Dull));
 }
 
 static void a_flush(void)
@@ -889,7 +881,8 @@ static void test_alloc(void **state)
     MPI_CHECK_OK(rmc_alloc(64, &c));
     A.allocs++;
     allgather(&c, A.ctr, (int)sizeof c);
-    uint64_t shared = mix64(SEED ^ 0xA110C), r = mix64(SEED * 1000003u + (uint64_t)me + 1);
+    uint64_t shared = mpitest_mix64(SEED ^ 0xA110C),
+             r = mpitest_mix64(SEED * 1000003u + (uint64_t)me + 1);
     for (int i = 0; i < 24; i++)
         a_alloc(&r);
     int big = A.base.reserved <= ((size_t)256 << 20);
@@ -986,11 +979,12 @@ static int narp;
 /* element i at version v (0: zero / the empty string); strings point into sbuf (STRCAP) */
 static void aval(size_t i, uint32_t v, void *out, char *sbuf)
 {
-    uint64_t key = mix64((uint64_t)i * 0x100000001B3ull ^ ((uint64_t)v << 32) ^ SEED ^ 0xA77A);
+    uint64_t key =
+        mpitest_mix64((uint64_t)i * 0x100000001B3ull ^ ((uint64_t)v << 32) ^ SEED ^ 0xA77A);
     if (R.isstr) {
         size_t len = v ? key % 25 : 0;
         for (size_t k = 0; k < len; k++)
-            sbuf[k] = (char)('a' + mix64(key + k) % 26);
+            sbuf[k] = (char)('a' + mpitest_mix64(key + k) % 26);
         sbuf[len] = 0;
         *(char **)out = sbuf;
     } else if (!v) {
@@ -1318,7 +1312,8 @@ static void test_array(void **state)
     begin("array");
     memset(&R, 0, sizeof R);
     narp = 0;
-    uint64_t shared = mix64(SEED ^ 0xA77A7), r = mix64(SEED * 1000033u + (uint64_t)me + 7);
+    uint64_t shared = mpitest_mix64(SEED ^ 0xA77A7),
+             r = mpitest_mix64(SEED * 1000033u + (uint64_t)me + 7);
     for (phase_no = 0; phase_no < PHASES; phase_no++) {
         setup_phase_alarm();
         if (!R.a || rn(&shared, 3) == 0)
@@ -1403,7 +1398,7 @@ typedef struct {
 /* the key of id (int64 or string); ids below 2^40 are inserted, above are never */
 static void bk_make(uint64_t id, bkey_t *k)
 {
-    uint64_t x = mix64(id * 0x9E3779B97F4A7C15ull ^ B.salt);
+    uint64_t x = mpitest_mix64(id * 0x9E3779B97F4A7C15ull ^ B.salt);
     k->i = (int64_t)x;
     snprintf(k->s, sizeof k->s, "%" PRIx64 ":%" PRIx64, id, x & 0xffffff);
     k->p = k->s;
@@ -1543,7 +1538,8 @@ static void test_bloom(void **state)
     begin("bloom");
     memset(&B, 0, sizeof B);
     nbpq = 0;
-    uint64_t shared = mix64(SEED ^ 0xB100B), r = mix64(SEED * 1000081u + (uint64_t)me + 3);
+    uint64_t shared = mpitest_mix64(SEED ^ 0xB100B),
+             r = mpitest_mix64(SEED * 1000081u + (uint64_t)me + 3);
     for (phase_no = 0; phase_no < PHASES; phase_no++) {
         setup_phase_alarm();
         where = "bloom create";
@@ -1647,7 +1643,8 @@ static void test_bloom(void **state)
         allreduce_ll(l, s, 2, MPI_SUM);
         /* the queries' binomial spread and the filter's own: a filter's rate is its bits' (a small
          * filter's varies much: n 10 in 65 bits, k 4: 6.5% measured for 4.7% expected) */
-        uint64_t sr = mix64(SEED + (uint64_t)phase_no * 0x51u); /* the same bound everywhere */
+        uint64_t sr =
+            mpitest_mix64(SEED + (uint64_t)phase_no * 0x51u); /* the same bound everywhere */
         double sd = bloom_rate_sd(&in, &sr), qn = (double)s[1], pe = in.fp_expected;
         double mean = qn * pe, bound = mean + 4 * sqrt(mean * (1 - pe) + qn * qn * sd * sd) + 2;
         B.n_fp += (long)s[0];
@@ -1704,7 +1701,7 @@ typedef struct {
 
 static uint64_t kv_winval(int id, int rank)
 {
-    return mix64((uint64_t)id * 0x100000001B3ull ^ (uint64_t)rank * 77 ^ SEED ^ 0x4B56);
+    return mpitest_mix64((uint64_t)id * 0x100000001B3ull ^ (uint64_t)rank * 77 ^ SEED ^ 0x4B56);
 }
 static rmc_kv_counters_t kv_counters(void)
 {
@@ -1733,7 +1730,7 @@ static void kv_create(uint64_t *shared)
     V.owner = realloc(V.owner, KVMAXKEYS * sizeof *V.owner);
     uint64_t salt = mpitest_splitmix(shared);
     for (int i = 0; i < KVMAXKEYS; i++) {
-        V.key[i] = (int64_t)mix64((uint64_t)i ^ salt);
+        V.key[i] = (int64_t)mpitest_mix64((uint64_t)i ^ salt);
         V.owner[i] = rmc_hashmap_owner(rmc_kv_map(V.kv), &V.key[i]);
     }
     V.c = kv_counters();
@@ -1963,7 +1960,7 @@ static void kv_adds(uint64_t *shared, uint64_t *r)
             else
                 reads[nr] = (readrec_t){id, me, nr, 0, v}, nr++;
         } else { /* a key that is not there */
-            int64_t k = (int64_t)mix64((uint64_t)op ^ 0xABCDull ^ ((uint64_t)me << 50)) | 1;
+            int64_t k = (int64_t)mpitest_mix64((uint64_t)op ^ 0xABCDull ^ ((uint64_t)me << 50)) | 1;
             int64_t old = 0;
             st = rmc_kv_add(V.kv, &k, 5, &old, flags);
             V.n_nf++;
@@ -2051,7 +2048,8 @@ static void test_kv(void **state)
     (void)state;
     begin("kv");
     memset(&V, 0, sizeof V);
-    uint64_t shared = mix64(SEED ^ 0x4B5A), r = mix64(SEED * 1000099u + (uint64_t)me + 11);
+    uint64_t shared = mpitest_mix64(SEED ^ 0x4B5A),
+             r = mpitest_mix64(SEED * 1000099u + (uint64_t)me + 11);
     if (!thread_mode) { /* no RPC path in MPI AMO mode */
         rmc_kv_h bad = NULL;
         MPI_CHECK_ALL(rmc_kv_create(64, &rmc_type_i64, &rmc_type_i64, RMC_HASHMAP_RPC, &bad) ==

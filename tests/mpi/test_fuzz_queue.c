@@ -40,18 +40,10 @@ typedef struct {
     uint64_t ck;
 } el_t;
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
 static uint64_t el_ck(const el_t *e)
 {
-    return mix64(((uint64_t)e->origin << 32 | e->seq) ^ mix64(e->salt) ^ 0x5eed5eedull);
+    return mpitest_mix64(((uint64_t)e->origin << 32 | e->seq) ^ mpitest_mix64(e->salt) ^
+                         0x5eed5eedull);
 }
 
 /* a serialized type carrying the same 24 bytes (slots of 4 + 24 bytes, packing paths) */
@@ -828,8 +820,8 @@ static void test_fuzz_queue(void **s)
     double secs = (double)envl("RMC_FUZZ_SECS", 6);
     F.ok = 1;
     signal(SIGALRM, on_alarm);
-    uint64_t ss = mix64(F.seed) | 1; /* shared by every rank */
-    F.rs = mix64(F.seed * 1000003u + (uint64_t)me + 17) | 1;
+    uint64_t ss = mpitest_mix64(F.seed) | 1; /* shared by every rank */
+    F.rs = mpitest_mix64(F.seed * 1000003u + (uint64_t)me + 17) | 1;
     F.nq = 3 * np;
     F.q = calloc((size_t)F.nq, sizeof(fq_t));
     double t0 = MPI_Wtime();
