@@ -256,9 +256,9 @@ rmc_status_t rmci_mark(struct rmc_region *r, int target, unsigned kind, rmci_ran
         if (!(cs & RMCI_CS_ACC)) {
             p->na = 0;
             p->atag = rmci_kind_tag(kind);
-        } else if (p->atag != rmci_kind_tag(kind))
-            p->atag =
-                RMCI_ATAG_MIXED; /* (the next accumulate on their bytes waits, whatever type) */
+        } else if (p->atag != rmci_kind_tag(kind)) {
+            p->atag = RMCI_ATAG_MIXED; /* the next accumulate on their bytes waits, any type */
+        }
         add_range(p->a, &p->na, range);
     }
     if ((kind & RMCI_CS_READ) && r->pair[target])
