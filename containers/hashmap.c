@@ -1,20 +1,33 @@
 /* The hash map (include/rmc/hashmap.h): per-owner open addressing with quadratic probing, BCL's
- * per-bucket status word (seed 001 §6.1), one state machine for blocking and non-blocking forms.
+ * per-bucket status word (seed 001 §6.1) with a version where BCL counts readers, and a checksum
+ * that makes every bucket self-verifying (as Pilaf's, Mitchell et al., USENIX ATC 2013): one state
+ * machine for blocking and non-blocking forms.
  *
- * Status word (8 bytes, at the start of every bucket): bits 0-1 the state, bits 2-63 a count of
- * readers (finds holding the bucket, READER each).
+ * Bucket: the status word (8 bytes), the packed key and value (esz bytes), the checksum (8 bytes).
+ * Status word: bits 0-1 the state, bits 2-63 a version that every release of a lock advances.
  *   FREE     never used: a find stops here, an insert takes it (compare-and-swap to RESERVED).
  *   RESERVED an insert is writing the entry, or an operation holds the bucket locked (replace,
  *            erase, update) or as the place it will reuse (a tombstone). Others wait.
- *   READY    holds an entry. Its key never changes until an erase marks it DELETED: an insert or
- *            erase may read the key without locking; the value changes only under the lock.
+ *   READY    holds an entry. Its key never changes until an erase marks it DELETED; the value
+ *            changes only under the lock.
  *   DELETED  a tombstone: finds and inserts go past it; an insert made while no erase can run
  *            (promise INSERT / FIND without ERASE, or LOCAL) takes the first tombstone of the key's
  *            probe sequence, holding it while it checks the rest of the sequence for the key.
- * Locking a READY bucket is a compare-and-swap READY (no readers) -> RESERVED; writers release
- * with an add (RESERVED -> READY +1, -> DELETED +2), which leaves the readers' counts alone.
- * Readers come in with a fetch-and-add of READER (its old value tells the state) and leave with an
- * add of -READER.
+ * The checksum of a READY bucket hashes its entry and the status word it was published under
+ * (entry_cs). A find reads the whole bucket in one read and believes a READY entry only when the
+ * checksum matches: a read that raced with a writer (bytes of two versions, or an entry whose
+ * words have not all arrived) does not match and is read again. No reader is counted, so a find
+ * is one read per probe (BCL's is a fetch-and-add, the read and an add) and writers never wait
+ * for readers. A writer locks a READY bucket (compare-and-swap of the exact word it read,
+ * READY v -> RESERVED v) only after a read of the bucket matched that word: the entry of version v
+ * has then arrived whole, so no write of an earlier holder can land after the lock. That is what
+ * lets a holder write the entry and release the lock in one round trip (the put and the add
+ * outstanding together): until both arrive, readers see a mismatch and read again, and writers
+ * do not lock. A release (an add: RESERVED v -> READY v + 1, -> DELETED v + 1, -> FREE v + 1)
+ * publishes a new version under a checksum computed for it; a lock given back with the entry
+ * unchanged (a failed update) returns to READY v, whose checksum still holds. With a 16-byte
+ * entry any difference in one word changes the checksum (each step is a bijection); otherwise a
+ * torn read passes with probability 2^-64.
  *
  * Why tombstones are reused only without concurrent erases: an insert of K that passed a bucket
  * holding X could meet K's other inserter putting K into that same bucket after X's erase, behind
@@ -52,7 +65,12 @@
 #define HS_READY    2
 #define HS_DELETED  3
 #define HS_STATE    3
-#define HS_READER   4
+#define HS_VER      4 /* one version */
+/* the adds that release a held bucket (RESERVED v): published as a new version */
+#define REL_READY   (HS_READY - HS_RESERVED + HS_VER)
+#define REL_DELETED (HS_DELETED - HS_RESERVED + HS_VER)
+#define REL_FREE    (HS_FREE - HS_RESERVED + HS_VER)
+#define HM_CS_SEED  0xbb67ae8584caa73bull
 #define HM_PROMISES (RMC_PROMISE_INSERT | RMC_PROMISE_FIND | RMC_PROMISE_ERASE | RMC_PROMISE_LOCAL)
 #define HM_PATHS    (RMC_HASHMAP_RDMA | RMC_HASHMAP_RPC)
 #define HM_KNOWN    (HM_PROMISES | HM_PATHS)
@@ -64,6 +82,8 @@ struct rmc_hashmap {
     const rmc_type_t *kt, *vt;
     size_t kslot, vslot; /* packed key / value (rmc_type_slot_bytes) */
     size_t voff, bsz;    /* the value's offset in a bucket; bytes per bucket (multiples of 8) */
+    size_t esz, csoff;   /* bytes of a packed entry (key and value slots, = bsz - 16); the
+                          * checksum's offset in a bucket (8 + esz) */
     size_t per;          /* buckets per rank (a power of two) */
     uint64_t mask;       /* per - 1 */
     rmcc_parts_t pt;     /* each rank's table */
@@ -220,31 +240,68 @@ static inline size_t probe_slot(const struct rmc_hashmap *h, uint64_t home, size
     return (size_t)((home + (uint64_t)i * (i + 1) / 2) & h->mask);
 }
 
+/* The checksum of the packed entry at e (esz bytes, a multiple of 8) published under status word
+ * w: the word mixed first, then each 8-byte word of the entry chained through a bijective mix. */
+static inline uint64_t entry_cs(const struct rmc_hashmap *h, const char *e, int64_t w)
+{
+    uint64_t x = rmcc_mix64(HM_CS_SEED ^ (uint64_t)w);
+    for (size_t i = 0; i < h->esz; i += 8) {
+        uint64_t y;
+        memcpy(&y, e + i, 8);
+        x = rmcc_mix64(x ^ y);
+    }
+    return x;
+}
+
+/* Does the bucket whose bytes are at b (a copy, or the owner's memory) hold a whole entry of
+ * status word w (a READY word read before them)? */
+static inline int bucket_ok(const struct rmc_hashmap *h, const char *b, int64_t w)
+{
+    uint64_t cs;
+    memcpy(&cs, b + h->csoff, 8);
+    return cs == entry_cs(h, b + 8, w);
+}
+
+/* Writes the checksum of the entry at e for status word w after it (e + esz). */
+static inline void seal(const struct rmc_hashmap *h, char *e, int64_t w)
+{
+    uint64_t cs = entry_cs(h, e, w);
+    memcpy(e + h->esz, &cs, 8);
+}
+
+/* The owner publishes bucket b (an entry in place, or a tombstone) whose word was w, with nothing
+ * running concurrently on it (RMC_PROMISE_LOCAL, the buffer's inserts, a rehash): the next
+ * version in `state`, sealed when READY. */
+static inline void publish_local(const struct rmc_hashmap *h, char *b, int64_t w, int state)
+{
+    int64_t nw = (int64_t)(((uint64_t)w & ~(uint64_t)HS_STATE) + HS_VER) | state;
+    if (state == HS_READY)
+        seal(h, b + 8, nw);
+    __atomic_store_n((int64_t *)(void *)b, nw, __ATOMIC_RELEASE);
+}
+
 /* ---------------------------------------------------------------------- operations --- */
 
 enum {
     P_PROBE,   /* issue the probe of bucket i */
     P_PROBED,  /* its status word is in v */
     P_CAND,    /* insert: tried to take a tombstone */
-    P_KEYED,   /* the bucket's key is in land */
+    P_KEYED,   /* the bucket (but its status word: in v) is in land */
     P_LOCKED,  /* tried to lock a READY bucket */
     P_UNCAND,  /* insert: give the held tombstone back, then write the value */
     P_RESTART, /* insert: give the held tombstone back, then wait for the bucket it met */
     P_AWAIT,   /* load that bucket's status word, holding nothing */
     P_AWAITED, /* it is in v: reserved still, wait; else start over from the home */
     P_WRITE,   /* write key and value, then mark READY */
+    P_CLAIMED, /* insert: took a free bucket as READY at once: write key and value */
     P_VPROBE,  /* insert that took a free bucket after passing a tombstone: look again at the
                 * buckets before it (from the home), holding it */
     P_VPROBED, /* their status word is in v */
-    P_VKEYED,  /* a READY one's key is in land */
+    P_VKEYED,  /* a READY one is in land */
     P_VGIVE,   /* give the free bucket back: the key is there (vfound), or start over */
     P_WRITEV,  /* write the value, then mark READY */
-    P_UREAD,   /* update: the value is in land */
-    P_FREAD,   /* find: key and value are in land */
-    P_FREL,    /* find: the reader left */
-    P_SEEN1,   /* find-only: the whole bucket is in land */
-    P_NEXT,    /* go on with the next bucket */
-    P_RELOAD,  /* find: read the status word again (waiting for an insert, still a reader) */
+    P_UREAD,   /* update: locked, the value is in land */
+    P_SEEN1,   /* find: the whole bucket is in land */
     P_RPC,     /* send the operation to the owner */
     P_RPCED,   /* its reply is in land */
     P_FINISH   /* done once the last request completes: result */
@@ -258,7 +315,7 @@ static rmc_status_t update_failed(rmc_status_t st, const char *fn)
 
 typedef struct hop {
     struct rmc_hashmap *h;
-    int kind, nb, state, owner, match;
+    int kind, nb, state, owner;
     unsigned promise, spins;
     unsigned waits; /* _nb: times it stopped to wait for a bucket another operation holds */
     uint64_t home;
@@ -270,8 +327,12 @@ typedef struct hop {
     int vfound;  /* the check found the key (P_VGIVE) */
     void *kobj;  /* _nb insert with an equal function: its own copy of the key, or NULL */
     char *b;     /* owner-space address of the current bucket */
-    int64_t v;   /* a fetched status word */
-    int64_t exp; /* what a compare-and-swap expected */
+    int64_t v;    /* a fetched status word */
+    int64_t exp;  /* what a compare-and-swap expected */
+    int64_t want; /* what it swapped in */
+    int64_t held; /* the status word of the bucket at b while it holds it (RESERVED) */
+    int64_t candw, fw; /* ... of the tombstone (cand) and the free bucket (fslot) it holds */
+    int fence;         /* _nb: a write is outstanding until a fence of the owner */
     const void *key;
     const char *pk; /* the packed key (kslot bytes) */
     char *kv;       /* insert / update: packed key at 0, value at voff - 8 */
@@ -324,13 +385,9 @@ static inline char *bucket(const hop_t *o, size_t slot)
 static rmc_status_t op_cas(hop_t *o, int64_t cmp, int64_t val)
 {
     o->exp = cmp;
+    o->want = val;
     return o->nb ? rmc_amo_cas_i64_nb(o->b, cmp, val, &o->v, o->owner, &o->r)
                  : rmc_amo_cas_i64(o->b, cmp, val, &o->v, o->owner);
-}
-static rmc_status_t op_faa(hop_t *o, int64_t add)
-{
-    return o->nb ? rmc_amo_fetch_add_i64_nb(o->b, add, &o->v, o->owner, &o->r)
-                 : rmc_amo_fetch_add_i64(o->b, add, &o->v, o->owner);
 }
 static rmc_status_t op_add(hop_t *o, char *b, int64_t add)
 {
@@ -347,15 +404,24 @@ static rmc_status_t op_get(hop_t *o, size_t at, size_t bytes)
     return o->nb ? rmc_get_nb(o->b + at, o->land + at, bytes, o->owner, &o->r)
                  : rmc_get(o->b + at, o->land + at, bytes, o->owner);
 }
-/* Writes `bytes` of the packed entry (from its offset `at` in the bucket) and completes them at
- * the owner, before the status word says READY. */
-static rmc_status_t op_put(hop_t *o, size_t at, size_t bytes)
+/* Publishes the bucket it holds at b: seals the entry in kv for the next version, writes its
+ * bytes from offset `at` (to the checksum's end) and releases the lock (add REL_READY), the write
+ * and the add outstanding together (see the top). Blocking: both complete at the owner on return;
+ * _nb: the add into o->r, the write completed by a fence at P_FINISH. */
+static rmc_status_t op_publish(hop_t *o, size_t at)
 {
-    rmc_status_t st = rmc_put_nb(o->kv + (at - 8), o->b + at, bytes, o->owner, NULL);
+    const struct rmc_hashmap *h = o->h;
+    seal(h, o->kv, o->held + REL_READY);
+    rmc_status_t st = rmc_put_nb(o->kv + (at - 8), o->b + at, h->bsz - at, o->owner, NULL);
     if (st != RMC_OK)
         return st;
     atomic_thread_fence(memory_order_release);
-    return rmc_fence(o->owner);
+    if (o->nb) {
+        o->fence = 1;
+        return rmc_amo_add_i64_nb(o->b, REL_READY, o->owner, &o->r);
+    }
+    st = rmc_amo_add_i64(o->b, REL_READY, o->owner);
+    return st == RMC_OK ? rmc_fence(o->owner) : st;
 }
 
 static void pause_round(unsigned *spins)
@@ -375,9 +441,9 @@ static rmc_status_t take_value(hop_t *o)
 static void give_back(hop_t *o)
 {
     if (o->fslot >= 0)
-        (void)rmc_amo_add_i64(bucket(o, (size_t)o->fslot), HS_FREE - HS_RESERVED, o->owner);
+        (void)rmc_amo_add_i64(bucket(o, (size_t)o->fslot), REL_FREE, o->owner);
     if (o->cand >= 0)
-        (void)rmc_amo_add_i64(bucket(o, (size_t)o->cand), HS_DELETED - HS_RESERVED, o->owner);
+        (void)rmc_amo_add_i64(bucket(o, (size_t)o->cand), REL_DELETED, o->owner);
     o->fslot = o->cand = -1;
 }
 
@@ -465,6 +531,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                 if (o->kind == K_INSERT && o->cand >= 0) {
                     o->slot = (size_t)o->cand;
                     o->b = bucket(o, o->slot);
+                    o->held = o->candw;
                     o->cand = -1;
                     o->state = P_WRITE;
                     break;
@@ -476,36 +543,39 @@ static rmc_status_t advance(hop_t *o, int *done)
             o->slot = probe_slot(h, o->home, o->i);
             o->b = bucket(o, o->slot);
             o->state = P_PROBED;
-            if (o->kind == K_INSERT)
-                st = o->cand >= 0 ? op_load(o) : op_cas(o, HS_FREE, HS_RESERVED);
-            else if (o->kind == K_FIND && o->promise == RMC_PROMISE_FIND) {
+            if (o->kind == K_INSERT) /* a free bucket: READY at once, unless it must check */
+                st = o->cand >= 0 ? op_load(o)
+                                  : op_cas(o, HS_FREE, o->passed ? HS_RESERVED : HS_READY | HS_VER);
+            else if (o->kind == K_FIND) { /* one read of the whole bucket */
                 o->state = P_SEEN1;
                 st = op_get(o, 0, h->bsz);
-            } else if (o->kind == K_FIND)
-                st = op_faa(o, HS_READER);
-            else
+            } else
                 st = op_load(o);
             break;
         case P_PROBED:
             s = o->v & HS_STATE;
             if (o->kind == K_INSERT) {
                 if (o->cand < 0 && o->v == o->exp) { /* the compare-and-swap took a free bucket */
+                    o->held = o->want;
                     if (o->passed) { /* a tombstone it passed may hold the key by now */
+                        o->fw = o->held;
                         o->fslot = (long)o->slot;
                         o->vend = o->i;
                         o->i = 0;
                         o->state = P_VPROBE;
                     } else
-                        o->state = P_WRITE;
+                        o->state = P_CLAIMED;
                     break;
                 }
                 if (s == HS_FREE && o->cand >= 0) { /* the key is absent: use the tombstone */
                     o->slot = (size_t)o->cand;
                     o->b = bucket(o, o->slot);
+                    o->held = o->candw;
                     o->cand = -1;
                     o->state = P_WRITE;
-                } else if (s == HS_FREE) { /* free with readers passing: take it with them */
-                    st = op_cas(o, o->v, o->v | HS_RESERVED);
+                } else if (s == HS_FREE) { /* free at a later version (given back): take it */
+                    st = op_cas(o, o->v,
+                                o->passed ? o->v | HS_RESERVED : o->v + (HS_READY | HS_VER));
                 } else if (s == HS_RESERVED && o->cand >= 0 && o->slot > (size_t)o->cand) {
                     WAIT_THEN(P_PROBE); /* holding the tombstone: waits only upwards */
                 } else if (s == HS_RESERVED && o->cand >= 0) {
@@ -514,7 +584,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     WAIT_THEN(P_PROBE);
                 } else if (s == HS_READY) {
                     o->state = P_KEYED;
-                    st = op_get(o, 8, h->kslot);
+                    st = op_get(o, 8, h->bsz - 8);
                 } else if (o->cand < 0 && o->promise && !(o->promise & RMC_PROMISE_ERASE)) {
                     o->state = P_CAND; /* a tombstone to reuse, unless the key is further on */
                     st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
@@ -524,20 +594,6 @@ static rmc_status_t advance(hop_t *o, int *done)
                     o->i++;
                     o->state = P_PROBE;
                 }
-            } else if (o->kind == K_FIND) {
-                if (s == HS_FREE) {
-                    o->result = RMC_ERR_NOT_FOUND;
-                    o->state = P_FINISH;
-                    st = op_add(o, o->b, -HS_READER);
-                } else if (s == HS_RESERVED) {
-                    WAIT_THEN(P_RELOAD);
-                } else if (s == HS_READY) {
-                    o->state = P_FREAD;
-                    st = op_get(o, 8, h->bsz - 8);
-                } else {
-                    o->state = P_NEXT;
-                    st = op_add(o, o->b, -HS_READER);
-                }
             } else { /* erase, update */
                 if (s == HS_FREE)
                     return *done = 1, RMC_ERR_NOT_FOUND;
@@ -545,7 +601,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     WAIT_THEN(P_PROBE);
                 } else if (s == HS_READY) {
                     o->state = P_KEYED;
-                    st = op_get(o, 8, h->kslot);
+                    st = op_get(o, 8, h->bsz - 8);
                 } else {
                     o->i++;
                     o->state = P_PROBE;
@@ -554,12 +610,17 @@ static rmc_status_t advance(hop_t *o, int *done)
             break;
         case P_CAND:
             if (o->v == o->exp) {
+                o->candw = o->want;
                 o->cand = (long)o->slot;
                 o->i++;
             }
             o->state = P_PROBE; /* taken by another meanwhile: see what it is now */
             break;
         case P_KEYED:
+            if (!bucket_ok(h, o->land, o->v)) { /* a writer's, not arrived whole: read again */
+                WAIT_THEN(P_PROBE);
+                break;
+            }
             if (!key_eq(h->kt, o->land + 8, o->pk, o->key)) {
                 if (o->kind == K_INSERT)
                     count(&h->n_collisions);
@@ -574,29 +635,29 @@ static rmc_status_t advance(hop_t *o, int *done)
                 if (o->cand >= 0) {
                     char *c = bucket(o, (size_t)o->cand);
                     o->cand = -1;
-                    st = op_add(o, c, HS_DELETED - HS_RESERVED);
+                    st = op_add(o, c, REL_DELETED);
                 }
                 break;
             }
-            o->state = P_LOCKED;
-            st = op_cas(o, HS_READY, HS_RESERVED);
+            o->state = P_LOCKED; /* the version whose entry was just read whole */
+            st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
             break;
         case P_LOCKED:
-            if (o->v != o->exp) { /* readers in, or it changed: look again */
+            if (o->v != o->exp) { /* it changed: look again */
                 WAIT_THEN(P_PROBE);
                 break;
             }
+            o->held = o->want;
             if (o->kind == K_INSERT) {
                 o->state = o->cand >= 0 ? P_UNCAND : P_WRITEV;
             } else if (o->kind == K_ERASE) {
                 o->result = RMC_OK;
                 o->state = P_FINISH;
-                st = op_add(o, o->b, HS_DELETED - HS_RESERVED);
+                st = op_add(o, o->b, REL_DELETED);
             } else if (o->rkind == K_REPLACE) { /* the new value is packed already */
                 o->state = P_WRITEV;
-            } else {
+            } else { /* the value read with the key is the locked version's */
                 o->state = P_UREAD;
-                st = op_get(o, h->voff, h->vslot);
             }
             break;
         case P_UNCAND:
@@ -604,7 +665,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             char *c = bucket(o, (size_t)o->cand);
             o->cand = -1;
             o->state = o->state == P_RESTART ? P_AWAIT : P_WRITEV; /* (b: the bucket it met) */
-            st = op_add(o, c, HS_DELETED - HS_RESERVED);
+            st = op_add(o, c, REL_DELETED);
             break;
         }
         case P_AWAIT:
@@ -624,13 +685,25 @@ static rmc_status_t advance(hop_t *o, int *done)
             count(&h->n_inserts);
             o->result = RMC_OK;
             o->state = P_FINISH;
-            if ((st = op_put(o, 8, h->bsz - 8)) == RMC_OK)
-                st = op_add(o, o->b, HS_READY - HS_RESERVED);
+            st = op_publish(o, 8);
+            break;
+        case P_CLAIMED: /* READY with no entry yet: readers and writers wait for its checksum */
+            count(&h->n_inserts);
+            o->result = RMC_OK;
+            o->state = P_FINISH;
+            seal(h, o->kv, o->held);
+            if ((st = rmc_put_nb(o->kv, o->b + 8, h->bsz - 8, o->owner, NULL)) != RMC_OK)
+                break;
+            if (o->nb)
+                o->fence = 1;
+            else
+                st = rmc_fence(o->owner);
             break;
         case P_VPROBE:
             if (o->i >= o->vend) { /* the key is before it nowhere: the free bucket is its */
                 o->slot = (size_t)o->fslot;
                 o->b = bucket(o, o->slot);
+                o->held = o->fw;
                 o->fslot = -1;
                 o->state = P_WRITE;
                 break;
@@ -644,7 +717,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             s = o->v & HS_STATE;
             if (s == HS_READY) {
                 o->state = P_VKEYED;
-                st = op_get(o, 8, h->kslot);
+                st = op_get(o, 8, h->bsz - 8);
             } else if (s == HS_DELETED) {
                 o->i++;
                 o->state = P_VPROBE;
@@ -654,7 +727,10 @@ static rmc_status_t advance(hop_t *o, int *done)
             }
             break;
         case P_VKEYED:
-            if (key_eq(h->kt, o->land + 8, o->pk, o->key)) {
+            if (!bucket_ok(h, o->land, o->v)) { /* being written: as a reserved one */
+                o->vfound = 0;
+                o->state = P_VGIVE;
+            } else if (key_eq(h->kt, o->land + 8, o->pk, o->key)) {
                 o->vfound = 1;
                 o->state = P_VGIVE;
             } else {
@@ -672,14 +748,14 @@ static rmc_status_t advance(hop_t *o, int *done)
                 o->passed = 0;
                 o->state = P_PROBE;
             }
-            st = op_add(o, f, HS_FREE - HS_RESERVED);
+            st = op_add(o, f, REL_FREE);
             break;
         }
-        case P_WRITEV:
+        case P_WRITEV: /* the bucket's own key bytes (equal to the caller's) under the checksum */
+            memcpy(o->kv, o->land + 8, h->voff - 8);
             o->result = RMC_OK;
             o->state = P_FINISH;
-            if ((st = op_put(o, h->voff, h->vslot)) == RMC_OK)
-                st = op_add(o, o->b, HS_READY - HS_RESERVED);
+            st = op_publish(o, h->voff);
             break;
         case P_UREAD: {
             rmc_status_t us = rmcc_unpack(h->vt, o->land + h->voff, o->uobj, o->fn);
@@ -695,44 +771,36 @@ static rmc_status_t advance(hop_t *o, int *done)
                 o->state = P_WRITEV;
                 break;
             }
-            o->result = us; /* unlock, nothing written */
+            o->result = us; /* unlock, nothing written: the version read, its checksum holds */
             o->state = P_FINISH;
             st = op_add(o, o->b, HS_READY - HS_RESERVED);
             break;
         }
-        case P_FREAD:
-            o->match = key_eq(h->kt, o->land + 8, o->pk, o->key);
-            o->state = P_FREL;
-            st = op_add(o, o->b, -HS_READER);
-            break;
-        case P_FREL:
-            if (o->match)
-                return *done = 1, take_value(o);
-            o->i++;
-            o->state = P_PROBE;
-            break;
-        case P_SEEN1:
-            memcpy(&s, o->land, 8);
-            if ((s & HS_STATE) == HS_FREE)
+        case P_SEEN1: {
+            int64_t w;
+            memcpy(&w, o->land, 8);
+            s = w & HS_STATE;
+            if (s == HS_FREE)
                 return *done = 1, RMC_ERR_NOT_FOUND;
-            if ((s & HS_STATE) == HS_READY && key_eq(h->kt, o->land + 8, o->pk, o->key))
-                return *done = 1, take_value(o);
-            if ((s & HS_STATE) == HS_RESERVED) { /* an insert after all: read it again */
+            /* reserved (an insert, perhaps of this key, or a writer of its value), or an entry not
+             * arrived whole (find-only: no writer runs, none can be): read it again */
+            if (s == HS_RESERVED ||
+                (s == HS_READY && o->promise != RMC_PROMISE_FIND && !bucket_ok(h, o->land, w))) {
                 WAIT_THEN(P_PROBE);
                 break;
             }
+            if (s == HS_READY && key_eq(h->kt, o->land + 8, o->pk, o->key))
+                return *done = 1, take_value(o);
             o->i++;
             o->state = P_PROBE;
             break;
-        case P_NEXT:
-            o->i++;
-            o->state = P_PROBE;
-            break;
-        case P_RELOAD:
-            o->state = P_PROBED;
-            st = op_load(o);
-            break;
+        }
         case P_FINISH:
+            if (o->fence) { /* an _nb publish's write (its add has completed) */
+                o->fence = 0;
+                if ((st = rmc_fence(o->owner)) != RMC_OK)
+                    return *done = 1, st;
+            }
             return *done = 1, o->result;
         }
         if (st != RMC_OK)
@@ -771,7 +839,7 @@ static rmc_status_t local_op(hop_t *o)
     for (size_t i = 0; i < h->per; i++) {
         char *b = t + probe_slot(h, o->home, i) * h->bsz;
         int64_t *sw = (int64_t *)(void *)b;
-        int64_t s = __atomic_load_n(sw, __ATOMIC_ACQUIRE) & HS_STATE;
+        int64_t w = __atomic_load_n(sw, __ATOMIC_ACQUIRE), s = w & HS_STATE;
         if (s == HS_DELETED || s == HS_RESERVED) {
             if (cand < 0 && s == HS_DELETED)
                 cand = (long)probe_slot(h, o->home, i);
@@ -782,10 +850,10 @@ static rmc_status_t local_op(hop_t *o)
                 return RMC_ERR_NOT_FOUND;
             if (cand >= 0) {
                 b = t + (size_t)cand * h->bsz;
-                sw = (int64_t *)(void *)b;
+                w = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE);
             }
-            memcpy(b + 8, o->kv, h->bsz - 8);
-            __atomic_store_n(sw, HS_READY, __ATOMIC_RELEASE);
+            memcpy(b + 8, o->kv, h->esz);
+            publish_local(h, b, w, HS_READY);
             count(&h->n_inserts);
             return RMC_OK;
         }
@@ -793,6 +861,7 @@ static rmc_status_t local_op(hop_t *o)
             continue;
         if (o->rkind == K_REPLACE) {
             memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
+            publish_local(h, b, w, HS_READY);
             return RMC_OK;
         }
         switch (o->kind) {
@@ -802,11 +871,12 @@ static rmc_status_t local_op(hop_t *o)
                 return RMC_ERR_EXISTS;
             }
             memcpy(b + h->voff, o->kv + (h->voff - 8), h->vslot);
+            publish_local(h, b, w, HS_READY);
             return RMC_OK;
         case K_FIND:
             return rmcc_unpack(h->vt, b + h->voff, o->out, o->fn);
         case K_ERASE:
-            __atomic_store_n(sw, HS_DELETED, __ATOMIC_RELEASE);
+            publish_local(h, b, w, HS_DELETED);
             return RMC_OK;
         default: {
             rmc_status_t st = rmcc_unpack(h->vt, b + h->voff, o->uobj, o->fn);
@@ -815,8 +885,8 @@ static rmc_status_t local_op(hop_t *o)
             if ((st = o->ufn(o->uobj, o->uarg)) != RMC_OK) {
                 o->ufailed = 1;
                 update_failed(st, o->fn);
-            } else
-                st = pack_value(h, o->uobj, b + h->voff, o->fn);
+            } else if ((st = pack_value(h, o->uobj, b + h->voff, o->fn)) == RMC_OK)
+                publish_local(h, b, w, HS_READY);
             rmc_type_release(h->vt, o->uobj);
             return st;
         }
@@ -824,8 +894,8 @@ static rmc_status_t local_op(hop_t *o)
     }
     if (o->kind == K_INSERT && cand >= 0) {
         char *b = t + (size_t)cand * h->bsz;
-        memcpy(b + 8, o->kv, h->bsz - 8);
-        __atomic_store_n((int64_t *)(void *)b, HS_READY, __ATOMIC_RELEASE);
+        memcpy(b + 8, o->kv, h->esz);
+        publish_local(h, b, __atomic_load_n((int64_t *)(void *)b, __ATOMIC_ACQUIRE), HS_READY);
         count(&h->n_inserts);
         return RMC_OK;
     }
@@ -843,10 +913,10 @@ static int32_t verify_before(const struct rmc_hashmap *h, char *t, uint64_t x, s
 {
     for (size_t j = 0; j < end; j++) {
         char *b = t + probe_slot(h, x & h->mask, j) * h->bsz;
-        int64_t s = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_SEQ_CST) & HS_STATE;
+        int64_t w = __atomic_load_n((int64_t *)(void *)b, __ATOMIC_SEQ_CST), s = w & HS_STATE;
         if (s == HS_DELETED)
             continue;
-        if (s != HS_READY)
+        if (s != HS_READY || !bucket_ok(h, b, w)) /* (an entry still arriving: as reserved) */
             return RMC_ERR_RETRY;
         if (key_eq(h->kt, b + 8, e, key)) {
             *at = j;
@@ -854,6 +924,16 @@ static int32_t verify_before(const struct rmc_hashmap *h, char *t, uint64_t x, s
         }
     }
     return RMC_OK;
+}
+
+/* The owner's RPC handler publishes bucket b, which it holds (word `held`): the entry e (esz
+ * bytes) copied in first unless NULL, sealed for the next version, the lock released. */
+static void serve_publish(const struct rmc_hashmap *h, char *b, const char *e, int64_t held)
+{
+    if (e)
+        memcpy(b + 8, e, h->esz);
+    seal(h, b + 8, held + REL_READY);
+    __atomic_fetch_add((int64_t *)(void *)b, REL_READY, __ATOMIC_RELEASE);
 }
 
 /* One operation sent by another rank (or this one), executed by the owner on its table with CPU
@@ -868,6 +948,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
     char *t = h->pt.ltab[rmcc.rank];
     const rmc_type_t *kt = h->kt;
     long cand = -1;
+    int64_t candw = 0; /* the tombstone's word while it holds it */
     int ins = kind == K_INSERT || kind == K_INSERT_NEW;
     int reuse = ins && promise && !(promise & RMC_PROMISE_ERASE);
     int passed = 0; /* went past a tombstone without taking it */
@@ -899,7 +980,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                 size_t j = 0;
                 int32_t seen = verify_before(h, t, x, i, e, key, &j);
                 if (seen != RMC_OK) {
-                    __atomic_fetch_add(sw, HS_FREE - HS_RESERVED, __ATOMIC_RELEASE);
+                    __atomic_fetch_add(sw, REL_FREE, __ATOMIC_RELEASE);
                     if (seen == RMC_ERR_RETRY) {
                         out = RMC_ERR_RETRY;
                         goto give_back;
@@ -908,15 +989,19 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                     continue;
                 }
             }
-            memcpy(b + 8, e, h->bsz - 8);
-            __atomic_fetch_add(sw, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+            if (cand < 0)
+                w |= HS_RESERVED; /* what it holds (a tombstone's word: candw) */
+            else
+                w = candw;
+            serve_publish(h, b, e, w);
             count(&h->n_inserts);
             return RMC_OK;
         }
         if (s == HS_DELETED) {
             if (reuse && cand < 0) {
-                if (!__atomic_compare_exchange_n(sw, &w, (w & ~(int64_t)HS_STATE) | HS_RESERVED, 0,
-                                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+                candw = (w & ~(int64_t)HS_STATE) | HS_RESERVED;
+                if (!__atomic_compare_exchange_n(sw, &w, candw, 0, __ATOMIC_SEQ_CST,
+                                                 __ATOMIC_SEQ_CST))
                     continue;
                 cand = (long)slot;
             } else
@@ -926,18 +1011,23 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             i++;
             continue;
         }
-        /* READY: its key does not change until it is erased */
+        /* READY: an entry not arrived whole (a one-sided writer's) is as a reserved bucket */
+        if (!bucket_ok(h, b, w)) {
+            out = RMC_ERR_RETRY;
+            goto give_back;
+        }
+        /* its key does not change until it is erased */
         if (kind == K_FIND) {
-            int64_t old = __atomic_fetch_add(sw, HS_READER, __ATOMIC_ACQ_REL);
-            int eq = (old & HS_STATE) == HS_READY && key_eq(kt, b + 8, e, key);
+            int eq = key_eq(kt, b + 8, e, key);
             if (eq)
                 memcpy(value_out, b + h->voff, h->vslot);
-            int again = (old & HS_STATE) != HS_READY;
-            __atomic_fetch_sub(sw, HS_READER, __ATOMIC_RELEASE);
+            /* still that version: no writer locked it before the copy (a writer writes only
+             * after its lock), so the value is the checked entry's */
+            if (__atomic_load_n(sw, __ATOMIC_SEQ_CST) != w)
+                continue; /* look again */
             if (eq)
                 return RMC_OK;
-            if (!again)
-                i++;
+            i++;
             continue;
         }
         if (!key_eq(kt, b + 8, e, key)) {
@@ -951,37 +1041,37 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             out = RMC_ERR_EXISTS;
             goto give_back;
         }
-        int64_t ready = HS_READY;
-        if (!__atomic_compare_exchange_n(sw, &ready, HS_RESERVED, 0, __ATOMIC_ACQ_REL,
-                                         __ATOMIC_ACQUIRE)) {
-            out = RMC_ERR_RETRY; /* readers in, or it changed */
+        int64_t held = (w & ~(int64_t)HS_STATE) | HS_RESERVED; /* the checked version */
+        if (!__atomic_compare_exchange_n(sw, &w, held, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            out = RMC_ERR_RETRY; /* it changed */
             goto give_back;
         }
-        if (kind == K_ADD) {
+        if (kind == K_ERASE) {
+            __atomic_fetch_add(sw, REL_DELETED, __ATOMIC_RELEASE);
+        } else if (kind == K_ADD) {
             int64_t v;
             memcpy(&v, b + h->voff, 8);
             memcpy(value_out, &v, 8);
             v = (int64_t)((uint64_t)v + (uint64_t)delta);
             memcpy(b + h->voff, &v, 8);
-        } else if (kind != K_ERASE) /* insert (replace), K_REPLACE */
+            serve_publish(h, b, NULL, held);
+        } else { /* insert (replace), K_REPLACE */
             memcpy(b + h->voff, e + (h->voff - 8), h->vslot);
-        __atomic_fetch_add(sw, (kind == K_ERASE ? HS_DELETED : HS_READY) - HS_RESERVED,
-                           __ATOMIC_RELEASE);
+            serve_publish(h, b, NULL, held);
+        }
         out = RMC_OK;
         goto give_back;
     }
     if (ins && cand >= 0) {
-        char *b = t + (size_t)cand * h->bsz;
-        memcpy(b + 8, e, h->bsz - 8);
-        __atomic_fetch_add((int64_t *)(void *)b, HS_READY - HS_RESERVED, __ATOMIC_RELEASE);
+        serve_publish(h, t + (size_t)cand * h->bsz, e, candw);
         count(&h->n_inserts);
         return RMC_OK;
     }
     return ins ? RMC_ERR_FULL : RMC_ERR_NOT_FOUND;
 give_back:
     if (cand >= 0)
-        __atomic_fetch_add((int64_t *)(void *)(t + (size_t)cand * h->bsz),
-                           HS_DELETED - HS_RESERVED, __ATOMIC_RELEASE);
+        __atomic_fetch_add((int64_t *)(void *)(t + (size_t)cand * h->bsz), REL_DELETED,
+                           __ATOMIC_RELEASE);
     return out;
 }
 
@@ -992,7 +1082,7 @@ static size_t rpc_body(const struct rmc_hashmap *h, int kind)
     case K_INSERT:
     case K_INSERT_NEW:
     case K_REPLACE:
-        return h->bsz - 8; /* the packed entry */
+        return h->esz; /* the packed entry */
     case K_ADD:
         return h->kslot + 8; /* the packed key, the addend */
     default:
@@ -1037,13 +1127,13 @@ rmc_status_t rmcc_hashmap_serve(const void *payload, size_t len, void *reply, si
 }
 
 /* Which path an operation takes: RPC (one active message, the owner does the work) or RDMA
- * (one-sided). Chosen: RPC for an insert, fully atomic find or erase whose owner is on another
- * node, in thread AMO mode (where the one-sided path's atomics are active messages too, one round
- * trip each: the RPC is one round trip for the whole operation); RDMA otherwise (node-local owners
- * are reached by CPU atomics on shared memory; a find-only find is one read; an update runs the
- * caller's function on the caller). Forced: RMC_HASHMAP_RDMA / _RPC in the promise argument or as
- * the map's default; RPC needs thread AMO mode (with MPI atomics the owner's CPU atomics would not
- * be atomic with other ranks' one-sided ones) and is not there for updates. */
+ * (one-sided). Chosen: RPC for an insert or erase whose owner is on another node, in thread AMO
+ * mode (where the one-sided path's atomics are active messages too, one round trip each: the RPC
+ * is one round trip for the whole operation); RDMA otherwise (node-local owners are reached by
+ * CPU atomics on shared memory; a find is one read per probe, which no RPC beats; an update runs
+ * the caller's function on the caller). Forced: RMC_HASHMAP_RDMA / _RPC in the promise argument or
+ * as the map's default; RPC needs thread AMO mode (with MPI atomics the owner's CPU atomics would
+ * not be atomic with other ranks' one-sided ones) and is not there for updates. */
 static rmc_status_t choose_path(const struct rmc_hashmap *h, int kind, unsigned promise, int owner,
                                 int *rpc, const char *fn)
 {
@@ -1068,8 +1158,7 @@ static rmc_status_t choose_path(const struct rmc_hashmap *h, int kind, unsigned 
         *rpc = 1;
         return RMC_OK;
     }
-    *rpc = can && (kind != K_FIND || (promise & HM_PROMISES) != RMC_PROMISE_FIND) &&
-           rmc_same_node(owner) != 1;
+    *rpc = can && kind != K_FIND && rmc_same_node(owner) != 1;
     return RMC_OK;
 }
 
@@ -1117,6 +1206,8 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->fn = fn;
     char *pkbuf = mem;
     o->kv = mem + up8(h->kslot);
+    memset(o->kv, 0, h->bsz); /* the slots' padding is hashed and written too */
+    o->fence = 0;
     o->land = o->kv + h->bsz;
     o->uobj = o->land + h->bsz;
     o->pay = (char *)o->uobj + up8(h->vt->size);
@@ -1297,12 +1388,13 @@ rmc_status_t rmc_hashmap_insert(rmc_hashmap_h h, const void *key, const void *va
     return hm_op(h, K_INSERT, key, value, NULL, NULL, NULL, promise, NULL, __func__);
 }
 
-/* A find-only (RMC_PROMISE_FIND) of a plain map on the one-sided path, without building an
- * operation: each probe is one rmc_get of the whole bucket, as in the state machine's P_SEEN1
- * (the same reads, so the same counts), the key compared as bytes, the value copied out.
- * RMC_ERR_RETRY: a bucket is reserved (an insert after all): the general path waits for it. */
+/* A find of a plain map on the one-sided path, without building an operation: each probe is one
+ * rmc_get of the whole bucket, as in the state machine's P_SEEN1 (the same reads, so the same
+ * counts), a READY entry believed when its checksum matches (check; a find-only skips it: no
+ * writer runs), the key compared as bytes, the value copied out. RMC_ERR_RETRY: a bucket is
+ * reserved or its entry not arrived whole: the general path waits for it. */
 #define HM_PLAIN_LAND 64 /* the largest bucket it reads */
-static rmc_status_t plain_find(const struct rmc_hashmap *h, const void *key, void *out)
+static rmc_status_t plain_find(const struct rmc_hashmap *h, const void *key, void *out, int check)
 {
     uint64_t x = plain_hash(h, key), home = x & h->mask;
     int owner = owner_of(x);
@@ -1313,12 +1405,12 @@ static rmc_status_t plain_find(const struct rmc_hashmap *h, const void *key, voi
         rmc_status_t st = rmc_get(t + probe_slot(h, home, i) * bsz, land, bsz, owner);
         if (st != RMC_OK)
             return st;
-        int64_t s;
-        memcpy(&s, land, 8);
-        s &= HS_STATE;
+        int64_t w, s;
+        memcpy(&w, land, 8);
+        s = w & HS_STATE;
         if (s == HS_FREE)
             return RMC_ERR_NOT_FOUND;
-        if (s == HS_RESERVED)
+        if (s == HS_RESERVED || (check && s == HS_READY && !bucket_ok(h, land, w)))
             return RMC_ERR_RETRY;
         uint64_t a, b;
         if (s == HS_READY && (ks == 8 ? (memcpy(&a, land + 8, 8), memcpy(&b, key, 8), a == b)
@@ -1334,15 +1426,15 @@ rmc_status_t rmc_hashmap_find(rmc_hashmap_h h, const void *key, void *value, uns
 {
     RMCC_SERIAL();
     const char *fn = __func__;
-    if ((promise & HM_PROMISES) == RMC_PROMISE_FIND) {
-        rmc_status_t st = arg_check(h, K_FIND, key, value, promise, fn);
-        if (st != RMC_OK)
-            return st;
-        unsigned force = promise & HM_PATHS ? promise & HM_PATHS : h->path;
-        if (h->plain && h->bsz <= HM_PLAIN_LAND && force != RMC_HASHMAP_RPC &&
-            (st = plain_find(h, key, value)) != RMC_ERR_RETRY)
-            return st;
-    }
+    rmc_status_t st = arg_check(h, K_FIND, key, value, promise, fn);
+    if (st != RMC_OK)
+        return st;
+    unsigned force = promise & HM_PATHS ? promise & HM_PATHS : h->path;
+    if (h->plain && h->bsz <= HM_PLAIN_LAND && force != RMC_HASHMAP_RPC &&
+        !(promise & RMC_PROMISE_LOCAL) &&
+        (st = plain_find(h, key, value, (promise & HM_PROMISES) != RMC_PROMISE_FIND)) !=
+            RMC_ERR_RETRY)
+        return st;
     return hm_op(h, K_FIND, key, NULL, value, NULL, NULL, promise, NULL, fn);
 }
 
@@ -1528,7 +1620,9 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
         h->kslot = rmc_type_slot_bytes(key);
         h->vslot = rmc_type_slot_bytes(value);
         h->voff = 8 + up8(h->kslot);
-        h->bsz = h->voff + up8(h->vslot);
+        h->esz = h->voff - 8 + up8(h->vslot);
+        h->csoff = 8 + h->esz;
+        h->bsz = h->csoff + 8;
         h->per = per_rank(capacity);
         h->mask = h->per - 1;
         h->plain = !key->max_bytes && !key->hash && !key->equal && !value->max_bytes;
@@ -1605,9 +1699,8 @@ static rmc_status_t rehash(struct rmc_hashmap *h, const char *from, size_t per_f
             int64_t dw;
             memcpy(&dw, d, 8);
             if (dw == HS_FREE) {
-                memcpy(d, b, h->bsz);
-                dw = HS_READY;
-                memcpy(d, &dw, 8);
+                memcpy(d + 8, b + 8, h->esz);
+                publish_local(h, d, dw, HS_READY);
                 break;
             }
         }
@@ -1914,7 +2007,7 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
     char *cand = NULL; /* the first tombstone, else the free bucket that ends the sequence */
     for (size_t i = 0; i < h->per; i++) {
         char *s = t + probe_slot(h, home, i) * bsz;
-        int64_t st = __atomic_load_n((int64_t *)(void *)s, __ATOMIC_ACQUIRE) & HS_STATE;
+        int64_t w = __atomic_load_n((int64_t *)(void *)s, __ATOMIC_ACQUIRE), st = w & HS_STATE;
         if (st == HS_READY) {
             uint64_t x, y;
             if (ks == 8 ? (memcpy(&x, s + 8, 8), memcpy(&y, e, 8), x != y)
@@ -1922,6 +2015,7 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
                 continue;
             if (!b->combine) {
                 copy_small(s + h->voff, e + (h->voff - 8), h->vslot);
+                publish_local(h, s, w, HS_READY);
                 return RMC_OK;
             }
             /* fn changes a copy: a failing fn leaves the stored value as it was */
@@ -1931,6 +2025,7 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
             if (us != RMC_OK)
                 return update_failed(us, fn);
             copy_small(s + h->voff, b->uobj, vs);
+            publish_local(h, s, w, HS_READY);
             return RMC_OK;
         }
         if (st == HS_DELETED && !cand)
@@ -1948,8 +2043,8 @@ static rmc_status_t plain_insert(struct rmc_hashmap_buffer *b, char *t, char *e,
         *nofit = 1;
         return RMC_ERR_FULL;
     }
-    copy_small(cand + 8, e, bsz - 8);
-    __atomic_store_n((int64_t *)(void *)cand, HS_READY, __ATOMIC_RELEASE);
+    copy_small(cand + 8, e, h->esz);
+    publish_local(h, cand, __atomic_load_n((int64_t *)(void *)cand, __ATOMIC_ACQUIRE), HS_READY);
     (*added)++;
     return RMC_OK;
 }
@@ -2057,11 +2152,11 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
         st = rmcc_fail(RMC_ERR_ARG, fn, "batch %zu, queue capacity %zu (1 <= batch <= capacity)",
                        batch, queue_capacity);
     size_t bytes; /* batch <= capacity: the queue's size bounds a batch's */
-    if (st == RMC_OK && __builtin_mul_overflow(queue_capacity, h->bsz - 8, &bytes))
+    if (st == RMC_OK && __builtin_mul_overflow(queue_capacity, h->esz, &bytes))
         st = rmcc_fail(RMC_ERR_TOO_BIG, fn,
                        "queue capacity %zu x %zu-byte entries: the size overflows (%zu x %zu > "
                        "%zu)",
-                       queue_capacity, h->bsz - 8, queue_capacity, h->bsz - 8, SIZE_MAX);
+                       queue_capacity, h->esz, queue_capacity, h->esz, SIZE_MAX);
     uint64_t args[3] = {st == RMC_OK ? h->id : ~0ull, queue_capacity, batch};
     if ((st = rmcc_coll_begin(fn, args, 3, st)) != RMC_OK)
         return st;
@@ -2069,14 +2164,14 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
     struct rmc_hashmap_buffer *b = calloc(1, sizeof(*b));
     if (b) {
         b->h = h;
-        b->esz = h->bsz - 8;
+        b->esz = h->esz;
         b->batch = batch;
         b->etype = (rmc_type_t)RMC_TYPE_FIXED("hash map entry", b->esz);
         b->q = calloc(nr, sizeof(*b->q));
         b->buf = calloc(nr, sizeof(*b->buf));
         b->cnt = calloc(nr, sizeof(*b->cnt));
         b->land = malloc(batch * b->esz); /* no overflow: batch <= queue_capacity, checked */
-        b->tmp = malloc(b->esz);
+        b->tmp = calloc(1, b->esz); /* (padding: zero, as the batches') */
     }
     st = b && b->q && b->buf && b->cnt && b->land && b->tmp ? RMC_OK
                                                    : rmcc_fail(RMC_ERR_NOMEM, fn, "buffer handle");

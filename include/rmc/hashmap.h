@@ -7,32 +7,40 @@
  * visits every bucket of a power-of-two table once): a key lives on one rank, so every probe of an
  * operation goes to the same owner (node-local owners through shared memory).
  *
- * A bucket is a status word (2 state bits: free, reserved, ready, deleted; and a count of readers)
- * followed by the key and the value in place: byte-copied types as they are, serialized types as a
- * slot of 4 + max_bytes bytes (one read fetches a whole entry, no pointer to chase).
+ * A bucket is a status word (2 state bits: free, reserved, ready, deleted; and a version that
+ * every change advances) followed by the key and the value in place (byte-copied types as they
+ * are, serialized types as a slot of 4 + max_bytes bytes: one read fetches a whole entry, no
+ * pointer to chase) and a checksum of the entry and the status word it was published under. The
+ * checksum makes a bucket self-verifying: a read that raced with a writer does not match and is
+ * read again, so a find takes no reader count (BCL's status word counts readers instead).
  *
  * Operations and their costs in remote operations (A atomic, W write, R read; rmc_op_counts) for a
  * key found at its home bucket, by promise (include/rmc/promise.h):
- *   insert   RMC_PROMISE_ANY            2A + W: reserve the bucket (compare-and-swap), write key and
- *                                       value, mark it ready. Replacing a key's value costs
- *                                       A + R (see the key) + 2A + W (lock, write, unlock).
+ *   insert   RMC_PROMISE_ANY            A + W: take the free bucket as ready (compare-and-swap),
+ *                                       write key, value and checksum (BCL: 2A + W). Replacing a
+ *                                       key's value costs A + R (see the entry) + 2A + W (lock;
+ *                                       write and unlock in one round trip).
  *            RMC_PROMISE_INSERT (with or without _FIND: no erase runs concurrently): the same, and
- *                                       deleted buckets are reused.
- *   find     RMC_PROMISE_ANY            2A + R: reader in (fetch-and-add), read, reader out.
- *            RMC_PROMISE_FIND           R: one read of the bucket per probe, no atomic (only finds
- *                                       run concurrently, e.g. a traversal phase).
- *   erase    RMC_PROMISE_ANY            A + R + 2A: see the state, check the key, lock, mark deleted
- *                                       (a tombstone: finds go past it, inserts without erases
- *                                       running reuse it; rmc_hashmap_resize clears them).
- *   update   RMC_PROMISE_ANY            A + R + A + R + W + A: the value is read, changed by the
- *                                       caller's function and written back under the bucket's lock.
+ *                                       deleted buckets are reused (2A + W into a tombstone).
+ *   find     RMC_PROMISE_ANY            R: one read of the bucket per probe, its checksum checked
+ *                                       (BCL: 2A + R, reader in, read, reader out).
+ *            RMC_PROMISE_FIND           R: the same read, no check (only finds run concurrently).
+ *   erase    RMC_PROMISE_ANY            A + R + 2A: see the state, read and check the entry, lock,
+ *                                       mark deleted (a tombstone: finds go past it, inserts
+ *                                       without erases running reuse it; rmc_hashmap_resize
+ *                                       clears them).
+ *   update   RMC_PROMISE_ANY            A + R + A + W + A: the value (from the read that checked
+ *                                       the entry) is changed by the caller's function and
+ *                                       written back under the bucket's lock.
  *   all      RMC_PROMISE_LOCAL          the caller owns the key and nothing else runs on the map:
  *                                       plain loads and stores, no remote operation.
  * Each further probe (a collision) adds the probe's own cost: A + R for an insert or erase (the
- * state, then the key: a ready bucket's key never changes until it is erased), 2A + R for a find,
- * R under RMC_PROMISE_FIND. A find of a key that is absent stops at the first free bucket, in every
- * variant. Waiting (a bucket being written, a lock held by readers) keeps RMC's progress going.
- * Concurrent inserts of one key from many ranks leave exactly one entry, with one of the values.
+ * state, then the entry: a ready bucket's key never changes until it is erased), R for a find. A
+ * find of a key that is absent stops at the first free bucket, in every variant. Waiting (a bucket
+ * being written, an entry not arrived whole) keeps RMC's progress going. A checksum is 64 bits: a
+ * torn read of a 16-byte entry (an 8-byte key and value) never passes; of a larger entry with
+ * probability 2^-64. Concurrent inserts of one key from many ranks leave exactly one entry, with
+ * one of the values.
  *
  * Completion: a blocking insert, erase or update returns when it is performed at the owner
  * (visible to every rank's later operations); a find returns with the value. _nb forms return a
