@@ -1208,6 +1208,7 @@ static rmc_status_t op_init(hop_t *o, struct rmc_hashmap *h, int kind, const voi
     o->kv = mem + up8(h->kslot);
     memset(o->kv, 0, h->bsz); /* the slots' padding is hashed and written too */
     o->fence = 0;
+    o->exp = o->want = o->held = o->candw = o->fw = 0;
     o->land = o->kv + h->bsz;
     o->uobj = o->land + h->bsz;
     o->pay = (char *)o->uobj + up8(h->vt->size);
