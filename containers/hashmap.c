@@ -404,24 +404,26 @@ static rmc_status_t op_get(hop_t *o, size_t at, size_t bytes)
     return o->nb ? rmc_get_nb(o->b + at, o->land + at, bytes, o->owner, &o->r)
                  : rmc_get(o->b + at, o->land + at, bytes, o->owner);
 }
-/* Publishes the bucket it holds at b: seals the entry in kv for the next version, writes its
- * bytes from offset `at` (to the checksum's end) and releases the lock (add REL_READY), the write
- * and the add outstanding together (see the top). Blocking: both complete at the owner on return;
- * _nb: the add into o->r, the write completed by a fence at P_FINISH. */
-static rmc_status_t op_publish(hop_t *o, size_t at)
+/* Publishes the bucket it holds at b (status word o->held): seals the entry in kv for the word
+ * it will carry, writes its bytes from offset `at` (to the checksum's end) and, with `rel`
+ * (REL_READY), releases the lock by that add, the write and the add outstanding together (see the
+ * top); rel 0: the word is READY already (an insert's claim). Blocking: complete at the owner on
+ * return; _nb: the add into o->r, the write completed by a fence at P_FINISH. */
+static rmc_status_t op_publish(hop_t *o, size_t at, int64_t rel)
 {
     const struct rmc_hashmap *h = o->h;
-    seal(h, o->kv, o->held + REL_READY);
+    seal(h, o->kv, o->held + rel);
     rmc_status_t st = rmc_put_nb(o->kv + (at - 8), o->b + at, h->bsz - at, o->owner, NULL);
     if (st != RMC_OK)
         return st;
     atomic_thread_fence(memory_order_release);
     if (o->nb) {
         o->fence = 1;
-        return rmc_amo_add_i64_nb(o->b, REL_READY, o->owner, &o->r);
+        return rel ? rmc_amo_add_i64_nb(o->b, rel, o->owner, &o->r) : RMC_OK;
     }
-    st = rmc_amo_add_i64(o->b, REL_READY, o->owner);
-    return st == RMC_OK ? rmc_fence(o->owner) : st;
+    if (rel && (st = rmc_amo_add_i64(o->b, rel, o->owner)) != RMC_OK)
+        return st;
+    return rmc_fence(o->owner);
 }
 
 static void pause_round(unsigned *spins)
@@ -685,19 +687,13 @@ static rmc_status_t advance(hop_t *o, int *done)
             count(&h->n_inserts);
             o->result = RMC_OK;
             o->state = P_FINISH;
-            st = op_publish(o, 8);
+            st = op_publish(o, 8, REL_READY);
             break;
         case P_CLAIMED: /* READY with no entry yet: readers and writers wait for its checksum */
             count(&h->n_inserts);
             o->result = RMC_OK;
             o->state = P_FINISH;
-            seal(h, o->kv, o->held);
-            if ((st = rmc_put_nb(o->kv, o->b + 8, h->bsz - 8, o->owner, NULL)) != RMC_OK)
-                break;
-            if (o->nb)
-                o->fence = 1;
-            else
-                st = rmc_fence(o->owner);
+            st = op_publish(o, 8, 0);
             break;
         case P_VPROBE:
             if (o->i >= o->vend) { /* the key is before it nowhere: the free bucket is its */
@@ -755,7 +751,7 @@ static rmc_status_t advance(hop_t *o, int *done)
             memcpy(o->kv, o->land + 8, h->voff - 8);
             o->result = RMC_OK;
             o->state = P_FINISH;
-            st = op_publish(o, h->voff);
+            st = op_publish(o, h->voff, REL_READY);
             break;
         case P_UREAD: {
             rmc_status_t us = rmcc_unpack(h->vt, o->land + h->voff, o->uobj, o->fn);
@@ -1048,15 +1044,15 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
         }
         if (kind == K_ERASE) {
             __atomic_fetch_add(sw, REL_DELETED, __ATOMIC_RELEASE);
-        } else if (kind == K_ADD) {
-            int64_t v;
-            memcpy(&v, b + h->voff, 8);
-            memcpy(value_out, &v, 8);
-            v = (int64_t)((uint64_t)v + (uint64_t)delta);
-            memcpy(b + h->voff, &v, 8);
-            serve_publish(h, b, NULL, held);
-        } else { /* insert (replace), K_REPLACE */
-            memcpy(b + h->voff, e + (h->voff - 8), h->vslot);
+        } else {
+            if (kind == K_ADD) {
+                int64_t v;
+                memcpy(&v, b + h->voff, 8);
+                memcpy(value_out, &v, 8);
+                v = (int64_t)((uint64_t)v + (uint64_t)delta);
+                memcpy(b + h->voff, &v, 8);
+            } else /* insert (replace), K_REPLACE */
+                memcpy(b + h->voff, e + (h->voff - 8), h->vslot);
             serve_publish(h, b, NULL, held);
         }
         out = RMC_OK;
