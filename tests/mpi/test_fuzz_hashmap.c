@@ -22,8 +22,9 @@
  * RMC_FUZZ_PER (initial buckets per rank, 64), RMC_FUZZ_READS (reads per write, 1); diagnostics:
  * RMC_FUZZ_TRACE=1 (phase kinds and times, outcome counts), RMC_FUZZ_SLOW=1 (ops slower than 0.5
  * s), RMC_FUZZ_WAITREADS=1 (complete this rank's _nb inserts before each read: no find overlaps the
- * rank's own outstanding insert; works around the find_n hang seen with RMC_NODE_SIZE=1
- * RMC_AMO=mpi, seed 12). */
+ * rank's own outstanding insert; it was the work-around for a find_n hang seen with
+ * RMC_NODE_SIZE=1 RMC_AMO=mpi, seed 12, which passes without it since the self-verifying buckets:
+ * 29 Nov, 1000 runs of seeds 1-150 in five modes at np 2 and 3, 300 ops x 16 phases, no failure). */
 #include "cttest.h"
 #include <rmc/kv.h>
 #include <inttypes.h>
