@@ -240,6 +240,13 @@ static inline size_t probe_slot(const struct rmc_hashmap *h, uint64_t home, size
     return (size_t)((home + (uint64_t)i * (i + 1) / 2) & h->mask);
 }
 
+/* Status word w locked: state RESERVED, its version kept (what a compare-and-swap from w swaps
+ * in to hold the bucket, and what the holder's release adds to). */
+static inline int64_t locked(int64_t w)
+{
+    return (w & ~(int64_t)HS_STATE) | HS_RESERVED;
+}
+
 /* The checksum of the packed entry at e (esz bytes, a multiple of 8) published under status word
  * w: the word mixed first, then each 8-byte word of the entry chained through a bijective mix. */
 static inline uint64_t entry_cs(const struct rmc_hashmap *h, const char *e, int64_t w)
@@ -577,7 +584,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     o->state = P_WRITE;
                 } else if (s == HS_FREE) { /* free at a later version (given back): take it */
                     st = op_cas(o, o->v,
-                                o->passed ? o->v | HS_RESERVED : o->v + (HS_READY | HS_VER));
+                                o->passed ? locked(o->v) : o->v + (HS_READY | HS_VER));
                 } else if (s == HS_RESERVED && o->cand >= 0 && o->slot > (size_t)o->cand) {
                     WAIT_THEN(P_PROBE); /* holding the tombstone: waits only upwards */
                 } else if (s == HS_RESERVED && o->cand >= 0) {
@@ -589,7 +596,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                     st = op_get(o, 8, h->bsz - 8);
                 } else if (o->cand < 0 && o->promise && !(o->promise & RMC_PROMISE_ERASE)) {
                     o->state = P_CAND; /* a tombstone to reuse, unless the key is further on */
-                    st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
+                    st = op_cas(o, o->v, locked(o->v));
                 } else {
                     count(&h->n_collisions);
                     o->passed |= o->cand < 0;
@@ -642,7 +649,7 @@ static rmc_status_t advance(hop_t *o, int *done)
                 break;
             }
             o->state = P_LOCKED; /* the version whose entry was just read whole */
-            st = op_cas(o, o->v, (o->v & ~(int64_t)HS_STATE) | HS_RESERVED);
+            st = op_cas(o, o->v, locked(o->v));
             break;
         case P_LOCKED:
             if (o->v != o->exp) { /* it changed: look again */
@@ -969,7 +976,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             if (cand >= 0) {
                 b = t + (size_t)cand * h->bsz;
                 sw = (int64_t *)(void *)b;
-            } else if (!__atomic_compare_exchange_n(sw, &w, w | HS_RESERVED, 0, __ATOMIC_SEQ_CST,
+            } else if (!__atomic_compare_exchange_n(sw, &w, locked(w), 0, __ATOMIC_SEQ_CST,
                                                     __ATOMIC_SEQ_CST)) {
                 continue; /* changed meanwhile: look again */
             } else if (passed) { /* a tombstone passed may hold the key by now (see the top) */
@@ -985,17 +992,13 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
                     continue;
                 }
             }
-            if (cand < 0)
-                w |= HS_RESERVED; /* what it holds (a tombstone's word: candw) */
-            else
-                w = candw;
-            serve_publish(h, b, e, w);
+            serve_publish(h, b, e, cand < 0 ? locked(w) : candw); /* the word it holds */
             count(&h->n_inserts);
             return RMC_OK;
         }
         if (s == HS_DELETED) {
             if (reuse && cand < 0) {
-                candw = (w & ~(int64_t)HS_STATE) | HS_RESERVED;
+                candw = locked(w);
                 if (!__atomic_compare_exchange_n(sw, &w, candw, 0, __ATOMIC_SEQ_CST,
                                                  __ATOMIC_SEQ_CST))
                     continue;
@@ -1037,7 +1040,7 @@ static int32_t serve_op(struct rmc_hashmap *h, int kind, unsigned promise, uint6
             out = RMC_ERR_EXISTS;
             goto give_back;
         }
-        int64_t held = (w & ~(int64_t)HS_STATE) | HS_RESERVED; /* the checked version */
+        int64_t held = locked(w); /* the checked version */
         if (!__atomic_compare_exchange_n(sw, &w, held, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             out = RMC_ERR_RETRY; /* it changed */
             goto give_back;
