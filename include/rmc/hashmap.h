@@ -97,8 +97,8 @@ typedef struct rmc_hashmap *rmc_hashmap_h;
  * ranks by hash, so one rank's table fills before the whole: give room (a load of 1/2 to 3/4
  * probes little).
  * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (capacity
- * 0 or above 2^40), RMC_ERR_TYPE, RMC_ERR_TOO_BIG (a rank's table larger than its whole segment:
- * RMC_SEGMENT_RESERVE), RMC_ERR_NOMEM (the segment full), RMC_ERR_STATE (the ranks are in different
+ * 0), RMC_ERR_TYPE, RMC_ERR_TOO_BIG (capacity above 2^40, or a rank's table larger than its whole
+ * segment: RMC_SEGMENT_RESERVE), RMC_ERR_NOMEM (the segment full), RMC_ERR_STATE (the ranks are in different
  * collectives). On error no map exists on any rank. */
 rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
                                 rmc_hashmap_h *h);
@@ -193,8 +193,8 @@ typedef struct rmc_hashmap_buffer *rmc_hashmap_buffer_h;
 
 /* Collective. A buffer for h: batches of `batch` entries (>= 1), queues of `queue_capacity`
  * entries (>= batch) on every rank. Errors: as rmc_hashmap_create; RMC_ERR_HANDLE (h),
- * RMC_ERR_ARG (batch 0, above queue_capacity, or queue_capacity above 2^40), RMC_ERR_TOO_BIG
- * (queue_capacity x an entry's bytes overflows a size_t). */
+ * RMC_ERR_ARG (batch 0 or above queue_capacity), RMC_ERR_TOO_BIG (queue_capacity above 2^40, or
+ * queue_capacity x an entry's bytes overflows a size_t). */
 rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, size_t batch,
                                        rmc_hashmap_buffer_h *b);
 /* Local (pushes a batch to its owner's queue when it is full): key -> value, as

@@ -1230,6 +1230,9 @@ static void test_bad_input(void **s)
     static const rmc_type_t zero = RMC_TYPE_FIXED("zero", 0);
     int ok = 1;
     MPI_CHECK_ALL(rmc_hashmap_create(0, i64, i64, &bad) == RMC_ERR_ARG && bad == NULL);
+    /* above the 2^40 limit: a size (RMC_ERR_TOO_BIG, as arrays' and Bloom filters'), named */
+    MPI_CHECK_ALL(rmc_hashmap_create(((size_t)1 << 40) + 1, i64, i64, &bad) == RMC_ERR_TOO_BIG &&
+                  bad == NULL && strstr(rmc_last_error(), "capacity 1099511627777 (1 .. 2^40)"));
     MPI_CHECK_ALL(rmc_hashmap_create(16, &zero, i64, &bad) == RMC_ERR_TYPE && bad == NULL);
     MPI_CHECK_ALL(rmc_hashmap_create(16, i64, NULL, &bad) == RMC_ERR_TYPE && bad == NULL);
     { /* 2^40 buckets of 1 GiB values: the table's size overflows (it wrapped to a small request
@@ -1302,6 +1305,17 @@ static void test_bad_input(void **s)
     MPI_CHECK_OK(rmc_hashmap_count(h, &n));
     MPI_CHECK_ALL(n == 0);
     MPI_CHECK_ALL(rmc_hashmap_resize(h, 0) == RMC_ERR_ARG);
+    MPI_CHECK_ALL(rmc_hashmap_resize(h, ((size_t)1 << 40) + 1) == RMC_ERR_TOO_BIG &&
+                  rmc_hashmap_capacity(h) >= 16);
+    rmc_hashmap_buffer_h bb = NULL;
+    MPI_CHECK_ALL(rmc_hashmap_buffer_create(h, 4, 0, &bb) == RMC_ERR_ARG && bb == NULL);
+    MPI_CHECK_ALL(rmc_hashmap_buffer_create(h, 4, 5, &bb) == RMC_ERR_ARG && bb == NULL);
+    MPI_CHECK_ALL(rmc_hashmap_buffer_create(h, ((size_t)1 << 40) + 1, 1, &bb) == RMC_ERR_TOO_BIG &&
+                  bb == NULL && strstr(rmc_last_error(), "queue capacity 1099511627777"));
+    MPI_CHECK_OK(rmc_hashmap_insert(h, &k, &v, 0)); /* the map works after the refusals */
+    int64_t got = 0;
+    MPI_CHECK_OK(rmc_hashmap_find(h, &k, &got, 0));
+    MPI_CHECK_ALL(got == v);
     MPI_CHECK_OK(rmc_hashmap_destroy(h));
     /* use after destroy */
     MPITEST_EXPECT(ok, rmc_hashmap_insert(h, &k, &v, 0) == RMC_ERR_HANDLE);
