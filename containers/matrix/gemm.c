@@ -69,10 +69,15 @@ const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
 /* The block buffers of multiplications, kept from one to the next (multiplications are collective
  * and run one at a time). Fresh memory for every call cost the first transfers into it dearly:
  * 4 gets of 16 MiB with RMC_NODE_SIZE=1 took 262 ms into new pages, 6-7 ms into pages MPI had seen
- * (page faults and the transport's memory registration). Freed at rmc_finalize. */
+ * (page faults and the transport's memory registration). SUMMA's two panel buffers are kept
+ * likewise (panel() grows them as needed): allocated and freed by every call, a 256 x 256 SUMMA spent
+ * a fifth of its time in malloc and free under AddressSanitizer, and panels above glibc's mmap
+ * threshold came as fresh pages every time. Freed at rmc_finalize. */
 static struct {
     char *p;
     size_t cap;
+    char *panel[2]; /* SUMMA: A's and B's panels */
+    size_t panel_cap[2];
 } arena;
 
 /* A buffer of at least `bytes` from the arena (valid until the next call). */
@@ -97,8 +102,9 @@ static char *arena_get(size_t bytes, const char *fn)
 void rmcc_gemm_release(void)
 {
     free(arena.p);
-    arena.p = NULL;
-    arena.cap = 0;
+    for (int x = 0; x < 2; x++)
+        free(arena.panel[x]);
+    memset(&arena, 0, sizeof(arena));
 }
 
 /* ------------------------------------------------------------------------ the grid --- */
@@ -1481,8 +1487,6 @@ static rmc_status_t summa(gemm_t *g)
         st = rmcc_fail(RMC_ERR_MPI, g->fn, "MPI_Comm_split of SUMMA's row / column communicators");
     st = rmcc_agree(st);
     g->st.imbalance += now() - t0; /* (collective: waiting for the others) */
-    char *abuf = NULL, *bbuf = NULL;
-    size_t acap = 0, bcap = 0;
     int64_t i0 = rmcc_tile_lo(c, 0, pr), i1 = rmcc_tile_hi(c, 0, pr);
     int64_t j0 = rmcc_tile_lo(c, 1, pc), j1 = rmcc_tile_hi(c, 1, pc);
     for (int64_t kk = 0; st == RMC_OK && kk < g->ck.n; kk++) {
@@ -1496,8 +1500,10 @@ static rmc_status_t summa(gemm_t *g)
         blk_t pa, pb;
         double t0 = now(), w0 = g->st.comm_wait; /* (block_start inside counts its issue) */
         /* both panels on every rank (each agrees within its communicator), then all ranks */
-        rmc_status_t sa = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &abuf, &acap, &pa);
-        rmc_status_t sb = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &bbuf, &bcap, &pb);
+        rmc_status_t sa = panel(g, &g->a, i0, i1, k0, k1, acol, pc, row, &arena.panel[0],
+                                &arena.panel_cap[0], &pa);
+        rmc_status_t sb = panel(g, &g->b, k0, k1, j0, j1, brow, pr, col, &arena.panel[1],
+                                &arena.panel_cap[1], &pb);
         if ((st = rmcc_agree(sa != RMC_OK ? sa : sb)) != RMC_OK)
             break;
         g->st.comm_wait = w0 + (now() - t0);
@@ -1515,8 +1521,6 @@ static rmc_status_t summa(gemm_t *g)
         }
         st = agree_timed(g, st);
     }
-    free(abuf);
-    free(bbuf);
     if (row != MPI_COMM_NULL)
         MPI_Comm_free(&row);
     if (col != MPI_COMM_NULL)
