@@ -4,7 +4,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -377,6 +379,67 @@ static int world_size(void)
     return n;
 }
 
+/* The machine's state: the round trip of one cache line between the first two ranks of the node
+ * of world rank 0 (shared memory, spinning), in ns; -1 when that node has one rank. Collective
+ * over MPI_COMM_WORLD. On this project's virtual machines it is bimodal over minutes (about 100
+ * against 400 ns: the host's placement of the two virtual CPUs), and every operation between two
+ * ranks, MPI's or RMC's, moves with it (docs/benchmarks.md); the header prints it so that a run
+ * says which state it was measured in. A waiting side yields after 10^5 spins (ranks sharing a
+ * processor), and the probe stops after 20 ms. */
+static double core_round_trip_ns(void)
+{
+    int wr, nr, nsz;
+    MPI_Comm node;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wr, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return -1;
+    MPI_Comm_rank(node, &nr);
+    MPI_Comm_size(node, &nsz);
+    _Atomic long *line = NULL;
+    MPI_Win win;
+    MPI_Aint sz = nr == 0 && nsz > 1 ? 128 : 0;
+    double rtt = -1;
+    if (MPI_Win_allocate_shared(sz, 1, MPI_INFO_NULL, node, &line, &win) != MPI_SUCCESS) {
+        MPI_Comm_free(&node);
+        return -1;
+    }
+    if (nsz > 1 && nr < 2) {
+        MPI_Aint qsz;
+        int du;
+        MPI_Win_shared_query(win, 0, &qsz, &du, &line);
+        if (nr == 0)
+            atomic_store(line, 0);
+    }
+    MPI_Barrier(node);
+    if (nsz > 1 && nr == 0) {
+        uint64_t t0 = bench_now_ns(), t = t0;
+        long i = 0;
+        for (; t - t0 < 20000000 && i < 20000; i++) {
+            atomic_store(line, 2 * i + 1);
+            for (long spin = 0; atomic_load(line) != 2 * i + 2; spin++)
+                if (spin > 100000)
+                    sched_yield();
+            if ((i & 255) == 0)
+                t = bench_now_ns();
+        }
+        rtt = (double)(bench_now_ns() - t0) / (double)i;
+        atomic_store(line, -1);
+    } else if (nsz > 1 && nr == 1) {
+        for (long v, spin = 0; (v = atomic_load(line)) != -1; spin++) {
+            if (v & 1) {
+                atomic_store(line, v + 1);
+                spin = 0;
+            } else if (spin > 100000)
+                sched_yield();
+        }
+    }
+    MPI_Barrier(node);
+    MPI_Win_free(&win);
+    MPI_Comm_free(&node);
+    return rtt;
+}
+
 void bench_header(bench_opts_t *o, const char *title, const char *peers)
 {
     const char *dir = getenv("RMC_BENCH_CSV");
@@ -391,6 +454,7 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
                     dir);
         }
     }
+    double rtt = core_round_trip_ns();
     if (!is_root())
         return;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -421,6 +485,10 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
         printf("# ranks %d on %s | node mode: %s%s\n", world_size(), host,
                e && *e ? "RMC_NODE_SIZE=" : "real", e && *e ? e : "");
     }
+    if (rtt > 0)
+        printf("# machine state: one cache line's round trip between two cores %.0f ns (shared "
+               "memory; ~100 fast, ~400 slow on this project's VMs, docs/benchmarks.md)\n",
+               rtt);
     printf("# repetitions: %d per measurement, median reported%s\n", o->reps,
            o->quick ? " (--quick: reduced iterations)" : "");
     if (peers && *peers)

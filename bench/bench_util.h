@@ -104,8 +104,9 @@ const char *bench_node_mode(void);
 
 /* Prints (rank 0) the header: benchmark title, MPI library, ranks, node mode (RMC_NODE_SIZE and
  * the topology RMC sees when RMC is initialized), repetitions, and `peers` (free text describing
- * the peer libraries and their configuration). Also resolves o->csv from $RMC_BENCH_CSV. Call after
- * MPI (and preferably RMC) initialization. */
+ * the peer libraries and their configuration), and the machine's state (one cache line's round
+ * trip between two cores of rank 0's node). Also resolves o->csv from $RMC_BENCH_CSV. Collective
+ * (every rank calls it). Call after MPI (and preferably RMC) initialization. */
 void bench_header(bench_opts_t *o, const char *title, const char *peers);
 
 /* Starts MPI for a benchmark of `prog` that needs 2 ranks: sets ARMCI_USE_WIN_ALLOCATE=0 for the
