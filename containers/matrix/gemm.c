@@ -70,9 +70,9 @@ const char *rmc_gemm_algo_name(rmc_gemm_algo_t a)
  * and run one at a time). Fresh memory for every call cost the first transfers into it dearly:
  * 4 gets of 16 MiB with RMC_NODE_SIZE=1 took 262 ms into new pages, 6-7 ms into pages MPI had seen
  * (page faults and the transport's memory registration). SUMMA's two panel buffers are kept
- * likewise (panel() grows them as needed): allocated and freed by every call, a 256 x 256 SUMMA spent
- * a fifth of its time in malloc and free under AddressSanitizer, and panels above glibc's mmap
- * threshold came as fresh pages every time. Freed at rmc_finalize. */
+ * likewise (panel() grows them as needed): allocated and freed by every call, a 256 x 256 SUMMA
+ * spent a fifth of its time in malloc and free under AddressSanitizer, and panels above glibc's
+ * mmap threshold came as fresh pages every time. Freed at rmc_finalize. */
 static struct {
     char *p;
     size_t cap;
