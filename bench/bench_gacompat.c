@@ -326,6 +326,9 @@ int main(int argc, char **argv)
     GA_Initialize();
     if (!MA_initialized() && !MA_init(C_DBL, 1 << 22, 1 << 22))
         bench_fail("MA_init failed");
+    double rtt = bench_core_round_trip_ns(); /* (a comment line: bench-gacompat.sh lists them) */
+    if (c.me == 0 && rtt > 0)
+        printf("# machine state: one cache line's round trip between two cores %.0f ns\n", rtt);
     c.reps = o.reps;
     int d1 = c.np * (MAXB / 8), d2[2] = {N2, N2};
     c.g1 = NGA_Create(C_DBL, 1, &d1, "contiguous", NULL);

@@ -379,14 +379,9 @@ static int world_size(void)
     return n;
 }
 
-/* The machine's state: the round trip of one cache line between the first two ranks of the node
- * of world rank 0 (shared memory, spinning), in ns; -1 when that node has one rank. Collective
- * over MPI_COMM_WORLD. On this project's virtual machines it is bimodal over minutes (about 100
- * against 400 ns: the host's placement of the two virtual CPUs), and every operation between two
- * ranks, MPI's or RMC's, moves with it (docs/benchmarks.md); the header prints it so that a run
- * says which state it was measured in. A waiting side yields after 10^5 spins (ranks sharing a
- * processor), and the probe stops after 20 ms. */
-static double core_round_trip_ns(void)
+/* (bench_util.h) Rank 0's node's first two ranks ping one cache line; a waiting side yields after
+ * 10^5 spins (ranks sharing a processor), and the probe stops after 20 ms. */
+double bench_core_round_trip_ns(void)
 {
     int wr, nr, nsz;
     MPI_Comm node;
@@ -454,7 +449,7 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
                     dir);
         }
     }
-    double rtt = core_round_trip_ns();
+    double rtt = bench_core_round_trip_ns();
     if (!is_root())
         return;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";

@@ -109,6 +109,14 @@ const char *bench_node_mode(void);
  * (every rank calls it). Call after MPI (and preferably RMC) initialization. */
 void bench_header(bench_opts_t *o, const char *title, const char *peers);
 
+/* The machine's state: one cache line's round trip between the first two ranks of the node of
+ * world rank 0 (shared memory, spinning), in ns; -1 when that node has one rank. Collective over
+ * MPI_COMM_WORLD; at most ~20 ms. On this project's virtual machines it is bimodal over minutes
+ * (~100 against ~400 ns: the host's placement of the two virtual CPUs), and every operation between
+ * two ranks, MPI's or RMC's, moves with it (docs/benchmarks.md, Machine): a run that prints it says
+ * which state it was measured in. bench_header prints it. */
+double bench_core_round_trip_ns(void);
+
 /* Starts MPI for a benchmark of `prog` that needs 2 ranks: sets ARMCI_USE_WIN_ALLOCATE=0 for the
  * ARMCI-MPI peer (its default MPI_Win_allocate windows return wrong data on MPICH 4.0.2, see
  * docs/benchmarks.md; harmless without it), MPI_Init_thread(MPI_THREAD_MULTIPLE), and stores the

@@ -104,6 +104,16 @@ END {
         "scf_iter), >= 1x GA/RMC-ARMCI on every row, dgemm >= 1.3x both: %d miss(es) marked !\n", \
         misses
 }' $files | tee -a "$out/bench-gacompat.txt"
+# Each run's machine state (its "# machine state" line, bench/bench_util.h): on this project's VMs
+# ~100 ns fast, ~400 ns slow; a round in the slow state moves every cell of its column.
+{
+    printf "\nmachine state per run (one cache line's round trip between two cores, ns):"
+    for f in $files; do
+        b=$(basename "$f" .txt)
+        printf " %s %s" "${b#bench_}" "$(sed -n 's/^# machine state: .* \([0-9][0-9]*\) ns$/\1/p' "$f")"
+    done
+    printf "\n"
+} | tee -a "$out/bench-gacompat.txt"
 
 if command -v gnuplot > /dev/null 2>&1 && [ -s "$dat" ]; then
     gnuplot <<EOF || echo "bench-gacompat.sh: gnuplot failed, no PNG" >&2
