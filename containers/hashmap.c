@@ -1585,12 +1585,12 @@ static rmc_status_t table_alloc(size_t per, size_t bsz, uint64_t *off, const cha
     return rmcc_alloc_off(per * bsz, off, fn);
 }
 
-/* A map's capacity: 0 is a bad argument, above 2^40 a size (RMC_ERR_TOO_BIG, as arrays' and
- * Bloom filters' limits). */
-static rmc_status_t capacity_check(size_t capacity, const char *fn)
+/* A capacity (`what`: a map's, a buffer's queue's): 0 is a bad argument, above 2^40 a size
+ * (RMC_ERR_TOO_BIG, as arrays' and Bloom filters' limits). */
+static rmc_status_t capacity_check(const char *what, size_t capacity, const char *fn)
 {
     if (capacity == 0 || capacity > ((size_t)1 << 40))
-        return rmcc_fail(capacity ? RMC_ERR_TOO_BIG : RMC_ERR_ARG, fn, "capacity %zu (1 .. 2^40)",
+        return rmcc_fail(capacity ? RMC_ERR_TOO_BIG : RMC_ERR_ARG, fn, "%s %zu (1 .. 2^40)", what,
                          capacity);
     return RMC_OK;
 }
@@ -1606,7 +1606,7 @@ rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rm
     rmc_status_t st = RMC_OK;
     if (!hp)
         st = rmcc_fail(RMC_ERR_ARG, fn, "NULL handle pointer");
-    else if ((st = capacity_check(capacity, fn)) == RMC_OK &&
+    else if ((st = capacity_check("capacity", capacity, fn)) == RMC_OK &&
              (st = rmcc_type_check(key, fn)) == RMC_OK)
         st = rmcc_type_check(value, fn);
     uint64_t args[2] = {capacity, next_id};
@@ -1725,7 +1725,7 @@ rmc_status_t rmc_hashmap_resize(rmc_hashmap_h h, size_t capacity)
     const char *fn = __func__;
     rmc_status_t st = check(h, fn);
     if (st == RMC_OK)
-        st = capacity_check(capacity, fn);
+        st = capacity_check("capacity", capacity, fn);
     uint64_t args[2] = {st == RMC_OK ? h->id : ~0ull, capacity};
     if ((st = rmcc_coll_begin(fn, args, 2, st)) != RMC_OK)
         return st;
@@ -2160,8 +2160,8 @@ rmc_status_t rmc_hashmap_buffer_create(rmc_hashmap_h h, size_t queue_capacity, s
     else if (st == RMC_OK && (batch == 0 || queue_capacity < batch))
         st = rmcc_fail(RMC_ERR_ARG, fn, "batch %zu, queue capacity %zu (1 <= batch <= capacity)",
                        batch, queue_capacity);
-    else if (st == RMC_OK && queue_capacity > ((size_t)1 << 40))
-        st = rmcc_fail(RMC_ERR_TOO_BIG, fn, "queue capacity %zu (at most 2^40)", queue_capacity);
+    else if (st == RMC_OK)
+        st = capacity_check("queue capacity", queue_capacity, fn); /* (>= batch >= 1 here) */
     size_t bytes; /* batch <= capacity: the queue's size bounds a batch's */
     if (st == RMC_OK && __builtin_mul_overflow(queue_capacity, h->esz, &bytes))
         st = rmcc_fail(RMC_ERR_TOO_BIG, fn,

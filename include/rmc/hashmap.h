@@ -98,8 +98,8 @@ typedef struct rmc_hashmap *rmc_hashmap_h;
  * probes little).
  * Every rank passes the same arguments (checked). Errors: RMC_ERR_NOT_INIT, RMC_ERR_ARG (capacity
  * 0), RMC_ERR_TYPE, RMC_ERR_TOO_BIG (capacity above 2^40, or a rank's table larger than its whole
- * segment: RMC_SEGMENT_RESERVE), RMC_ERR_NOMEM (the segment full), RMC_ERR_STATE (the ranks are in different
- * collectives). On error no map exists on any rank. */
+ * segment: RMC_SEGMENT_RESERVE), RMC_ERR_NOMEM (the segment full), RMC_ERR_STATE (the ranks are in
+ * different collectives). On error no map exists on any rank. */
 rmc_status_t rmc_hashmap_create(size_t capacity, const rmc_type_t *key, const rmc_type_t *value,
                                 rmc_hashmap_h *h);
 

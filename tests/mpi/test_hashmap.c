@@ -1617,7 +1617,8 @@ static int completes_soon(rmc_request_h *rq, rmc_status_t *st)
     return 0;
 }
 
-/* The owner serves (rmc_progress) until the tester's message, then gives the value its byte back. */
+/* The owner serves (rmc_progress) until the tester's message, then gives the value its byte
+ * back. */
 static void serve_then_restore(unsigned char *byte, unsigned char was, int tester)
 {
     int flag = 0, token;
