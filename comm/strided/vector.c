@@ -49,6 +49,8 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
 {
     size_t tb = 0, ns = 0;
     uintptr_t rlo = UINTPTR_MAX, rhi = 0, wlo = UINTPTR_MAX, whi = 0;
+    const uintptr_t am =
+        al - 1; /* al: a power of two (1 or an element size), a mask not a divide */
     rmci_region_t *r0 = NULL;
     int same = 1;
     for (int j = 0; j < len; j++) {
@@ -71,11 +73,11 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
             if (!v->src[i] || !v->dst[i])
                 return rmci_why_set(RMC_ERR_ARG, why, whylen, "iov[%d].%s[%d] is NULL", j,
                                     v->src[i] ? "dst" : "src", i);
-            if (((uintptr_t)v->src[i] % al) || ((uintptr_t)v->dst[i] % al))
+            if (((uintptr_t)v->src[i] | (uintptr_t)v->dst[i]) & am)
                 return rmci_why_set(RMC_ERR_ALIGN, why, whylen,
                                     "iov[%d].%s[%d] = %p is not aligned to %zu bytes", j,
-                                    ((uintptr_t)v->src[i] % al) ? "src" : "dst", i,
-                                    ((uintptr_t)v->src[i] % al) ? v->src[i] : v->dst[i], al);
+                                    ((uintptr_t)v->src[i] & am) ? "src" : "dst", i,
+                                    ((uintptr_t)v->src[i] & am) ? v->src[i] : v->dst[i], al);
             rmci_target_t t = {0};
             rmc_status_t st = rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
             if (st != RMC_OK)
@@ -306,35 +308,54 @@ typedef struct vtyped {
     MPI_Datatype base;
     size_t es;
     int need_buf, unpack;
+    int ldense; /* the local side is one block in segment order (starting at lbase) */
+    int blk;    /* elements of every segment when all have the same size, else 0 (then bl) */
+    char *lbase;
     rmci_nbctx_t *ctx;
     char *buf;   /* packed data (in ctx), or NULL */
     char **segs; /* get with buffer: where each segment goes (in ctx) */
     size_t *seglen;
-    MPI_Aint *rd, *ld; /* remote / local displacements from rmin / lmin */
-    int *bl;           /* elements per segment */
+    MPI_Aint *rd, *ld; /* remote / local displacements from rmin / lmin (ld: NULL when dense) */
+    int *bl;           /* elements per segment (NULL when blk) */
     MPI_Aint rmin;
     uintptr_t lmin;
     rmci_range_t range; /* remote bytes touched */
 } vtyped_t;
 
 /* Element type on the wire: the accumulate type, or whole words when every segment allows it (MPI's
- * datatype engine is faster on them). */
+ * datatype engine is faster on them). Also finds whether the local side is dense (a scatter's
+ * values, a gather's result buffer: sent from or received into place, no packing and no origin
+ * datatype) and whether all segments have one size (an hindexed_block type: MPICH handles it
+ * ~1.6x faster than hindexed for single elements). */
 static void vtyped_base(vtyped_t *v)
 {
-    v->base = v->kind == SK_ACC ? rmci_acc_mpi_type(v->type) : MPI_BYTE;
-    v->es = v->kind == SK_ACC ? rmci_acc_esize(v->type) : 1;
-    if (v->kind == SK_ACC)
-        return;
     void *rbase = NULL;
     rmc_region_base(v->r, v->proc, &rbase, NULL);
     uintptr_t bits = (uintptr_t)rbase;
+    char *next = LOC(v->kind, &v->iov[0], 0);
+    int dense = 1, same = 1;
+    v->lbase = next;
     for (int j = 0; j < v->len; j++) {
-        bits |= v->iov[j].bytes;
-        for (int i = 0; i < v->iov[j].count; i++)
-            bits |= (uintptr_t)v->iov[j].src[i] | (uintptr_t)v->iov[j].dst[i];
+        const rmc_iov_t *e = &v->iov[j];
+        bits |= e->bytes;
+        same &= e->bytes == v->iov[0].bytes;
+        for (int i = 0; i < e->count; i++) {
+            char *o = LOC(v->kind, e, i);
+            bits |= (uintptr_t)e->src[i] | (uintptr_t)e->dst[i];
+            dense &= o == next;
+            next = o + e->bytes;
+        }
     }
-    v->es = rmci_word_size(0, bits);
-    v->base = rmci_word_type(v->es);
+    if (v->kind == SK_ACC) {
+        v->base = rmci_acc_mpi_type(v->type);
+        v->es = rmci_acc_esize(v->type);
+    } else {
+        v->es = rmci_word_size(0, bits);
+        v->base = rmci_word_type(v->es);
+    }
+    v->ldense = dense;
+    size_t blk = v->iov[0].bytes / v->es;
+    v->blk = same && blk <= (size_t)INT_MAX ? (int)blk : 0;
 }
 
 /* Context, packed buffer (+ unpack table after the data, 8-byte aligned) and displacement arrays.
@@ -352,11 +373,12 @@ static rmc_status_t vtyped_alloc(vtyped_t *v, rmci_mode_t mode)
         v->segs = (char **)(void *)(v->buf + tpad);
         v->seglen = (size_t *)(void *)(v->buf + tpad + v->nseg * sizeof(char *));
     }
+    int need_ld = !v->need_buf && !v->ldense;
     v->rd = rmci_malloc(v->nseg * sizeof(MPI_Aint));
-    v->ld = v->need_buf ? NULL : rmci_malloc(v->nseg * sizeof(MPI_Aint));
-    v->bl = rmci_malloc(v->nseg * sizeof(int));
-    if ((!v->ctx && (v->need_buf || mode == RMCI_NB_REQUEST)) || !v->rd || !v->bl ||
-        (!v->need_buf && !v->ld))
+    v->ld = need_ld ? rmci_malloc(v->nseg * sizeof(MPI_Aint)) : NULL;
+    v->bl = v->blk ? NULL : rmci_malloc(v->nseg * sizeof(int));
+    if ((!v->ctx && (v->need_buf || mode == RMCI_NB_REQUEST)) || !v->rd || (!v->blk && !v->bl) ||
+        (need_ld && !v->ld))
         return rmci_fail(RMC_ERR_NOMEM, "vector transfer", "state of %zu segments", v->nseg);
     return RMC_OK;
 }
@@ -387,7 +409,8 @@ static void vtyped_layout(vtyped_t *v)
                 v->rmin = t.disp;
             if (t.disp + (MPI_Aint)e->bytes > rmax)
                 rmax = t.disp + (MPI_Aint)e->bytes;
-            v->bl[s] = (int)(e->bytes / v->es);
+            if (v->bl)
+                v->bl[s] = (int)(e->bytes / v->es);
             const char *o = LOC(v->kind, e, i);
             if (v->ld) {
                 v->ld[s] = (MPI_Aint)(uintptr_t)o;
@@ -413,27 +436,33 @@ static void vtyped_layout(vtyped_t *v)
     v->range = (rmci_range_t){v->rmin, rmax};
 }
 
-/* One group of segments [g0, g1) of gb bytes (packed at buf + off) as one typed op. */
+/* An hindexed type of segments [g0, g0 + n) at displacements d (hindexed_block when they have one
+ * size). */
+static int vtyped_type(const vtyped_t *v, size_t g0, int n, const MPI_Aint *d, MPI_Datatype *t)
+{
+    int rc = v->blk ? RMCI_MPI_RC(MPI_Type_create_hindexed_block, (n, v->blk, d + g0, v->base, t))
+                    : RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, d + g0, v->base, t));
+    if (rc == MPI_SUCCESS) {
+        rmci_res_count(RMCI_RES_TYPE, 1);
+        rc = RMCI_MPI_RC(MPI_Type_commit, (t));
+    }
+    return rc;
+}
+
+/* One group of segments [g0, g1) of gb bytes (at offset off of the packed data or of the dense
+ * local side) as one typed op. */
 static int vtyped_group(const vtyped_t *v, size_t g0, size_t g1, size_t gb, size_t off)
 {
     int n = (int)(g1 - g0);
     MPI_Datatype tt = MPI_DATATYPE_NULL, ot = MPI_DATATYPE_NULL;
-    int rc = RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, v->rd + g0, v->base, &tt));
-    if (rc == MPI_SUCCESS) {
-        rmci_res_count(RMCI_RES_TYPE, 1);
-        rc = RMCI_MPI_RC(MPI_Type_commit, (&tt));
-    }
-    if (rc == MPI_SUCCESS && v->ld) {
-        rc = RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, v->ld + g0, v->base, &ot));
-        if (rc == MPI_SUCCESS) {
-            rmci_res_count(RMCI_RES_TYPE, 1);
-            rc = RMCI_MPI_RC(MPI_Type_commit, (&ot));
-        }
-    }
+    int rc = vtyped_type(v, g0, n, v->rd, &tt);
+    if (rc == MPI_SUCCESS && v->ld)
+        rc = vtyped_type(v, g0, n, v->ld, &ot);
     int mr = rmci_region_mrank(v->r, v->proc);
     MPI_Win win = rmci_region_win(v->r);
-    if (rc == MPI_SUCCESS && v->buf)
-        rc = rmci_issue1(v->kind, v->buf + off, (int)(gb / v->es), v->base, mr, v->rmin, 1, tt, win,
+    char *flat = v->buf ? v->buf : v->ld ? NULL : v->lbase; /* the local side as one block */
+    if (rc == MPI_SUCCESS && flat)
+        rc = rmci_issue1(v->kind, flat + off, (int)(gb / v->es), v->base, mr, v->rmin, 1, tt, win,
                          NULL);
     else if (rc == MPI_SUCCESS)
         rc = rmci_issue1(v->kind, (void *)v->lmin, 1, ot, mr, v->rmin, 1, tt, win, NULL);
@@ -450,8 +479,14 @@ static rmc_status_t vtyped_issue(const vtyped_t *v)
     size_t g0 = 0, off = 0;
     while (g0 < v->nseg) {
         size_t g1 = g0, gb = 0;
-        while (g1 < v->nseg && (g1 == g0 || gb + (size_t)v->bl[g1] * v->es <= RMCI_DT_PIECE))
-            gb += (size_t)v->bl[g1++] * v->es;
+        if (v->blk) { /* one size: the group's length directly */
+            size_t sb = (size_t)v->blk * v->es, k = RMCI_DT_PIECE / sb;
+            g1 = g0 + (k < 1 ? 1 : k < v->nseg - g0 ? k : v->nseg - g0);
+            gb = (g1 - g0) * sb;
+        } else {
+            while (g1 < v->nseg && (g1 == g0 || gb + (size_t)v->bl[g1] * v->es <= RMCI_DT_PIECE))
+                gb += (size_t)v->bl[g1++] * v->es;
+        }
         int rc = vtyped_group(v, g0, g1, gb, off);
         if (rc != MPI_SUCCESS)
             return rmci_mpi_fail(rmci_issue1_name(v->kind), "vector transfer", rc);
@@ -520,7 +555,9 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     if (local_tgt)
         mode = RMCI_BLOCKING;
     vtyped_base(&v);
-    v.need_buf = (kind == SK_ACC && !rmci_acc_scale_is_one(type, scale)) || m == RMC_STRIDED_PACK;
+    /* a dense local side is its own packed form (a scaled accumulate still needs the copy) */
+    v.need_buf = (kind == SK_ACC && !rmci_acc_scale_is_one(type, scale)) ||
+                 (m == RMC_STRIDED_PACK && !v.ldense);
     v.unpack = kind == SK_GET && v.need_buf;
     rmc_status_t st = vtyped_alloc(&v, mode);
     struct rmc_request *q = NULL;
@@ -552,9 +589,24 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     return vtyped_complete(&v, mode, q, req, local_tgt);
 }
 
-/* 1 when the written side (put/acc: remote, get: local) has overlapping segments. */
+/* 1 when the written side (put/acc: remote, get: local) has overlapping segments. A list in
+ * ascending address order (ga-compat's scatters, most patch lists) is checked in place; any other
+ * is copied and sorted. */
 static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nomem)
 {
+    uintptr_t end = 0;
+    int in_order = 1;
+    for (int j = 0; j < len && in_order; j++)
+        for (int i = 0; i < iov[j].count; i++) {
+            uintptr_t a = (uintptr_t)iov[j].dst[i];
+            if (a < end) {
+                in_order = 0;
+                break;
+            }
+            end = a + iov[j].bytes;
+        }
+    if (in_order)
+        return 0;
     span_t *sp = rmci_malloc(nseg * sizeof(*sp));
     if (!sp) {
         *nomem = 1;

@@ -182,13 +182,15 @@ static void test_acc_2d_vector(void **s)
                     for (size_t j = 0; j < cols; j++)
                         tref_acc_elem(t, scale, mirror + ((r0 + i) * N + c0 + j) * es,
                                       src + (i * cols + j) * es);
-                /* vector: every other element of a few rows, as segments of 1..3 elements */
+                /* vector: every other element of a few rows, as segments of 1..3 elements; the
+                 * local side one dense block (sent in place) or, every other iteration, with a gap
+                 * of one element after each segment (packed, or an origin datatype) */
                 int nseg = (int)trng_range(&r, 1, 40);
-                size_t segel = (size_t)trng_range(&r, 1, 3);
+                size_t segel = (size_t)trng_range(&r, 1, 3), lgap = (size_t)(it / 2 % 2);
                 void *sp[40], *dp[40];
-                tfill_values(t, src, (size_t)nseg * segel * es, &r);
+                tfill_values(t, src, (size_t)nseg * (segel + lgap) * es, &r);
                 for (int i = 0; i < nseg; i++) {
-                    sp[i] = src + (size_t)i * segel * es;
+                    sp[i] = src + (size_t)i * (segel + lgap) * es;
                     dp[i] = (char *)bases[tgt] + (size_t)i * (segel + 1 + (size_t)(it % 3)) * es;
                 }
                 rmc_iov_t iov = {sp, dp, nseg, segel * es};

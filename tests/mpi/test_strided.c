@@ -419,7 +419,9 @@ static void test_2d(void **s)
 }
 
 /* Vector put/get: random equal-size segments at distinct remote slots, several descriptors per
- * call, segments spread over two regions in some calls. */
+ * call, segments spread over two regions in some calls. Every other iteration the local side is
+ * one dense block (sent from / received into place); one in five lists each descriptor's
+ * segments in descending remote order (the overlap check sorts a copy). */
 static void test_vector(void **s)
 {
     (void)s;
@@ -442,6 +444,7 @@ static void test_vector(void **s)
             void *sp[3][64], *dp[3][64];
             size_t slot = 0; /* distinct slots: remote and local offsets advance monotonically */
             size_t loff = 0;
+            int ldense = it % 4 >= 2, desc = it % 5 == 4;
             for (int j = 0; j < nd; j++) {
                 size_t bytes = (size_t)trng_range(&r, 1, 200);
                 if (it % 4 == 1)
@@ -453,12 +456,17 @@ static void test_vector(void **s)
                 iov[j].dst = dp[j];
                 for (int i = 0; i < cnt; i++) {
                     slot += (size_t)trng_range(&r, 0, 2) * 8;
-                    loff += (size_t)trng_range(&r, 0, 3);
+                    loff += ldense ? 0 : (size_t)trng_range(&r, 0, 3);
                     char *rb = (two && (i % 2)) ? (char *)b2[tgt] : (char *)b1[tgt];
                     sp[j][i] = src + loff;
                     dp[j][i] = rb + slot;
                     slot += bytes;
                     loff += bytes;
+                }
+                for (int i = 0; desc && i < cnt / 2; i++) { /* reverse the (src, dst) pairs */
+                    void *ts = sp[j][i], *td = dp[j][i];
+                    sp[j][i] = sp[j][cnt - 1 - i], dp[j][i] = dp[j][cnt - 1 - i];
+                    sp[j][cnt - 1 - i] = ts, dp[j][cnt - 1 - i] = td;
                 }
             }
             if (slot > REG || loff > LB) {
