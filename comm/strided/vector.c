@@ -11,29 +11,52 @@
 #include "strided_rt.h"
 
 typedef struct span {
-    uintptr_t off;
+    uintptr_t off; /* written address */
     size_t len;
+    const void *src; /* the segment's other side */
 } span_t;
 
-static int span_cmp(const void *a, const void *b)
+/* Sorts s[0, n) by address, stably (equal addresses keep their list order): a radix sort over the
+ * bits in which the addresses differ, 11 at a time (a list within one region part of a few MiB:
+ * two passes); insertion sort for short lists. tmp: room for n spans. */
+static void spans_sort(span_t *s, span_t *tmp, size_t n)
 {
-    const span_t *x = a, *y = b;
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* 1 when some of the n spans overlap (sorts them unless they are in order already: callers such
- * as ga-compat's scatter pass lists sorted by address). */
-static int spans_overlap(span_t *s, size_t n)
-{
-    size_t i = 1;
-    while (i < n && s[i - 1].off <= s[i].off)
-        i++;
-    if (i < n)
-        qsort(s, n, sizeof(*s), span_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (s[i - 1].off + s[i - 1].len > s[i].off)
-            return 1;
-    return 0;
+    enum { BITS = 11, NB = 1 << BITS };
+    if (n < 64) {
+        for (size_t i = 1; i < n; i++) {
+            span_t x = s[i];
+            size_t j = i;
+            for (; j > 0 && s[j - 1].off > x.off; j--)
+                s[j] = s[j - 1];
+            s[j] = x;
+        }
+        return;
+    }
+    uintptr_t lo = s[0].off, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        lo = s[i].off < lo ? s[i].off : lo;
+        hi = s[i].off > hi ? s[i].off : hi;
+    }
+    size_t cnt[NB];
+    span_t *from = s, *to = tmp;
+    for (int sh = 0; sh < (int)(8 * sizeof(uintptr_t)) && ((hi - lo) >> sh); sh += BITS) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[((from[i].off - lo) >> sh) & (NB - 1)]++;
+        size_t sum = 0;
+        for (int b = 0; b < NB; b++) {
+            size_t c = cnt[b];
+            cnt[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            to[cnt[((from[i].off - lo) >> sh) & (NB - 1)]++] = from[i];
+        span_t *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != s)
+        memcpy(s, from, n * sizeof(*s));
 }
 
 /* Local side / remote side of segment i of descriptor v. */
@@ -589,10 +612,12 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     return vtyped_complete(&v, mode, q, req, local_tgt);
 }
 
-/* 1 when the written side (put/acc: remote, get: local) has overlapping segments. A list in
- * ascending address order (ga-compat's scatters, most patch lists) is checked in place; any other
- * is copied and sorted. */
-static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nomem)
+/* Whether the written side (put/acc: remote, get: local) has overlapping segments: 0 no, 1 yes,
+ * 2 only exact repeats (segments at one address with one length) when `dups` asks for them: then
+ * *dups holds every segment sorted by address, repeats in list order (the caller frees it). A list
+ * in ascending address order (ga-compat's scatters, most patch lists) is checked in place; any
+ * other is copied and sorted. */
+static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nomem, span_t **dups)
 {
     uintptr_t end = 0;
     int in_order = 1;
@@ -607,22 +632,37 @@ static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nome
         }
     if (in_order)
         return 0;
-    span_t *sp = rmci_malloc(nseg * sizeof(*sp));
+    span_t *sp = rmci_malloc(2 * nseg * sizeof(*sp));
     if (!sp) {
         *nomem = 1;
         return 1;
     }
     size_t s = 0;
     for (int j = 0; j < len; j++)
-        for (int i = 0; i < iov[j].count; i++, s++) {
-            sp[s].off =
-                (uintptr_t)iov[j].dst[i]; /* written side: remote for put/acc, local for get */
-            sp[s].len = iov[j].bytes;
+        for (int i = 0; i < iov[j].count; i++, s++)
+            sp[s] = (span_t){(uintptr_t)iov[j].dst[i], iov[j].bytes, iov[j].src[i]};
+    spans_sort(sp, sp + nseg, nseg);
+    int ov = 0, exact = 1;
+    for (size_t i = 1; i < nseg; i++)
+        if (sp[i - 1].off + sp[i - 1].len > sp[i].off) {
+            ov = 1;
+            exact &= sp[i - 1].off == sp[i].off && sp[i - 1].len == sp[i].len;
         }
-    int ov = spans_overlap(sp, nseg);
+    if (ov && exact && dups) {
+        *dups = sp;
+        return 2;
+    }
     free(sp);
     return ov;
 }
+
+/* A put whose only overlaps are repeated segments (a GA scatter's repeated subscripts through
+ * ARMCI_PutV): each address once, from its last segment in list order, as one ascending list.
+ * Which write of a repeated address lands is undefined for a vector put (strided.h); the last is
+ * what a node-local target keeps. sp: written_overlap's sorted spans, all of `bytes` bytes. */
+static rmc_status_t remote_put_unique(const span_t *sp, size_t nseg, size_t bytes, int proc,
+                                      rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
+                                      rmc_strided_method_t m);
 
 static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
                                   const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
@@ -691,14 +731,47 @@ static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *sca
     if (m == RMC_STRIDED_AUTO)
         m = rmci_vector_auto(kind, total / nseg, nseg);
     if (m != RMC_STRIDED_LIST && one) {
-        int nomem = 0;
-        if (!written_overlap(iov, len, nseg, &nomem))
+        int nomem = 0, same = 1;
+        for (int j = 1; j < len; j++)
+            same &= iov[j].bytes == iov[0].bytes;
+        span_t *sp = NULL;
+        int ov = written_overlap(iov, len, nseg, &nomem, kind == SK_PUT && same ? &sp : NULL);
+        if (!ov)
             return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m);
+        if (ov == 2) {
+            rmc_status_t st = remote_put_unique(sp, nseg, iov[0].bytes, proc, mode, req, one, m);
+            free(sp);
+            return st;
+        }
         if (nomem)
+
             return rmci_fail(RMC_ERR_NOMEM, "vector transfer", "overlap check of %zu segments",
                              nseg);
     }
     return remote_list(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
+}
+
+static rmc_status_t remote_put_unique(const span_t *sp, size_t nseg, size_t bytes, int proc,
+                                      rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
+                                      rmc_strided_method_t m)
+{
+    void **src = rmci_malloc(2 * nseg * sizeof(void *));
+    if (!src)
+        return rmci_fail(RMC_ERR_NOMEM, "vector transfer",
+                         "the %zu segments of a put with repeated destinations", nseg);
+    void **dst = src + nseg;
+    size_t k = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        if (i + 1 < nseg && sp[i + 1].off == sp[i].off)
+            continue; /* a later segment writes this address */
+        src[k] = (void *)(uintptr_t)sp[i].src;
+        dst[k++] = (void *)sp[i].off;
+    }
+    rmc_iov_t u = {.src = src, .dst = dst, .count = (int)k, .bytes = bytes};
+    rmc_status_t st =
+        remote_typed(SK_PUT, (rmc_acc_type_t)0, NULL, &u, 1, proc, mode, req, k * bytes, k, one, m);
+    free(src);
+    return st;
 }
 
 /* An accumulate through MPI into this process's own memory whose source overlaps what it writes:
