@@ -108,6 +108,7 @@ static const char *const sites[] = {
     "MPI_Type_commit",
     "MPI_Type_contiguous",
     "MPI_Type_create_hindexed",
+    "MPI_Type_create_hindexed_block",
     "MPI_Type_create_hvector",
     "MPI_Type_free",
     "MPI_Wait",

@@ -461,26 +461,32 @@ static void vtyped_layout(vtyped_t *v)
 
 /* An hindexed type of segments [g0, g0 + n) at displacements d (hindexed_block when they have one
  * size). */
-static int vtyped_type(const vtyped_t *v, size_t g0, int n, const MPI_Aint *d, MPI_Datatype *t)
+static int vtyped_type(const vtyped_t *v, size_t g0, int n, const MPI_Aint *d, MPI_Datatype *t,
+                       const char **what)
 {
+    *what = v->blk ? "MPI_Type_create_hindexed_block" : "MPI_Type_create_hindexed";
     int rc = v->blk ? RMCI_MPI_RC(MPI_Type_create_hindexed_block, (n, v->blk, d + g0, v->base, t))
                     : RMCI_MPI_RC(MPI_Type_create_hindexed, (n, v->bl + g0, d + g0, v->base, t));
     if (rc == MPI_SUCCESS) {
         rmci_res_count(RMCI_RES_TYPE, 1);
+        *what = "MPI_Type_commit";
         rc = RMCI_MPI_RC(MPI_Type_commit, (t));
     }
     return rc;
 }
 
 /* One group of segments [g0, g1) of gb bytes (at offset off of the packed data or of the dense
- * local side) as one typed op. */
-static int vtyped_group(const vtyped_t *v, size_t g0, size_t g1, size_t gb, size_t off)
+ * local side) as one typed op. *what: the MPI call a failure came from. */
+static int vtyped_group(const vtyped_t *v, size_t g0, size_t g1, size_t gb, size_t off,
+                        const char **what)
 {
     int n = (int)(g1 - g0);
     MPI_Datatype tt = MPI_DATATYPE_NULL, ot = MPI_DATATYPE_NULL;
-    int rc = vtyped_type(v, g0, n, v->rd, &tt);
+    int rc = vtyped_type(v, g0, n, v->rd, &tt, what);
     if (rc == MPI_SUCCESS && v->ld)
-        rc = vtyped_type(v, g0, n, v->ld, &ot);
+        rc = vtyped_type(v, g0, n, v->ld, &ot, what);
+    if (rc == MPI_SUCCESS)
+        *what = rmci_issue1_name(v->kind);
     int mr = rmci_region_mrank(v->r, v->proc);
     MPI_Win win = rmci_region_win(v->r);
     char *flat = v->buf ? v->buf : v->ld ? NULL : v->lbase; /* the local side as one block */
@@ -510,9 +516,10 @@ static rmc_status_t vtyped_issue(const vtyped_t *v)
             while (g1 < v->nseg && (g1 == g0 || gb + (size_t)v->bl[g1] * v->es <= RMCI_DT_PIECE))
                 gb += (size_t)v->bl[g1++] * v->es;
         }
-        int rc = vtyped_group(v, g0, g1, gb, off);
+        const char *what = NULL;
+        int rc = vtyped_group(v, g0, g1, gb, off, &what);
         if (rc != MPI_SUCCESS)
-            return rmci_mpi_fail(rmci_issue1_name(v->kind), "vector transfer", rc);
+            return rmci_mpi_fail(what, "vector transfer", rc);
         off += gb;
         g0 = g1;
     }

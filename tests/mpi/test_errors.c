@@ -240,6 +240,49 @@ static void test_mpi_failure_operation(void **state)
     MPI_CHECK_OK(rmc_finalize());
 }
 
+/* A vector put to a remote rank whose datatype cannot be built (the typed protocol: 16 segments of
+ * one size, an hindexed_block type): the public function and the MPI call that failed are named,
+ * and the next vector put works. A node-local target is served by copies: no MPI call to fail. */
+static void test_vector_type_failure(void **state)
+{
+    (void)state;
+    set_fault("MPI_Type_create_hindexed_block@%d", np - 1);
+    MPI_CHECK_OK(rmc_init(MPI_COMM_WORLD));
+    unsetenv("RMC_FAULT");
+    void *bases[64];
+    rmc_region_h h;
+    MPI_CHECK_OK(rmc_region_alloc(256, bases, &h));
+    double x[16];
+    void *sp[16], *dp[16];
+    for (int i = 0; i < 16; i++) {
+        x[i] = 1.0 + i;
+        sp[i] = &x[i];
+        dp[i] = (char *)bases[0] + 16 * i; /* every other double of rank 0's part */
+    }
+    rmc_iov_t iov = {sp, dp, 16, 8};
+    int ok = 1;
+    if (me == np - 1) {
+        int remote = !rmc_same_node(0);
+        rmc_status_t st = rmc_put_vector(&iov, 1, 0);
+        ok = remote ? st == RMC_ERR_MPI && strstr(rmc_last_error(), "rmc_put_vector") &&
+                          strstr(rmc_last_error(), "MPI_Type_create_hindexed_block")
+                    : st == RMC_OK;
+        if (!ok)
+            fprintf(stderr, "[rank %d] remote %d: st %d, message '%s'\n", me, remote, (int)st,
+                    rmc_last_error());
+        ok &= rmc_put_vector(&iov, 1, 0) == RMC_OK; /* the next one works */
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_barrier());
+    if (me == 0)
+        for (int i = 0; i < 16; i++)
+            ok &= ((double *)bases[0])[2 * i] == 1.0 + i && ((double *)bases[0])[2 * i + 1] == 0;
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_region_free(h));
+    MPI_CHECK_OK(rmc_finalize());
+    MPI_CHECK_ALL(resources_zero());
+}
+
 #define H_ECHO 7
 static rmc_status_t h_echo(int origin, const void *payload, size_t len, void *reply, size_t cap,
                            size_t *rlen, void *arg)
@@ -612,6 +655,6 @@ static void test_verbose_reread(void **state)
 
 MPITEST_MAIN("errors", NULL, NULL, test_messages, test_init_allocation_fails,
              test_region_allocation_fails, test_mpi_failures_init, test_mpi_failures_region,
-             test_mpi_failure_operation, test_am_repost_failure, test_outsider, test_fence_failure,
-             test_local_completion_failure, test_failed_elsewhere, test_verbose_reread,
-             test_late_messages)
+             test_mpi_failure_operation, test_vector_type_failure, test_am_repost_failure,
+             test_outsider, test_fence_failure, test_local_completion_failure,
+             test_failed_elsewhere, test_verbose_reread, test_late_messages)
