@@ -327,8 +327,11 @@ int main(int argc, char **argv)
     if (!MA_initialized() && !MA_init(C_DBL, 1 << 22, 1 << 22))
         bench_fail("MA_init failed");
     double rtt = bench_core_round_trip_ns(); /* (a comment line: bench-gacompat.sh lists them) */
+    double rma = bench_mpi_rma_passive_us();
     if (c.me == 0 && rtt > 0)
         printf("# machine state: one cache line's round trip between two cores %.0f ns\n", rtt);
+    if (c.me == 0 && rma >= 0)
+        printf("# MPI RMA: a get from a rank computing outside MPI for 5 ms took %.0f us\n", rma);
     c.reps = o.reps;
     int d1 = c.np * (MAXB / 8), d2[2] = {N2, N2};
     c.g1 = NGA_Create(C_DBL, 1, &d1, "contiguous", NULL);

@@ -435,6 +435,36 @@ double bench_core_round_trip_ns(void)
     return rtt;
 }
 
+double bench_mpi_rma_passive_us(void)
+{
+    int wr, ws;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    MPI_Comm_size(MPI_COMM_WORLD, &ws);
+    static long cell; /* rank 1's exposed word */
+    MPI_Win win;
+    if (ws < 2 ||
+        MPI_Win_create(&cell, sizeof cell, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win) != MPI_SUCCESS)
+        return -1;
+    double us = -1;
+    long got = 0;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (wr == 0) {
+        uint64_t t0 = bench_now_ns();
+        MPI_Get(&got, 1, MPI_LONG, 1, 0, 1, MPI_LONG, win);
+        MPI_Win_flush(1, win);
+        us = (double)(bench_now_ns() - t0) * 1e-3;
+    } else if (wr == 1) {
+        volatile unsigned long x = 0; /* compute, no MPI call */
+        for (uint64_t t0 = bench_now_ns(); bench_now_ns() - t0 < 5000000;)
+            x = x + 1;
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+    return us;
+}
+
 void bench_header(bench_opts_t *o, const char *title, const char *peers)
 {
     const char *dir = getenv("RMC_BENCH_CSV");
@@ -449,7 +479,7 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
                     dir);
         }
     }
-    double rtt = bench_core_round_trip_ns();
+    double rtt = bench_core_round_trip_ns(), rma = bench_mpi_rma_passive_us();
     if (!is_root())
         return;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
@@ -484,6 +514,12 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers)
         printf("# machine state: one cache line's round trip between two cores %.0f ns (shared "
                "memory; ~100 fast, ~400 slow on this project's VMs, docs/benchmarks.md)\n",
                rtt);
+    if (rma >= 0)
+        printf("# MPI RMA: an 8-byte MPI_Get + flush to a rank computing outside MPI for 5 ms took "
+               "%.0f us (%s)\n",
+               rma,
+               rma > 2500 ? "the target's MPI calls serve it: RMA is not one-sided here"
+                          : "direct RMA, one-sided");
     printf("# repetitions: %d per measurement, median reported%s\n", o->reps,
            o->quick ? " (--quick: reduced iterations)" : "");
     if (peers && *peers)
@@ -967,7 +1003,8 @@ static void write_png(const bench_opts_t *o, bench_table_t **ts, int n)
                 if (strlen(t->rows[r].label) > longest)
                     longest = strlen(t->rows[r].label);
             if (longest * (size_t)t->nrows > 90)
-                fprintf(f, "set xtics rotate by -30 left font ',8'\nset bmargin 10\nunset xlabel\n");
+                fprintf(f,
+                        "set xtics rotate by -30 left font ',8'\nset bmargin 10\nunset xlabel\n");
         } else {
             if (t->logx)
                 fprintf(f, "set logscale x 2\nset format x '%%.0b%%B'\n");

@@ -117,6 +117,14 @@ void bench_header(bench_opts_t *o, const char *title, const char *peers);
  * which state it was measured in. bench_header prints it. */
 double bench_core_round_trip_ns(void);
 
+/* Whether MPI's RMA is one-sided here: world rank 0's 8-byte MPI_Get + MPI_Win_flush (an
+ * MPI_Win_create window, lock_all) to rank 1 while rank 1 computes outside MPI for 5 ms, in µs on
+ * rank 0 (-1 elsewhere, or with one rank). ~5000: the target's MPI calls serve the get (this
+ * project's MPICH 4.0.2 ch4:ucx does so for MPI_Win_create and MPI_Win_allocate windows alike: an
+ * MPI operation's cost in RMC_NODE_SIZE=1 runs includes the target's attention); far below: direct
+ * RMA. Collective over MPI_COMM_WORLD, ~5 ms. bench_header prints it. */
+double bench_mpi_rma_passive_us(void);
+
 /* Starts MPI for a benchmark of `prog` that needs 2 ranks: sets ARMCI_USE_WIN_ALLOCATE=0 for the
  * ARMCI-MPI peer (its default MPI_Win_allocate windows return wrong data on MPICH 4.0.2, see
  * docs/benchmarks.md; harmless without it), MPI_Init_thread(MPI_THREAD_MULTIPLE), and stores the
