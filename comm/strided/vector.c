@@ -422,16 +422,21 @@ static void vtyped_layout(vtyped_t *v)
     char *p = v->buf;
     MPI_Aint rmax = 0;
     v->lmin = UINTPTR_MAX;
+    /* every remote segment lies in v->r's part of v->proc (validated): one translation entry, so a
+     * displacement is the address plus one offset */
+    rmci_target_t t0 = {0};
+    const char *a0 = REM(v->kind, &v->iov[0], 0);
+    rmci_resolve(v->proc, a0, v->iov[0].bytes, &t0);
+    const MPI_Aint delta = t0.disp - (MPI_Aint)(uintptr_t)a0;
     for (int j = 0; j < v->len; j++) {
         const rmc_iov_t *e = &v->iov[j];
         for (int i = 0; i < e->count; i++, s++) {
-            rmci_target_t t = {0};
-            rmci_resolve(v->proc, REM(v->kind, e, i), e->bytes, &t); /* validated */
-            v->rd[s] = t.disp;
-            if (s == 0 || t.disp < v->rmin)
-                v->rmin = t.disp;
-            if (t.disp + (MPI_Aint)e->bytes > rmax)
-                rmax = t.disp + (MPI_Aint)e->bytes;
+            MPI_Aint d = (MPI_Aint)(uintptr_t)REM(v->kind, e, i) + delta;
+            v->rd[s] = d;
+            if (s == 0 || d < v->rmin)
+                v->rmin = d;
+            if (d + (MPI_Aint)e->bytes > rmax)
+                rmax = d + (MPI_Aint)e->bytes;
             if (v->bl)
                 v->bl[s] = (int)(e->bytes / v->es);
             const char *o = LOC(v->kind, e, i);
@@ -440,7 +445,9 @@ static void vtyped_layout(vtyped_t *v)
                 if ((uintptr_t)o < v->lmin)
                     v->lmin = (uintptr_t)o;
             }
-            if (v->kind == SK_PUT && p)
+            if (v->kind == SK_PUT && p && e->bytes == 8) /* single elements: no call */
+                memcpy(p, o, 8);
+            else if (v->kind == SK_PUT && p)
                 memcpy(p, o, e->bytes);
             else if (v->kind == SK_ACC && p)
                 rmci_scale_kernel(v->type, v->scale, p, o, e->bytes / v->es);
@@ -663,13 +670,20 @@ static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nome
     return ov;
 }
 
-/* A put whose only overlaps are repeated segments (a GA scatter's repeated subscripts through
- * ARMCI_PutV): each address once, from its last segment in list order, as one ascending list.
- * Which write of a repeated address lands is undefined for a vector put (strided.h); the last is
- * what a node-local target keeps. sp: written_overlap's sorted spans, all of `bytes` bytes. */
-static rmc_status_t remote_put_unique(const span_t *sp, size_t nseg, size_t bytes, int proc,
-                                      rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
-                                      rmc_strided_method_t m);
+/* A put or accumulate whose only overlaps are repeated segments (a GA scatter's repeated
+ * subscripts through ARMCI_PutV / ARMCI_AccV), typed instead of one MPI operation per segment.
+ * A put sends each address once, from its last segment in list order: which write of a repeated
+ * address lands is undefined for a vector put (strided.h), and the last is what a node-local target
+ * keeps. An accumulate goes in rounds, the k-th segment of every address in round k (each round
+ * one ascending list without repeats), so every segment is still added on its own, in an order MPI
+ * leaves open as it does for the list protocol; more than RMCI_ACC_ROUNDS rounds: *done = 0 and
+ * nothing moved. A request-based accumulate completes locally before returning (*req stays
+ * RMC_REQUEST_NULL). sp: written_overlap's sorted spans, all of `bytes` bytes. */
+#define RMCI_ACC_ROUNDS 8
+static rmc_status_t remote_repeats(int kind, rmc_acc_type_t type, const void *scale,
+                                   const span_t *sp, size_t nseg, size_t bytes, int proc,
+                                   rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
+                                   rmc_strided_method_t m, int *done);
 
 static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
                                   const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
@@ -742,42 +756,76 @@ static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *sca
         for (int j = 1; j < len; j++)
             same &= iov[j].bytes == iov[0].bytes;
         span_t *sp = NULL;
-        int ov = written_overlap(iov, len, nseg, &nomem, kind == SK_PUT && same ? &sp : NULL);
+        int ov = written_overlap(iov, len, nseg, &nomem, kind != SK_GET && same ? &sp : NULL);
         if (!ov)
             return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m);
         if (ov == 2) {
-            rmc_status_t st = remote_put_unique(sp, nseg, iov[0].bytes, proc, mode, req, one, m);
+            int done = 1;
+            rmc_status_t st = remote_repeats(kind, type, scale, sp, nseg, iov[0].bytes, proc, mode,
+                                             req, one, m, &done);
             free(sp);
-            return st;
+            if (done)
+                return st;
         }
         if (nomem)
-
             return rmci_fail(RMC_ERR_NOMEM, "vector transfer", "overlap check of %zu segments",
                              nseg);
     }
     return remote_list(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
 }
 
-static rmc_status_t remote_put_unique(const span_t *sp, size_t nseg, size_t bytes, int proc,
-                                      rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
-                                      rmc_strided_method_t m)
+static rmc_status_t remote_repeats(int kind, rmc_acc_type_t type, const void *scale,
+                                   const span_t *sp, size_t nseg, size_t bytes, int proc,
+                                   rmci_mode_t mode, rmc_request_h *req, rmci_region_t *one,
+                                   rmc_strided_method_t m, int *done)
 {
-    void **src = rmci_malloc(2 * nseg * sizeof(void *));
-    if (!src)
+    /* round of each segment: its occurrence among its address's segments (puts: one round) */
+    size_t cnt[RMCI_ACC_ROUNDS] = {0}, nr = 1;
+    unsigned char *round = kind == SK_ACC ? rmci_malloc(nseg) : NULL;
+    if (kind == SK_ACC && !round)
         return rmci_fail(RMC_ERR_NOMEM, "vector transfer",
-                         "the %zu segments of a put with repeated destinations", nseg);
-    void **dst = src + nseg;
-    size_t k = 0;
-    for (size_t i = 0; i < nseg; i++) {
-        if (i + 1 < nseg && sp[i + 1].off == sp[i].off)
-            continue; /* a later segment writes this address */
-        src[k] = (void *)(uintptr_t)sp[i].src;
-        dst[k++] = (void *)sp[i].off;
+                         "the %zu segments of an accumulate with repeated destinations", nseg);
+    for (size_t i = 0, k = 0; kind == SK_ACC && i < nseg; i++) {
+        k = i > 0 && sp[i - 1].off == sp[i].off ? k + 1 : 0;
+        if (k >= RMCI_ACC_ROUNDS) {
+            free(round);
+            *done = 0; /* an address repeated that often: the list protocol */
+            return RMC_OK;
+        }
+        round[i] = (unsigned char)k;
+        cnt[k]++;
+        nr = k + 1 > nr ? k + 1 : nr;
     }
-    rmc_iov_t u = {.src = src, .dst = dst, .count = (int)k, .bytes = bytes};
-    rmc_status_t st =
-        remote_typed(SK_PUT, (rmc_acc_type_t)0, NULL, &u, 1, proc, mode, req, k * bytes, k, one, m);
+    void **src = rmci_malloc(2 * nseg * sizeof(void *));
+    if (!src) {
+        free(round);
+        return rmci_fail(RMC_ERR_NOMEM, "vector transfer",
+                         "the %zu segments of a vector with repeated destinations", nseg);
+    }
+    void **dst = src + nseg;
+    size_t at[RMCI_ACC_ROUNDS] = {0};
+    for (size_t k = 1; k < nr; k++)
+        at[k] = at[k - 1] + cnt[k - 1];
+    for (size_t i = 0; i < nseg; i++) {
+        size_t k = 0;
+        if (round)
+            k = round[i];
+        else if (i + 1 < nseg && sp[i + 1].off == sp[i].off)
+            continue; /* a put: a later segment writes this address */
+        src[at[k]] = (void *)(uintptr_t)sp[i].src;
+        dst[at[k]++] = (void *)sp[i].off;
+    }
+    if (kind == SK_ACC && mode == RMCI_NB_REQUEST)
+        mode = RMCI_BLOCKING;
+    rmc_status_t st = RMC_OK;
+    for (size_t k = 0, b = 0; k < nr && st == RMC_OK; k++) {
+        size_t n = at[k] - b;
+        rmc_iov_t u = {.src = src + b, .dst = dst + b, .count = (int)n, .bytes = bytes};
+        st = remote_typed(kind, type, scale, &u, 1, proc, mode, req, n * bytes, n, one, m);
+        b = at[k];
+    }
     free(src);
+    free(round);
     return st;
 }
 

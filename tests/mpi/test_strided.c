@@ -632,6 +632,95 @@ static void test_vector_repeats(void **s)
     free(dp);
 }
 
+/* Vector accumulates whose destinations repeat (NGA_Scatter_acc through ARMCI_AccV): int64 sums,
+ * exact whatever the protocol. 8-byte segments in random order, a third of them to addresses
+ * listed before (at most 4 on one: the typed path's rounds); every other iteration one address
+ * takes 12 of them (more rounds than the typed path takes: the list protocol). Blocking,
+ * implicit and request forms. */
+static void test_vector_acc_repeats(void **s)
+{
+    (void)s;
+    enum { NS = 1200, SLOTS = REG / 8 };
+    void *b[64];
+    rmc_region_h reg;
+    MPI_CHECK_OK(rmc_region_alloc(REG, b, &reg));
+    int tgt = (me + 1) % np;
+    int64_t *val = malloc(sizeof(int64_t) * NS), *want = malloc(REG), *whole = malloc(REG);
+    int *slot = malloc(sizeof(int) * NS), *mult = malloc(sizeof(int) * SLOTS),
+        *first = malloc(sizeof(int) * NS);
+    void **sp = malloc(sizeof(void *) * NS), **dp = malloc(sizeof(void *) * NS);
+    int ok = 1;
+    const int64_t three = 3;
+    trng_t r;
+    trng_seed(&r, 999 + (unsigned)me);
+    for (size_t mi = 0; mi < NMETHODS; mi++) {
+        MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
+        for (int it = 0; it < iters(8) && ok; it++) {
+            memset(want, 0, REG);
+            if (rmc_put(want, b[tgt], REG, tgt) != RMC_OK || rmc_fence(tgt) != RMC_OK) {
+                fail_report(&ok, "clearing put", it, 0, rmc_strided_method_name(methods[mi]));
+                break;
+            }
+            int nfirst = 0; /* first[0, nfirst): the slots listed once so far */
+            memset(mult, 0, sizeof(int) * SLOTS);
+            for (int i = 0; i < NS; i++) {
+                if (it % 2 && i % 100 == 7) {
+                    slot[i] = 5; /* 12 segments on one address */
+                } else if (nfirst > 0 && trng_range(&r, 0, 2) == 0) { /* a repeat, at most 4 */
+                    int k = (int)trng_range(&r, 0, nfirst - 1);
+                    slot[i] = first[k];
+                    if (mult[first[k]] + 1 == 4)
+                        first[k] = first[--nfirst];
+                } else {
+                    do
+                        slot[i] = 6 + (int)trng_range(&r, 0, SLOTS - 7);
+                    while (mult[slot[i]]);
+                    first[nfirst++] = slot[i];
+                }
+                mult[slot[i]]++;
+                val[i] = (int64_t)trng_range(&r, -1000000, 1000000);
+                sp[i] = &val[i];
+                dp[i] = (char *)b[tgt] + (size_t)slot[i] * 8;
+                want[slot[i]] += 3 * val[i];
+            }
+            rmc_iov_t iov[2] = {{sp, dp, NS / 3, 8}, {sp + NS / 3, dp + NS / 3, NS - NS / 3, 8}};
+            rmc_request_h q = RMC_REQUEST_NULL;
+            rmc_status_t st = it % 3 == 0 ? rmc_acc_vector(RMC_ACC_INT64, &three, iov, 2, tgt)
+                              : it % 3 == 1
+                                  ? rmc_acc_vector_nb(RMC_ACC_INT64, &three, iov, 2, tgt, &q)
+                                  : rmc_acc_vector_nb(RMC_ACC_INT64, &three, iov, 2, tgt, NULL);
+            if (st == RMC_OK)
+                st = rmc_wait(&q);
+            if (st == RMC_OK)
+                st = rmc_fence(tgt);
+            if (st == RMC_OK)
+                st = rmc_get(b[tgt], whole, REG, tgt);
+            if (st != RMC_OK || memcmp(whole, want, REG) != 0) {
+                for (int k = 0; k < SLOTS && st == RMC_OK; k++)
+                    if (whole[k] != want[k]) {
+                        fprintf(stderr, "[rank %d] slot %d holds %lld, want %lld\n", me, k,
+                                (long long)whole[k], (long long)want[k]);
+                        break;
+                    }
+                fail_report(&ok, "repeated-destination accumulate", it, 0,
+                            rmc_strided_method_name(methods[mi]));
+            }
+        }
+    }
+    MPI_CHECK_ALL(ok);
+    MPI_CHECK_OK(rmc_strided_method_set(RMC_STRIDED_AUTO));
+    MPI_CHECK_OK(rmc_barrier());
+    MPI_CHECK_OK(rmc_region_free(reg));
+    free(val);
+    free(want);
+    free(whole);
+    free(slot);
+    free(mult);
+    free(first);
+    free(sp);
+    free(dp);
+}
+
 /* Large patches (beyond the 32 KiB pieces of the typed protocols, and more than 512 chunks for
  * the list protocol), put / get / accumulate of doubles, against the mirror. */
 static void test_large(void **s)
@@ -807,6 +896,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_vector),
         cmocka_unit_test(test_vector_repeats),
+        cmocka_unit_test(test_vector_acc_repeats),
         cmocka_unit_test(test_large),
 #ifdef STRIDED_ALL_METHODS
         cmocka_unit_test(test_env_knob),
