@@ -95,15 +95,16 @@ void gai_ld_int(int ndim, const int ld[], int64_t out[])
         out[d] = ld[d];
 }
 
-static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[],
-                     const int64_t ld[], const char *fn)
+static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[], const int64_t ld[],
+                     const char *fn)
 {
     if (!ld) /* NULL: a dense buffer of the patch's shape (GA 5.8.2 would dereference it) */
         return;
     for (int d = 0; d + 1 < a->ndim; d++)
         if (ld[d] < h[d + 1] - l[d + 1])
-            gai_error(fn, "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
-                          "dimension %d",
+            gai_error(fn,
+                      "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
+                      "dimension %d",
                       a->name, d, (long long)ld[d], (long long)(h[d + 1] - l[d + 1]), d + 1);
 }
 
@@ -125,10 +126,12 @@ void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void
     const int64_t *ldp = a->ndim > 1 ? ld : NULL;
     switch (op) {
     case 'p':
-        st = req ? rmc_matrix_put_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_put(a->m, l, h, buf, ldp);
+        st = req ? rmc_matrix_put_nb(a->m, l, h, buf, ldp, req)
+                 : rmc_matrix_put(a->m, l, h, buf, ldp);
         break;
     case 'g':
-        st = req ? rmc_matrix_get_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_get(a->m, l, h, buf, ldp);
+        st = req ? rmc_matrix_get_nb(a->m, l, h, buf, ldp, req)
+                 : rmc_matrix_get(a->m, l, h, buf, ldp);
         break;
     default:
         st = req ? rmc_matrix_acc_nb(a->m, l, h, buf, ldp, alpha, req)
@@ -158,8 +161,8 @@ static void patch_op(int g_a, int op, const int64_t lo[], const int64_t hi[], vo
     gai_xfer(a, op, l, h, buf, ld, alpha, req, fn);
 }
 
-static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *buf,
-                         const int ld[], void *alpha, rmc_request_h *req, const char *fn)
+static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *buf, const int ld[],
+                         void *alpha, rmc_request_h *req, const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn);
     if (!lo || !hi)
@@ -360,8 +363,8 @@ static void nb_op_int(int g_a, int op, int lo[], int hi[], void *buf, int ld[], 
     *h = gai_nb_new(r, fn);
 }
 
-static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
-                  void *alpha, ga_nbhdl_t *h, const char *fn)
+static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha,
+                  ga_nbhdl_t *h, const char *fn)
 {
     if (!h)
         gai_error(fn, "NULL nbhandle");
@@ -380,20 +383,17 @@ void NGA_NbGet(int g_a, int lo[], int hi[], void *buf, int ld[], ga_nbhdl_t *nbh
     nb_op_int(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet");
 }
 
-void NGA_NbAcc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha,
-               ga_nbhdl_t *nbhandle)
+void NGA_NbAcc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha, ga_nbhdl_t *nbhandle)
 {
     nb_op_int(g_a, 'a', lo, hi, buf, ld, alpha, nbhandle, "NGA_NbAcc");
 }
 
-void NGA_NbPut64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
-                 ga_nbhdl_t *nbhandle)
+void NGA_NbPut64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], ga_nbhdl_t *nbhandle)
 {
     nb_op(g_a, 'p', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbPut64");
 }
 
-void NGA_NbGet64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
-                 ga_nbhdl_t *nbhandle)
+void NGA_NbGet64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], ga_nbhdl_t *nbhandle)
 {
     nb_op(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet64");
 }
@@ -413,7 +413,7 @@ typedef struct tile_info {
     char *addr;  /* the block's first element in its owner's address space (NULL: not yet) */
     char *local; /* its load/store address here when the owner is on this node */
     int rank;
-    int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM]; /* the storage block's start and extents */
+    int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM];  /* the storage block's start and extents */
     int64_t llo[GA_MAX_DIM], lhi[GA_MAX_DIM]; /* the logical block [llo, lhi) */
 } tile_info_t;
 typedef struct tile_cache {
@@ -496,9 +496,8 @@ static __attribute__((noinline)) void elem_at_slow(gai_array_t *a, const int64_t
 
 /* elem_at_slow, with the common case inline: the element lies in the previous lookup's block of
  * an array without ghosts (a block lies inside the array: no bounds check needed). */
-static inline __attribute__((always_inline)) void elem_at(gai_array_t *a, const int64_t idx[],
-                                                          int *rank, char **addr, char **local,
-                                                          const char *fn)
+static inline __attribute__((always_inline)) void
+elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr, char **local, const char *fn)
 {
     tile_cache_t *tc = a->tcache;
     if (tc && tc->last >= 0 && !a->has_ghosts) {
@@ -533,8 +532,20 @@ void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, 
  * several MiB: fresh ones cost a page fault per 4 KiB every call); one grown above SC_KEEP is
  * given back after its call. Main thread only, as the calls that use them. */
 enum {
-    SC_FLAT, SC_CNT, SC_REFS, SC_OWNER, SC_BY, SC_POS, SC_REM, SC_LOC, SC_TMP, SC_GOT, SC_PAY,
-    SC_OTILE, SC_SIEVE, SC_N
+    SC_FLAT,
+    SC_CNT,
+    SC_REFS,
+    SC_OWNER,
+    SC_BY,
+    SC_POS,
+    SC_REM,
+    SC_LOC,
+    SC_TMP,
+    SC_GOT,
+    SC_PAY,
+    SC_OTILE,
+    SC_SIEVE,
+    SC_N
 };
 #define SC_KEEP (32u << 20)
 static struct {
@@ -587,21 +598,31 @@ static void refs_range(const elem_ref_t *refs, int64_t n, uintptr_t *lo, uintptr
 
 /* Sorts refs[0, n) by address, stably (equal addresses stay in the caller's order): a radix sort
  * over the bits in which the addresses differ, 11 at a time (a list within one block differs in
- * ~20 bits: two passes). tmp: room for n refs. */
+ * ~20 bits: two passes), the digit counts of up to three passes from one read. tmp: room for n
+ * refs. */
 static void refs_sort(elem_ref_t *refs, elem_ref_t *tmp, int64_t n)
 {
-    enum { BITS = 11, NB = 1 << BITS };
+    enum { BITS = 11, NB = 1 << BITS, NP = 3 }; /* NP passes in one histogram read: 33 bits */
     if (n < 2)
         return;
     uintptr_t lo, hi;
     refs_range(refs, n, &lo, &hi);
     uintptr_t span = hi - lo;
-    static int64_t cnt[NB];
+    static int64_t hist[NP][NB];
+    int64_t *cnt = NULL;
     elem_ref_t *from = refs, *to = tmp;
     for (int shift = 0; shift < (int)(8 * sizeof(uintptr_t)) && (span >> shift); shift += BITS) {
-        memset(cnt, 0, sizeof cnt);
-        for (int64_t j = 0; j < n; j++)
-            cnt[(((uintptr_t)from[j].remote - lo) >> shift) & (NB - 1)]++;
+        int pass = shift / BITS;
+        if (pass % NP == 0) { /* the histograms of this and the next NP - 1 digits at once */
+            memset(hist, 0, sizeof hist);
+            for (int64_t j = 0; j < n; j++) {
+                uintptr_t x = ((uintptr_t)from[j].remote - lo) >> shift;
+                hist[0][x & (NB - 1)]++;
+                hist[1][(x >> BITS) & (NB - 1)]++;
+                hist[2][(x >> (2 * BITS)) & (NB - 1)]++;
+            }
+        }
+        cnt = hist[pass % NP]; /* (a pass moves elements, not the digit counts) */
         int64_t sum = 0;
         for (int b = 0; b < NB; b++) {
             int64_t c = cnt[b];
@@ -881,15 +902,25 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
             }
     }
     if (nremote) {
-        /* group by owner (counting sort: each owner's elements stay in the caller's order) */
+        /* group by owner (counting sort: each owner's elements stay in the caller's order); a list
+         * whose every element one remote owner holds is grouped already */
+        int only = -1;
+        for (int r = 0; r < np; r++)
+            if (cnt[r + 1])
+                only = only == -1 ? r : -2;
         for (int r = 0; r < np; r++)
             cnt[r + 1] += cnt[r];
-        elem_ref_t *by = scratch(SC_BY, sizeof(elem_ref_t) * (size_t)nremote, fn);
-        int64_t *pos = scratch(SC_POS, sizeof(int64_t) * (size_t)np, fn);
-        memcpy(pos, cnt, sizeof(int64_t) * (size_t)np);
-        for (int64_t i = 0; i < n; i++)
-            if (owner[i] >= 0)
-                by[pos[owner[i]]++] = refs[i];
+        elem_ref_t *by = scratch(SC_BY, sizeof(elem_ref_t) * (size_t)nremote, fn), *spare = refs;
+        if (only >= 0 && nremote == n) {
+            spare = by;
+            by = refs;
+        } else {
+            int64_t *pos = scratch(SC_POS, sizeof(int64_t) * (size_t)np, fn);
+            memcpy(pos, cnt, sizeof(int64_t) * (size_t)np);
+            for (int64_t i = 0; i < n; i++)
+                if (owner[i] >= 0)
+                    by[pos[owner[i]]++] = refs[i];
+        }
         void **rem = scratch(SC_REM, sizeof(void *) * (size_t)nremote, fn);
         void **loc = scratch(SC_LOC, sizeof(void *) * (size_t)nremote, fn);
         char *tmp = scratch(SC_TMP, es * (size_t)nremote, fn);
@@ -912,7 +943,7 @@ static void elems(gai_array_t *a, int op, const int64_t *subs, int64_t n, void *
                 vector_xfer(a, op, rem, loc, k, alpha, r, fn);
                 continue;
             }
-            refs_sort(by + b, refs, e - b); /* refs: free for use as scratch now */
+            refs_sort(by + b, spare + b, e - b); /* spare: free for use as scratch now */
             /* one entry per distinct address: tmp[k] holds its value */
             for (int64_t j = b; j < e; j++) {
                 char *src = vc + by[j].i * (int64_t)es;
@@ -955,8 +986,8 @@ static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[],
     elems(a, op, flat, n, v, alpha, fn);
 }
 
-static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64,
-                       int64_t n, void *alpha, const char *fn)
+static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64, int64_t n,
+                       void *alpha, const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn);
     if (n <= 0)
@@ -1069,8 +1100,8 @@ static void strided(int g_a, int op, const int64_t lo[], const int64_t hi[], con
         gai_error(fn, "array '%s': NULL ld", a->name);
     for (int d = 0; d + 1 < a->ndim; d++)
         if (ld[d] < cnt[d + 1])
-            gai_error(fn, "array '%s': ld[%d] = %lld below the %lld selected elements", a->name,
-                      d, (long long)ld[d], (long long)cnt[d + 1]);
+            gai_error(fn, "array '%s': ld[%d] = %lld below the %lld selected elements", a->name, d,
+                      (long long)ld[d], (long long)cnt[d + 1]);
     if (plain) {
         gai_xfer(a, op, l, h, buf, ld, alpha, NULL, fn);
         return;
@@ -1139,20 +1170,18 @@ void NGA_Strided_acc(int g_a, int lo[], int hi[], int skip[], void *buf, int ld[
     strided_int(g_a, 'a', lo, hi, skip, buf, ld, alpha, "NGA_Strided_acc");
 }
 
-void NGA_Strided_put64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
-                       int64_t ld[])
+void NGA_Strided_put64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[])
 {
     strided(g_a, 'p', lo, hi, skip, buf, ld, NULL, "NGA_Strided_put64");
 }
 
-void NGA_Strided_get64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
-                       int64_t ld[])
+void NGA_Strided_get64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[])
 {
     strided(g_a, 'g', lo, hi, skip, buf, ld, NULL, "NGA_Strided_get64");
 }
 
-void NGA_Strided_acc64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
-                       int64_t ld[], void *alpha)
+void NGA_Strided_acc64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[],
+                       void *alpha)
 {
     if (!alpha)
         gai_error("NGA_Strided_acc64", "NULL alpha");
@@ -1259,8 +1288,7 @@ void NGA_Periodic_get64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t 
     periodic(g_a, 'g', lo, hi, buf, ld, NULL, "NGA_Periodic_get64");
 }
 
-void NGA_Periodic_acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
-                        void *alpha)
+void NGA_Periodic_acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha)
 {
     periodic(g_a, 'a', lo, hi, buf, ld, alpha, "NGA_Periodic_acc64");
 }
@@ -1356,8 +1384,9 @@ static void access64(int g_a, const int64_t lo[], const int64_t hi[], void *ptr,
     rmc_dist_tile(a->dist, t, bl, bh, NULL);
     for (int d = 0; d < a->ndim; d++)
         if (h[d] > bh[d])
-            gai_error(fn, "array '%s': the patch spans more than one block (dimension %d: "
-                          "[%lld, %lld] beyond the block's end %lld)",
+            gai_error(fn,
+                      "array '%s': the patch spans more than one block (dimension %d: "
+                      "[%lld, %lld] beyond the block's end %lld)",
                       a->name, d, (long long)l[d], (long long)h[d] - 1, (long long)bh[d] - 1);
     if (owner != gai.me)
         gai_error(fn, "array '%s': the patch is owned by process %d, not by this process %d",
@@ -1433,8 +1462,8 @@ void NGA_Access_block_grid64(int g_a, int64_t index[], void *ptr, int64_t ld[])
         gai_error(fn, "NULL index");
     for (int d = 0; d < a->ndim; d++)
         if (index[d] < 0 || index[d] >= a->block_grid[d])
-            gai_error(fn, "array '%s': index[%d] = %lld outside the block grid [0, %lld)",
-                      a->name, d, (long long)index[d], (long long)a->block_grid[d]);
+            gai_error(fn, "array '%s': index[%d] = %lld outside the block grid [0, %lld)", a->name,
+                      d, (long long)index[d], (long long)a->block_grid[d]);
     access_block64(g_a, rmc_dist_tile_index(a->dist, index), ptr, ld, fn);
 }
 

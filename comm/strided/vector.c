@@ -63,19 +63,29 @@ static void spans_sort(span_t *s, span_t *tmp, size_t n)
 #define LOC(kind, v, i) ((char *)((kind) == SK_GET ? (v)->dst[i] : (v)->src[i]))
 #define REM(kind, v, i) ((char *)((kind) == SK_GET ? (v)->src[i] : (v)->dst[i]))
 
+/* What validate learns of the segments on its way through them, for the typed path (which would
+ * otherwise read the address arrays of a long list again for each): */
+typedef struct vscan {
+    int wsorted;    /* written addresses (dst[]) ascending, no two segments overlapping */
+    int ldense;     /* the local side is one block in segment order */
+    uintptr_t bits; /* OR of every address and segment length (the widest word that fits all) */
+} vscan_t;
+
 /* Validates everything before anything moves. On success: total bytes / segments, whether every
- * remote segment lies in one region (*one), and (node-local targets) whether the hull of the bytes
- * read meets the hull of the bytes written in this process's address space (*rw_meet). */
+ * remote segment lies in one region (*one), (node-local targets) whether the hull of the bytes
+ * read meets the hull of the bytes written in this process's address space (*rw_meet), and *sc. */
 static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *iov, int len,
                              int proc, size_t *total, size_t *nseg, rmci_region_t **one,
-                             int *rw_meet, char *why, size_t whylen)
+                             int *rw_meet, vscan_t *sc, char *why, size_t whylen)
 {
     size_t tb = 0, ns = 0;
     uintptr_t rlo = UINTPTR_MAX, rhi = 0, wlo = UINTPTR_MAX, whi = 0;
-    const uintptr_t am =
-        al - 1; /* al: a power of two (1 or an element size), a mask not a divide */
+    /* al is a power of two (1 or an element size): a mask, not a division per segment */
+    const uintptr_t am = al - 1;
     rmci_region_t *r0 = NULL;
-    int same = 1;
+    int same = 1, wsorted = 1, ldense = 1;
+    uintptr_t wend = 0, bits = 0;
+    char *lnext = NULL; /* where the local side continues (NULL: before the first segment) */
     for (int j = 0; j < len; j++) {
         const rmc_iov_t *v = &iov[j];
         if (!v->src || !v->dst)
@@ -92,6 +102,7 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
         if (v->bytes > (size_t)INT_MAX)
             return rmci_why_set(RMC_ERR_TOO_BIG, why, whylen,
                                 "iov[%d].bytes = %zu (limit 2^31 - 1 per segment)", j, v->bytes);
+        bits |= v->bytes;
         for (int i = 0; i < v->count; i++) {
             if (!v->src[i] || !v->dst[i])
                 return rmci_why_set(RMC_ERR_ARG, why, whylen, "iov[%d].%s[%d] is NULL", j,
@@ -101,6 +112,13 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
                                     "iov[%d].%s[%d] = %p is not aligned to %zu bytes", j,
                                     ((uintptr_t)v->src[i] & am) ? "src" : "dst", i,
                                     ((uintptr_t)v->src[i] & am) ? v->src[i] : v->dst[i], al);
+            uintptr_t wa = (uintptr_t)v->dst[i];
+            char *lo = LOC(kind, v, i);
+            wsorted &= wa >= wend;
+            wend = wa + v->bytes;
+            ldense &= !lnext || lo == lnext;
+            lnext = lo + v->bytes;
+            bits |= (uintptr_t)v->src[i] | wa;
             rmci_target_t t = {0};
             rmc_status_t st = rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
             if (st != RMC_OK)
@@ -132,6 +150,9 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
     *total = tb;
     *nseg = ns;
     *one = same ? r0 : NULL;
+    sc->wsorted = wsorted;
+    sc->ldense = ldense;
+    sc->bits = bits;
     *rw_meet = rlo < whi && wlo < rhi;
     return RMC_OK;
 }
@@ -350,7 +371,7 @@ typedef struct vtyped {
  * values, a gather's result buffer: sent from or received into place, no packing and no origin
  * datatype) and whether all segments have one size (an hindexed_block type: MPICH handles it
  * ~1.6x faster than hindexed for single elements). */
-static void vtyped_base(vtyped_t *v)
+static void vtyped_base(vtyped_t *v, const vscan_t *sc)
 {
     void *rbase = NULL;
     rmc_region_base(v->r, v->proc, &rbase, NULL);
@@ -358,15 +379,21 @@ static void vtyped_base(vtyped_t *v)
     char *next = LOC(v->kind, &v->iov[0], 0);
     int dense = 1, same = 1;
     v->lbase = next;
-    for (int j = 0; j < v->len; j++) {
-        const rmc_iov_t *e = &v->iov[j];
-        bits |= e->bytes;
-        same &= e->bytes == v->iov[0].bytes;
-        for (int i = 0; i < e->count; i++) {
-            char *o = LOC(v->kind, e, i);
-            bits |= (uintptr_t)e->src[i] | (uintptr_t)e->dst[i];
-            dense &= o == next;
-            next = o + e->bytes;
+    for (int j = 0; j < v->len; j++)
+        same &= v->iov[j].bytes == v->iov[0].bytes;
+    if (sc) { /* validate's scan of these very segments */
+        bits |= sc->bits;
+        dense = sc->ldense;
+    } else {
+        for (int j = 0; j < v->len; j++) {
+            const rmc_iov_t *e = &v->iov[j];
+            bits |= e->bytes;
+            for (int i = 0; i < e->count; i++) {
+                char *o = LOC(v->kind, e, i);
+                bits |= (uintptr_t)e->src[i] | (uintptr_t)e->dst[i];
+                dense &= o == next;
+                next = o + e->bytes;
+            }
         }
     }
     if (v->kind == SK_ACC) {
@@ -574,10 +601,11 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
     return st;
 }
 
+/* sc: validate's scan of iov, or NULL (then the segments are read for it). */
 static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scale,
                                  const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *r,
-                                 rmc_strided_method_t m)
+                                 rmc_strided_method_t m, const vscan_t *sc)
 {
     vtyped_t v = {.kind = kind,
                   .type = type,
@@ -591,7 +619,7 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
     int local_tgt = RMCI.local_index[proc] >= 0;
     if (local_tgt)
         mode = RMCI_BLOCKING;
-    vtyped_base(&v);
+    vtyped_base(&v, sc);
     /* a dense local side is its own packed form (a scaled accumulate still needs the copy) */
     v.need_buf = (kind == SK_ACC && !rmci_acc_scale_is_one(type, scale)) ||
                  (m == RMC_STRIDED_PACK && !v.ldense);
@@ -631,11 +659,12 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
  * *dups holds every segment sorted by address, repeats in list order (the caller frees it). A list
  * in ascending address order (ga-compat's scatters, most patch lists) is checked in place; any
  * other is copied and sorted. */
-static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, int *nomem, span_t **dups)
+static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, const vscan_t *sc,
+                           int *nomem, span_t **dups)
 {
     uintptr_t end = 0;
-    int in_order = 1;
-    for (int j = 0; j < len && in_order; j++)
+    int in_order = sc ? sc->wsorted : 1;
+    for (int j = 0; j < len && in_order && !sc; j++)
         for (int i = 0; i < iov[j].count; i++) {
             uintptr_t a = (uintptr_t)iov[j].dst[i];
             if (a < end) {
@@ -687,8 +716,8 @@ static rmc_status_t remote_repeats(int kind, rmc_acc_type_t type, const void *sc
 
 static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
                                   const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
-                                  rmc_request_h *req, size_t total, size_t nseg,
-                                  rmci_region_t *one);
+                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one,
+                                  const vscan_t *sc);
 static rmc_status_t remote_copied(rmc_acc_type_t type, const void *scale, const rmc_iov_t *iov,
                                   int len, int proc, size_t total, size_t nseg, rmci_region_t *one);
 
@@ -714,9 +743,10 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     size_t total = 0, nseg = 0;
     rmci_region_t *one = NULL;
     int rw_meet = 0;
+    vscan_t sc;
     char why[160];
     rmc_status_t st =
-        validate(kind, al, es, iov, len, proc, &total, &nseg, &one, &rw_meet, why, sizeof why);
+        validate(kind, al, es, iov, len, proc, &total, &nseg, &one, &rw_meet, &sc, why, sizeof why);
     if (st != RMC_OK)
         return rmci_fail(st, fn, "bad vector descriptor for rank %d (%s): %s", proc,
                          rmc_status_string(st), why);
@@ -736,7 +766,7 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
     if (kind == SK_ACC && rw_meet)
         st = remote_copied(type, scale, iov, len, proc, total, nseg, one);
     else
-        st = remote_vector(kind, type, scale, iov, len, proc, mode, req, total, nseg, one);
+        st = remote_vector(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, &sc);
     if (st == RMC_OK)
         rmci_strided_count(kind, total);
     return st == RMC_OK ? st : rmci_in(st, fn);
@@ -746,7 +776,8 @@ static rmc_status_t vfront(int kind, rmc_acc_type_t type, const void *scale, con
  * every remote segment is in one region and no two written segments overlap. */
 static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *scale,
                                   const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
-                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one)
+                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *one,
+                                  const vscan_t *sc)
 {
     rmc_strided_method_t m = rmci_strided_method();
     if (m == RMC_STRIDED_AUTO)
@@ -756,9 +787,10 @@ static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *sca
         for (int j = 1; j < len; j++)
             same &= iov[j].bytes == iov[0].bytes;
         span_t *sp = NULL;
-        int ov = written_overlap(iov, len, nseg, &nomem, kind != SK_GET && same ? &sp : NULL);
+        int ov = written_overlap(iov, len, nseg, sc, &nomem, kind != SK_GET && same ? &sp : NULL);
         if (!ov)
-            return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m);
+            return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m,
+                                sc);
         if (ov == 2) {
             int done = 1;
             rmc_status_t st = remote_repeats(kind, type, scale, sp, nseg, iov[0].bytes, proc, mode,
@@ -821,7 +853,7 @@ static rmc_status_t remote_repeats(int kind, rmc_acc_type_t type, const void *sc
     for (size_t k = 0, b = 0; k < nr && st == RMC_OK; k++) {
         size_t n = at[k] - b;
         rmc_iov_t u = {.src = src + b, .dst = dst + b, .count = (int)n, .bytes = bytes};
-        st = remote_typed(kind, type, scale, &u, 1, proc, mode, req, n * bytes, n, one, m);
+        st = remote_typed(kind, type, scale, &u, 1, proc, mode, req, n * bytes, n, one, m, NULL);
         b = at[k];
     }
     free(src);
@@ -854,7 +886,7 @@ static rmc_status_t remote_copied(rmc_acc_type_t type, const void *scale, const 
             }
         }
         st = remote_vector(SK_ACC, type, scale, civ, len, proc, RMCI_BLOCKING, NULL, total, nseg,
-                           one);
+                           one, NULL);
     }
     free(civ);
     free(src);

@@ -794,6 +794,53 @@ static void getmem_assemble(void)
 #endif
 }
 
+/* A list one remote owner holds whole (every element in the next process's block, none local:
+ * grouped without a counting sort), shuffled, each element named twice with one value: scatter,
+ * gather, then scatter_acc of the same list (each element gains 2 x 2 x its value). */
+static void one_owner_list(void)
+{
+    int dims[2] = {120, 90}, lo[2], hi[2];
+    int g = NGA_Create(C_DBL, 2, dims, "one owner", NULL);
+    GA_Zero(g);
+    NGA_Distribution(g, (gat_me + 1) % gat_np, lo, hi);
+    int c = hi[1] - lo[1] + 1, m = hi[0] >= lo[0] && c > 0 ? (hi[0] - lo[0] + 1) * c : 0;
+    int *subs = malloc(sizeof(int) * 4 * (size_t)(m + 1)), *perm = malloc(sizeof(int) * (m + 1));
+    int **sp = malloc(sizeof(int *) * 2 * (size_t)(m + 1));
+    double *v = malloc(sizeof(double) * 2 * (size_t)(m + 1)), *w = malloc(sizeof(double) * (m + 1));
+    unsigned long long st = 7;
+    for (int k = 0; k < m; k++)
+        perm[k] = k;
+    for (int k = m - 1; k > 0; k--) {
+        st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+        int j = (int)((st >> 33) % (unsigned long long)(k + 1)), t = perm[k];
+        perm[k] = perm[j], perm[j] = t;
+    }
+    for (int k = 0; k < 2 * m; k++) {
+        int e = perm[k % m], i = lo[0] + e / c, j = lo[1] + e % c;
+        subs[2 * k] = i, subs[2 * k + 1] = j;
+        sp[k] = subs + 2 * k;
+        v[k] = 1 + (i * dims[1] + j) % 1000;
+    }
+    NGA_Scatter(g, v, sp, 2 * m);
+    GA_Sync();
+    NGA_Gather(g, w, sp, m);
+    int ok = 1;
+    for (int k = 0; k < m; k++)
+        ok &= w[k] == v[k];
+    gat_check(ok, "one remote owner: scatter of a shuffled list naming each element twice");
+    GA_Sync();
+    double two = 2;
+    NGA_Scatter_acc(g, v, sp, 2 * m, &two);
+    GA_Sync();
+    NGA_Gather(g, w, sp, m);
+    ok = 1;
+    for (int k = 0; k < m; k++)
+        ok &= w[k] == 5 * v[k];
+    gat_check(ok, "one remote owner: scatter_acc of the same list");
+    GA_Destroy(g);
+    free(subs), free(perm), free(sp), free(v), free(w);
+}
+
 int main(int argc, char **argv)
 {
     gat_init(&argc, &argv);
@@ -804,6 +851,7 @@ int main(int argc, char **argv)
     counter();
     scatter_gather();
     long_lists();
+    one_owner_list();
     strided_periodic();
     nonblocking();
     user_types();
