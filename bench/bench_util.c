@@ -1003,8 +1003,7 @@ static void write_png(const bench_opts_t *o, bench_table_t **ts, int n)
                 if (strlen(t->rows[r].label) > longest)
                     longest = strlen(t->rows[r].label);
             if (longest * (size_t)t->nrows > 90)
-                fprintf(f,
-                        "set xtics rotate by -30 left font ',8'\nset bmargin 10\nunset xlabel\n");
+                fprintf(f, "set xtics rotate by -30 left font ',8'\nset bmargin 10\nunset xlabel\n");
         } else {
             if (t->logx)
                 fprintf(f, "set logscale x 2\nset format x '%%.0b%%B'\n");

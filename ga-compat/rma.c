@@ -95,16 +95,15 @@ void gai_ld_int(int ndim, const int ld[], int64_t out[])
         out[d] = ld[d];
 }
 
-static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[], const int64_t ld[],
-                     const char *fn)
+static void check_ld(const gai_array_t *a, const int64_t l[], const int64_t h[],
+                     const int64_t ld[], const char *fn)
 {
     if (!ld) /* NULL: a dense buffer of the patch's shape (GA 5.8.2 would dereference it) */
         return;
     for (int d = 0; d + 1 < a->ndim; d++)
         if (ld[d] < h[d + 1] - l[d + 1])
-            gai_error(fn,
-                      "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
-                      "dimension %d",
+            gai_error(fn, "array '%s': ld[%d] = %lld is smaller than the patch's extent %lld in "
+                          "dimension %d",
                       a->name, d, (long long)ld[d], (long long)(h[d + 1] - l[d + 1]), d + 1);
 }
 
@@ -126,12 +125,10 @@ void gai_xfer(gai_array_t *a, int op, const int64_t l[], const int64_t h[], void
     const int64_t *ldp = a->ndim > 1 ? ld : NULL;
     switch (op) {
     case 'p':
-        st = req ? rmc_matrix_put_nb(a->m, l, h, buf, ldp, req)
-                 : rmc_matrix_put(a->m, l, h, buf, ldp);
+        st = req ? rmc_matrix_put_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_put(a->m, l, h, buf, ldp);
         break;
     case 'g':
-        st = req ? rmc_matrix_get_nb(a->m, l, h, buf, ldp, req)
-                 : rmc_matrix_get(a->m, l, h, buf, ldp);
+        st = req ? rmc_matrix_get_nb(a->m, l, h, buf, ldp, req) : rmc_matrix_get(a->m, l, h, buf, ldp);
         break;
     default:
         st = req ? rmc_matrix_acc_nb(a->m, l, h, buf, ldp, alpha, req)
@@ -161,8 +158,8 @@ static void patch_op(int g_a, int op, const int64_t lo[], const int64_t hi[], vo
     gai_xfer(a, op, l, h, buf, ld, alpha, req, fn);
 }
 
-static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *buf, const int ld[],
-                         void *alpha, rmc_request_h *req, const char *fn)
+static void patch_op_int(int g_a, int op, const int lo[], const int hi[], void *buf,
+                         const int ld[], void *alpha, rmc_request_h *req, const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn);
     if (!lo || !hi)
@@ -363,8 +360,8 @@ static void nb_op_int(int g_a, int op, int lo[], int hi[], void *buf, int ld[], 
     *h = gai_nb_new(r, fn);
 }
 
-static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha,
-                  ga_nbhdl_t *h, const char *fn)
+static void nb_op(int g_a, int op, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                  void *alpha, ga_nbhdl_t *h, const char *fn)
 {
     if (!h)
         gai_error(fn, "NULL nbhandle");
@@ -383,17 +380,20 @@ void NGA_NbGet(int g_a, int lo[], int hi[], void *buf, int ld[], ga_nbhdl_t *nbh
     nb_op_int(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet");
 }
 
-void NGA_NbAcc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha, ga_nbhdl_t *nbhandle)
+void NGA_NbAcc(int g_a, int lo[], int hi[], void *buf, int ld[], void *alpha,
+               ga_nbhdl_t *nbhandle)
 {
     nb_op_int(g_a, 'a', lo, hi, buf, ld, alpha, nbhandle, "NGA_NbAcc");
 }
 
-void NGA_NbPut64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], ga_nbhdl_t *nbhandle)
+void NGA_NbPut64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                 ga_nbhdl_t *nbhandle)
 {
     nb_op(g_a, 'p', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbPut64");
 }
 
-void NGA_NbGet64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], ga_nbhdl_t *nbhandle)
+void NGA_NbGet64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                 ga_nbhdl_t *nbhandle)
 {
     nb_op(g_a, 'g', lo, hi, buf, ld, NULL, nbhandle, "NGA_NbGet64");
 }
@@ -413,7 +413,7 @@ typedef struct tile_info {
     char *addr;  /* the block's first element in its owner's address space (NULL: not yet) */
     char *local; /* its load/store address here when the owner is on this node */
     int rank;
-    int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM];  /* the storage block's start and extents */
+    int64_t lo[GA_MAX_DIM], ext[GA_MAX_DIM]; /* the storage block's start and extents */
     int64_t llo[GA_MAX_DIM], lhi[GA_MAX_DIM]; /* the logical block [llo, lhi) */
 } tile_info_t;
 typedef struct tile_cache {
@@ -496,8 +496,9 @@ static __attribute__((noinline)) void elem_at_slow(gai_array_t *a, const int64_t
 
 /* elem_at_slow, with the common case inline: the element lies in the previous lookup's block of
  * an array without ghosts (a block lies inside the array: no bounds check needed). */
-static inline __attribute__((always_inline)) void
-elem_at(gai_array_t *a, const int64_t idx[], int *rank, char **addr, char **local, const char *fn)
+static inline __attribute__((always_inline)) void elem_at(gai_array_t *a, const int64_t idx[],
+                                                          int *rank, char **addr, char **local,
+                                                          const char *fn)
 {
     tile_cache_t *tc = a->tcache;
     if (tc && tc->last >= 0 && !a->has_ghosts) {
@@ -532,20 +533,8 @@ void gai_elem_addr(gai_array_t *a, const int64_t idx[], int *rank, void **addr, 
  * several MiB: fresh ones cost a page fault per 4 KiB every call); one grown above SC_KEEP is
  * given back after its call. Main thread only, as the calls that use them. */
 enum {
-    SC_FLAT,
-    SC_CNT,
-    SC_REFS,
-    SC_OWNER,
-    SC_BY,
-    SC_POS,
-    SC_REM,
-    SC_LOC,
-    SC_TMP,
-    SC_GOT,
-    SC_PAY,
-    SC_OTILE,
-    SC_SIEVE,
-    SC_N
+    SC_FLAT, SC_CNT, SC_REFS, SC_OWNER, SC_BY, SC_POS, SC_REM, SC_LOC, SC_TMP, SC_GOT, SC_PAY,
+    SC_OTILE, SC_SIEVE, SC_N
 };
 #define SC_KEEP (32u << 20)
 static struct {
@@ -986,8 +975,8 @@ static void elems_ptrs(int g_a, int op, void *v, int *subs[], int64_t *subs64[],
     elems(a, op, flat, n, v, alpha, fn);
 }
 
-static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64, int64_t n,
-                       void *alpha, const char *fn)
+static void elems_flat(int g_a, int op, void *v, const int *subs, const int64_t *subs64,
+                       int64_t n, void *alpha, const char *fn)
 {
     gai_array_t *a = gai_array(g_a, fn);
     if (n <= 0)
@@ -1100,8 +1089,8 @@ static void strided(int g_a, int op, const int64_t lo[], const int64_t hi[], con
         gai_error(fn, "array '%s': NULL ld", a->name);
     for (int d = 0; d + 1 < a->ndim; d++)
         if (ld[d] < cnt[d + 1])
-            gai_error(fn, "array '%s': ld[%d] = %lld below the %lld selected elements", a->name, d,
-                      (long long)ld[d], (long long)cnt[d + 1]);
+            gai_error(fn, "array '%s': ld[%d] = %lld below the %lld selected elements", a->name,
+                      d, (long long)ld[d], (long long)cnt[d + 1]);
     if (plain) {
         gai_xfer(a, op, l, h, buf, ld, alpha, NULL, fn);
         return;
@@ -1170,18 +1159,20 @@ void NGA_Strided_acc(int g_a, int lo[], int hi[], int skip[], void *buf, int ld[
     strided_int(g_a, 'a', lo, hi, skip, buf, ld, alpha, "NGA_Strided_acc");
 }
 
-void NGA_Strided_put64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[])
+void NGA_Strided_put64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[])
 {
     strided(g_a, 'p', lo, hi, skip, buf, ld, NULL, "NGA_Strided_put64");
 }
 
-void NGA_Strided_get64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[])
+void NGA_Strided_get64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[])
 {
     strided(g_a, 'g', lo, hi, skip, buf, ld, NULL, "NGA_Strided_get64");
 }
 
-void NGA_Strided_acc64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf, int64_t ld[],
-                       void *alpha)
+void NGA_Strided_acc64(int g_a, int64_t lo[], int64_t hi[], int64_t skip[], void *buf,
+                       int64_t ld[], void *alpha)
 {
     if (!alpha)
         gai_error("NGA_Strided_acc64", "NULL alpha");
@@ -1288,7 +1279,8 @@ void NGA_Periodic_get64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t 
     periodic(g_a, 'g', lo, hi, buf, ld, NULL, "NGA_Periodic_get64");
 }
 
-void NGA_Periodic_acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[], void *alpha)
+void NGA_Periodic_acc64(int g_a, int64_t lo[], int64_t hi[], void *buf, int64_t ld[],
+                        void *alpha)
 {
     periodic(g_a, 'a', lo, hi, buf, ld, alpha, "NGA_Periodic_acc64");
 }
@@ -1384,9 +1376,8 @@ static void access64(int g_a, const int64_t lo[], const int64_t hi[], void *ptr,
     rmc_dist_tile(a->dist, t, bl, bh, NULL);
     for (int d = 0; d < a->ndim; d++)
         if (h[d] > bh[d])
-            gai_error(fn,
-                      "array '%s': the patch spans more than one block (dimension %d: "
-                      "[%lld, %lld] beyond the block's end %lld)",
+            gai_error(fn, "array '%s': the patch spans more than one block (dimension %d: "
+                          "[%lld, %lld] beyond the block's end %lld)",
                       a->name, d, (long long)l[d], (long long)h[d] - 1, (long long)bh[d] - 1);
     if (owner != gai.me)
         gai_error(fn, "array '%s': the patch is owned by process %d, not by this process %d",
@@ -1462,8 +1453,8 @@ void NGA_Access_block_grid64(int g_a, int64_t index[], void *ptr, int64_t ld[])
         gai_error(fn, "NULL index");
     for (int d = 0; d < a->ndim; d++)
         if (index[d] < 0 || index[d] >= a->block_grid[d])
-            gai_error(fn, "array '%s': index[%d] = %lld outside the block grid [0, %lld)", a->name,
-                      d, (long long)index[d], (long long)a->block_grid[d]);
+            gai_error(fn, "array '%s': index[%d] = %lld outside the block grid [0, %lld)",
+                      a->name, d, (long long)index[d], (long long)a->block_grid[d]);
     access_block64(g_a, rmc_dist_tile_index(a->dist, index), ptr, ld, fn);
 }
 
