@@ -63,13 +63,45 @@ static void spans_sort(span_t *s, span_t *tmp, size_t n)
 #define LOC(kind, v, i) ((char *)((kind) == SK_GET ? (v)->dst[i] : (v)->src[i]))
 #define REM(kind, v, i) ((char *)((kind) == SK_GET ? (v)->src[i] : (v)->dst[i]))
 
-/* What validate learns of the segments on its way through them, for the typed path (which would
- * otherwise read the address arrays of a long list again for each): */
+/* What a pass over the segments learns for the remote paths (validate's pass; vscan_list for a
+ * list RMC built itself), so that they do not read a long list's address arrays again for each: */
 typedef struct vscan {
     int wsorted;    /* written addresses (dst[]) ascending, no two segments overlapping */
     int ldense;     /* the local side is one block in segment order */
+    int onesize;    /* every segment has the first one's size */
+    size_t bytes0;  /* the first segment's size */
     uintptr_t bits; /* OR of every address and segment length (the widest word that fits all) */
+    uintptr_t wend; /* (during the pass) end of the last written segment */
+    char *lnext;    /* (during the pass) where the local side continues; NULL before the first */
 } vscan_t;
+
+static void vscan_init(vscan_t *sc)
+{
+    *sc = (vscan_t){.wsorted = 1, .ldense = 1, .onesize = 1};
+}
+
+/* The next segment of the pass: src / dst as in rmc_iov_t, loc its local side. */
+static inline void vscan_add(vscan_t *sc, const void *src, const void *dst, const char *loc,
+                             size_t bytes)
+{
+    uintptr_t wa = (uintptr_t)dst;
+    if (!sc->lnext) /* the first segment */
+        sc->bytes0 = bytes;
+    sc->onesize &= bytes == sc->bytes0;
+    sc->wsorted &= wa >= sc->wend;
+    sc->wend = wa + bytes;
+    sc->ldense &= !sc->lnext || loc == sc->lnext;
+    sc->lnext = (char *)loc + bytes;
+    sc->bits |= (uintptr_t)src | wa | bytes;
+}
+
+static void vscan_list(int kind, const rmc_iov_t *iov, int len, vscan_t *sc)
+{
+    vscan_init(sc);
+    for (int j = 0; j < len; j++)
+        for (int i = 0; i < iov[j].count; i++)
+            vscan_add(sc, iov[j].src[i], iov[j].dst[i], LOC(kind, &iov[j], i), iov[j].bytes);
+}
 
 /* Validates everything before anything moves. On success: total bytes / segments, whether every
  * remote segment lies in one region (*one), (node-local targets) whether the hull of the bytes
@@ -83,9 +115,8 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
     /* al is a power of two (1 or an element size): a mask, not a division per segment */
     const uintptr_t am = al - 1;
     rmci_region_t *r0 = NULL;
-    int same = 1, wsorted = 1, ldense = 1;
-    uintptr_t wend = 0, bits = 0;
-    char *lnext = NULL; /* where the local side continues (NULL: before the first segment) */
+    int same = 1;
+    vscan_init(sc);
     for (int j = 0; j < len; j++) {
         const rmc_iov_t *v = &iov[j];
         if (!v->src || !v->dst)
@@ -102,7 +133,6 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
         if (v->bytes > (size_t)INT_MAX)
             return rmci_why_set(RMC_ERR_TOO_BIG, why, whylen,
                                 "iov[%d].bytes = %zu (limit 2^31 - 1 per segment)", j, v->bytes);
-        bits |= v->bytes;
         for (int i = 0; i < v->count; i++) {
             if (!v->src[i] || !v->dst[i])
                 return rmci_why_set(RMC_ERR_ARG, why, whylen, "iov[%d].%s[%d] is NULL", j,
@@ -112,13 +142,7 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
                                     "iov[%d].%s[%d] = %p is not aligned to %zu bytes", j,
                                     ((uintptr_t)v->src[i] & am) ? "src" : "dst", i,
                                     ((uintptr_t)v->src[i] & am) ? v->src[i] : v->dst[i], al);
-            uintptr_t wa = (uintptr_t)v->dst[i];
-            char *lo = LOC(kind, v, i);
-            wsorted &= wa >= wend;
-            wend = wa + v->bytes;
-            ldense &= !lnext || lo == lnext;
-            lnext = lo + v->bytes;
-            bits |= (uintptr_t)v->src[i] | wa;
+            vscan_add(sc, v->src[i], v->dst[i], LOC(kind, v, i), v->bytes);
             rmci_target_t t = {0};
             rmc_status_t st = rmci_resolve(proc, REM(kind, v, i), v->bytes, &t);
             if (st != RMC_OK)
@@ -150,9 +174,6 @@ static rmc_status_t validate(int kind, size_t al, size_t es, const rmc_iov_t *io
     *total = tb;
     *nseg = ns;
     *one = same ? r0 : NULL;
-    sc->wsorted = wsorted;
-    sc->ldense = ldense;
-    sc->bits = bits;
     *rw_meet = rlo < whi && wlo < rhi;
     return RMC_OK;
 }
@@ -376,26 +397,8 @@ static void vtyped_base(vtyped_t *v, const vscan_t *sc)
     void *rbase = NULL;
     rmc_region_base(v->r, v->proc, &rbase, NULL);
     uintptr_t bits = (uintptr_t)rbase;
-    char *next = LOC(v->kind, &v->iov[0], 0);
-    int dense = 1, same = 1;
-    v->lbase = next;
-    for (int j = 0; j < v->len; j++)
-        same &= v->iov[j].bytes == v->iov[0].bytes;
-    if (sc) { /* validate's scan of these very segments */
-        bits |= sc->bits;
-        dense = sc->ldense;
-    } else {
-        for (int j = 0; j < v->len; j++) {
-            const rmc_iov_t *e = &v->iov[j];
-            bits |= e->bytes;
-            for (int i = 0; i < e->count; i++) {
-                char *o = LOC(v->kind, e, i);
-                bits |= (uintptr_t)e->src[i] | (uintptr_t)e->dst[i];
-                dense &= o == next;
-                next = o + e->bytes;
-            }
-        }
-    }
+    v->lbase = LOC(v->kind, &v->iov[0], 0);
+    bits |= sc->bits;
     if (v->kind == SK_ACC) {
         v->base = rmci_acc_mpi_type(v->type);
         v->es = rmci_acc_esize(v->type);
@@ -403,9 +406,9 @@ static void vtyped_base(vtyped_t *v, const vscan_t *sc)
         v->es = rmci_word_size(0, bits);
         v->base = rmci_word_type(v->es);
     }
-    v->ldense = dense;
+    v->ldense = sc->ldense;
     size_t blk = v->iov[0].bytes / v->es;
-    v->blk = same && blk <= (size_t)INT_MAX ? (int)blk : 0;
+    v->blk = sc->onesize && blk <= (size_t)INT_MAX ? (int)blk : 0;
 }
 
 /* Context, packed buffer (+ unpack table after the data, 8-byte aligned) and displacement arrays.
@@ -601,7 +604,7 @@ static rmc_status_t vtyped_complete(vtyped_t *v, rmci_mode_t mode, struct rmc_re
     return st;
 }
 
-/* sc: validate's scan of iov, or NULL (then the segments are read for it). */
+/* sc: the scan of iov (validate's, or vscan_list's). */
 static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scale,
                                  const rmc_iov_t *iov, int len, int proc, rmci_mode_t mode,
                                  rmc_request_h *req, size_t total, size_t nseg, rmci_region_t *r,
@@ -657,23 +660,12 @@ static rmc_status_t remote_typed(int kind, rmc_acc_type_t type, const void *scal
 /* Whether the written side (put/acc: remote, get: local) has overlapping segments: 0 no, 1 yes,
  * 2 only exact repeats (segments at one address with one length) when `dups` asks for them: then
  * *dups holds every segment sorted by address, repeats in list order (the caller frees it). A list
- * in ascending address order (ga-compat's scatters, most patch lists) is checked in place; any
- * other is copied and sorted. */
+ * in ascending address order (ga-compat's scatters, most patch lists: sc->wsorted, the scan of
+ * iov) needs nothing more; any other is copied and sorted. */
 static int written_overlap(const rmc_iov_t *iov, int len, size_t nseg, const vscan_t *sc,
                            int *nomem, span_t **dups)
 {
-    uintptr_t end = 0;
-    int in_order = sc ? sc->wsorted : 1;
-    for (int j = 0; j < len && in_order && !sc; j++)
-        for (int i = 0; i < iov[j].count; i++) {
-            uintptr_t a = (uintptr_t)iov[j].dst[i];
-            if (a < end) {
-                in_order = 0;
-                break;
-            }
-            end = a + iov[j].bytes;
-        }
-    if (in_order)
+    if (sc->wsorted)
         return 0;
     span_t *sp = rmci_malloc(2 * nseg * sizeof(*sp));
     if (!sp) {
@@ -783,11 +775,10 @@ static rmc_status_t remote_vector(int kind, rmc_acc_type_t type, const void *sca
     if (m == RMC_STRIDED_AUTO)
         m = rmci_vector_auto(kind, total / nseg, nseg);
     if (m != RMC_STRIDED_LIST && one) {
-        int nomem = 0, same = 1;
-        for (int j = 1; j < len; j++)
-            same &= iov[j].bytes == iov[0].bytes;
+        int nomem = 0;
         span_t *sp = NULL;
-        int ov = written_overlap(iov, len, nseg, sc, &nomem, kind != SK_GET && same ? &sp : NULL);
+        int ov =
+            written_overlap(iov, len, nseg, sc, &nomem, kind != SK_GET && sc->onesize ? &sp : NULL);
         if (!ov)
             return remote_typed(kind, type, scale, iov, len, proc, mode, req, total, nseg, one, m,
                                 sc);
@@ -853,7 +844,9 @@ static rmc_status_t remote_repeats(int kind, rmc_acc_type_t type, const void *sc
     for (size_t k = 0, b = 0; k < nr && st == RMC_OK; k++) {
         size_t n = at[k] - b;
         rmc_iov_t u = {.src = src + b, .dst = dst + b, .count = (int)n, .bytes = bytes};
-        st = remote_typed(kind, type, scale, &u, 1, proc, mode, req, n * bytes, n, one, m, NULL);
+        vscan_t usc;
+        vscan_list(kind, &u, 1, &usc);
+        st = remote_typed(kind, type, scale, &u, 1, proc, mode, req, n * bytes, n, one, m, &usc);
         b = at[k];
     }
     free(src);
@@ -885,8 +878,10 @@ static rmc_status_t remote_copied(rmc_acc_type_t type, const void *scale, const 
                 src[k] = tmp + off;
             }
         }
+        vscan_t csc;
+        vscan_list(SK_ACC, civ, len, &csc);
         st = remote_vector(SK_ACC, type, scale, civ, len, proc, RMCI_BLOCKING, NULL, total, nseg,
-                           one, NULL);
+                           one, &csc);
     }
     free(civ);
     free(src);

@@ -532,6 +532,16 @@ static void test_vector(void **s)
     free(whole);
 }
 
+/* Zeroes the REG bytes at rank tgt's dst (through zero, REG bytes of scratch) and completes it:
+ * RMC_OK or the failing call's status. No collective check: callers are inside loops a rank may
+ * leave early. */
+static rmc_status_t clear_remote(void *zero, void *dst, int tgt)
+{
+    memset(zero, 0, REG);
+    rmc_status_t st = rmc_put(zero, dst, REG, tgt);
+    return st == RMC_OK ? rmc_fence(tgt) : st;
+}
+
 /* Vector puts whose destinations repeat (a GA scatter's repeated subscripts through ARMCI_PutV):
  * 8-byte segments in random order over two descriptors, a third of them to addresses listed
  * before. Each address must end up holding one of the values written to it: the last in list
@@ -557,8 +567,7 @@ static void test_vector_repeats(void **s)
         int list = methods[mi] == RMC_STRIDED_LIST;
         for (int it = 0; it < iters(8) && ok; it++) {
             int partial = it % 4 == 3, n = NS;
-            memset(whole, 0, REG); /* (no collective check inside the loop: a rank may leave) */
-            if (rmc_put(whole, b[tgt], REG, tgt) != RMC_OK || rmc_fence(tgt) != RMC_OK) {
+            if (clear_remote(whole, b[tgt], tgt) != RMC_OK) {
                 fail_report(&ok, "clearing put", it, 0, rmc_strided_method_name(methods[mi]));
                 break;
             }
@@ -656,8 +665,7 @@ static void test_vector_acc_repeats(void **s)
     for (size_t mi = 0; mi < NMETHODS; mi++) {
         MPI_CHECK_OK(rmc_strided_method_set(methods[mi]));
         for (int it = 0; it < iters(8) && ok; it++) {
-            memset(want, 0, REG);
-            if (rmc_put(want, b[tgt], REG, tgt) != RMC_OK || rmc_fence(tgt) != RMC_OK) {
+            if (clear_remote(want, b[tgt], tgt) != RMC_OK) {
                 fail_report(&ok, "clearing put", it, 0, rmc_strided_method_name(methods[mi]));
                 break;
             }
